@@ -1,0 +1,35 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Switchboard",
+    products: [
+        .library(name: "SIPMessage", targets: ["SIPMessage"]),
+        .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
+        .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
+        .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
+    ],
+    targets: [
+        // The SIP message layer: URIs, header fields, requests and responses, parser,
+        // serializer, stream framer and validation. Pure: no sockets, no clock.
+        .target(name: "SIPMessage"),
+
+        // The `switchboard` command line (see CLI.md).
+        .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),
+
+        // Release-mode benchmarks; built in CI, run by hand.
+        .executableTarget(name: "SwitchboardBenchmarks", dependencies: ["SIPMessage", "CAllocationCounter"]),
+        .target(name: "CAllocationCounter"),
+
+        // libFuzzer entry point; built with `--sanitize=fuzzer` by scripts/fuzz.
+        .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
+
+        .testTarget(
+            name: "SIPMessageTests",
+            dependencies: ["SIPMessage"],
+            exclude: ["Data"]
+        ),
+        .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,34 @@
+// Counts heap allocations for the benchmark's "allocations per parse" figure. The executable's own
+// malloc family is found before glibc's; each forwards to glibc's __libc_* entry points.
+#include "allocation_counter.h"
+
+#if defined(__linux__) && defined(__GLIBC__)
+#include <stddef.h>
+#include <errno.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+static uint64_t allocations;
+
+static inline void count(void) { __atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED); }
+
+void *malloc(size_t size) { count(); return __libc_malloc(size); }
+void *calloc(size_t n, size_t size) { count(); return __libc_calloc(n, size); }
+void *realloc(void *p, size_t size) { count(); return __libc_realloc(p, size); }
+void *memalign(size_t alignment, size_t size) { count(); return __libc_memalign(alignment, size); }
+void *aligned_alloc(size_t alignment, size_t size) { count(); return __libc_memalign(alignment, size); }
+int posix_memalign(void **out, size_t alignment, size_t size) {
+    count();
+    void *p = __libc_memalign(alignment, size);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+uint64_t switchboard_allocation_count(void) { return __atomic_load_n(&allocations, __ATOMIC_RELAXED); }
+#else
+uint64_t switchboard_allocation_count(void) { return 0; }
+#endif

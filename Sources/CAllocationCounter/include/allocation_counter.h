@@ -1,0 +1,11 @@
+#ifndef SWITCHBOARD_ALLOCATION_COUNTER_H
+#define SWITCHBOARD_ALLOCATION_COUNTER_H
+
+#include <stdint.h>
+
+/// Number of heap allocations (malloc, calloc, realloc, aligned forms) made by this process so far.
+/// Linked only into the benchmark executable, whose definitions of the allocation functions take
+/// precedence over the C library's and forward to it.
+uint64_t switchboard_allocation_count(void);
+
+#endif

@@ -1,0 +1,194 @@
+/// The host of a SIP URI or Via sent-by: a hostname, an IPv4 address or an IPv6 reference (RFC 3261 §25.1).
+public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case hostname
+        case ipv4
+        case ipv6
+    }
+
+    public let kind: Kind
+    /// The host as written, without the brackets of an IPv6 reference.
+    public let text: String
+
+    /// A host from its text; an IPv6 address may come with or without brackets. `nil` if it is none of
+    /// the three forms.
+    public init?(_ text: String) {
+        let bytes = Array(text.utf8)
+        guard let host = SIPHost(bytes, 0..<bytes.count) else { return nil }
+        self = host
+    }
+
+    init?(_ bytes: [UInt8], _ range: Range<Int>) {
+        guard !range.isEmpty, range.count <= 255 else { return nil }
+        if bytes[range.lowerBound] == ASCII.leftBracket {
+            guard range.count > 2, bytes[range.upperBound - 1] == ASCII.rightBracket else { return nil }
+            let inner = (range.lowerBound + 1)..<(range.upperBound - 1)
+            guard SIPHost.parseIPv6(bytes, inner) != nil else { return nil }
+            self.kind = .ipv6
+            self.text = String(bytes: bytes, range: inner)
+        } else if bytes[range.upperBound - 1].isDigit, SIPHost.parseIPv4Word(bytes, range) != nil {
+            self.kind = .ipv4
+            self.text = String(bytes: bytes, range: range)
+        } else if SIPHost.isHostname(bytes, range) {
+            self.kind = .hostname
+            self.text = String(bytes: bytes, range: range)
+        } else if SIPHost.parseIPv6(bytes, range) != nil {
+            self.kind = .ipv6
+            self.text = String(bytes: bytes, range: range)
+        } else {
+            return nil
+        }
+    }
+
+    /// The host as it appears in a URI: IPv6 addresses in brackets.
+    public var description: String { kind == .ipv6 ? "[\(text)]" : text }
+
+    /// RFC 3261 §19.1.4: hosts compare case-insensitively; addresses compare by value.
+    public func isEquivalent(to other: SIPHost) -> Bool {
+        guard kind == other.kind else { return false }
+        switch kind {
+        case .hostname:
+            var a = text.lowercasedASCII
+            var b = other.text.lowercasedASCII
+            if a.hasSuffix(".") { a.removeLast() }
+            if b.hasSuffix(".") { b.removeLast() }
+            return a == b
+        case .ipv4:
+            return text == other.text
+        case .ipv6:
+            let a = Array(text.utf8)
+            let b = Array(other.text.utf8)
+            return SIPHost.parseIPv6(a, 0..<a.count) == SIPHost.parseIPv6(b, 0..<b.count)
+        }
+    }
+
+    /// The address bytes of an IP host (4 or 16 bytes), `nil` for a hostname.
+    public var addressBytes: [UInt8]? {
+        let bytes = Array(text.utf8)
+        switch kind {
+        case .hostname: return nil
+        case .ipv4: return SIPHost.parseIPv4(bytes, 0..<bytes.count)
+        case .ipv6: return SIPHost.parseIPv6(bytes, 0..<bytes.count)
+        }
+    }
+
+    // MARK: Syntax
+
+    /// `hostname = *( domainlabel "." ) toplabel [ "." ]`, labels of alphanumerics and inner hyphens.
+    static func isHostname(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        var labelStart = range.lowerBound
+        var i = range.lowerBound
+        var lastLabelStart = range.lowerBound
+        while i <= range.upperBound {
+            if i == range.upperBound || bytes[i] == ASCII.dot {
+                let label = labelStart..<i
+                if label.isEmpty {
+                    // Only a single trailing dot is allowed.
+                    if i != range.upperBound || i == range.lowerBound { return false }
+                } else {
+                    if bytes[label.lowerBound] == ASCII.minus || bytes[label.upperBound - 1] == ASCII.minus {
+                        return false
+                    }
+                    lastLabelStart = label.lowerBound
+                }
+                labelStart = i + 1
+            } else if !(bytes[i].isAlphanumeric || bytes[i] == ASCII.minus) {
+                return false
+            }
+            i += 1
+        }
+        // The top label starts with a letter (RFC 3261 toplabel), which tells a hostname from an address.
+        return bytes[lastLabelStart].isAlpha
+    }
+
+    static func parseIPv4(_ bytes: [UInt8], _ range: Range<Int>) -> [UInt8]? {
+        guard let v = parseIPv4Word(bytes, range) else { return nil }
+        return [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
+
+    /// Dotted-quad IPv4 as a 32-bit word; allocates nothing.
+    static func parseIPv4Word(_ bytes: [UInt8], _ range: Range<Int>) -> UInt32? {
+        var result: UInt32 = 0
+        var octets = 0
+        var value: UInt32 = 0
+        var digits = 0
+        for i in range {
+            let b = bytes[i]
+            if b.isDigit {
+                value = value * 10 + UInt32(b - 0x30)
+                digits += 1
+                guard digits <= 3, value <= 255 else { return nil }
+            } else if b == ASCII.dot {
+                guard digits > 0, octets < 3 else { return nil }
+                result = result << 8 | value
+                octets += 1
+                value = 0
+                digits = 0
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0, octets == 3 else { return nil }
+        return result << 8 | value
+    }
+
+    /// RFC 4291 §2.2 text forms, including `::` and an embedded IPv4 tail.
+    static func parseIPv6(_ bytes: [UInt8], _ range: Range<Int>) -> [UInt8]? {
+        guard range.count >= 2, range.count <= 45 else { return nil }
+        var head: [UInt16] = []
+        var tail: [UInt16] = []
+        var sawGap = false
+        var i = range.lowerBound
+        let end = range.upperBound
+        if bytes[i] == ASCII.colon {
+            guard i + 1 < end, bytes[i + 1] == ASCII.colon else { return nil }
+            sawGap = true
+            i += 2
+        }
+        while i < end {
+            // An IPv4 tail?
+            var j = i
+            var hexDigits = 0
+            var value: UInt32 = 0
+            while j < end, let h = bytes[j].hexValue, hexDigits < 5 {
+                value = value << 4 | UInt32(h)
+                hexDigits += 1
+                j += 1
+            }
+            if j < end, bytes[j] == ASCII.dot {
+                guard let v4 = parseIPv4(bytes, i..<end) else { return nil }
+                let groups = [UInt16(v4[0]) << 8 | UInt16(v4[1]), UInt16(v4[2]) << 8 | UInt16(v4[3])]
+                if sawGap { tail += groups } else { head += groups }
+                i = end
+                break
+            }
+            guard hexDigits >= 1, hexDigits <= 4 else { return nil }
+            if sawGap { tail.append(UInt16(value)) } else { head.append(UInt16(value)) }
+            i = j
+            if i == end { break }
+            guard bytes[i] == ASCII.colon else { return nil }
+            i += 1
+            if i < end, bytes[i] == ASCII.colon {
+                guard !sawGap else { return nil }
+                sawGap = true
+                i += 1
+            } else if i == end {
+                return nil
+            }
+        }
+        let total = head.count + tail.count
+        if sawGap {
+            guard total <= 7 else { return nil }
+        } else {
+            guard total == 8 else { return nil }
+        }
+        let groups = head + [UInt16](repeating: 0, count: 8 - total) + tail
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        for g in groups {
+            out.append(UInt8(g >> 8))
+            out.append(UInt8(g & 0xFF))
+        }
+        return out
+    }
+}

@@ -1,0 +1,173 @@
+/// What a user agent supports, for the purely syntactic checks of RFC 3261 §8.2.2 and §8.2.3 that answer
+/// 416, 420, 415 and 406.
+public struct Capabilities: Sendable, Hashable {
+    /// URI schemes accepted in the Request-URI (lower case).
+    public var uriSchemes: [String]
+    /// Option tags this element supports (RFC 3261 §8.2.2.3).
+    public var extensions: [String]
+    /// Body types accepted in requests; an empty list accepts any (§8.2.3).
+    public var acceptedBodyTypes: [MediaType]
+    /// Content codings accepted; `identity` is always accepted.
+    public var acceptedEncodings: [String]
+    /// The body type this element answers INVITE with, checked against the request's Accept (§8.2.2.1... 406).
+    public var answerBodyType: MediaType?
+
+    public init(
+        uriSchemes: [String] = ["sip", "sips", "tel"],
+        extensions: [String] = [],
+        acceptedBodyTypes: [MediaType] = Capabilities.defaultBodyTypes,
+        acceptedEncodings: [String] = [],
+        answerBodyType: MediaType? = .sdp
+    ) {
+        self.uriSchemes = uriSchemes
+        self.extensions = extensions
+        self.acceptedBodyTypes = acceptedBodyTypes
+        self.acceptedEncodings = acceptedEncodings
+        self.answerBodyType = answerBodyType
+    }
+
+    /// SDP for sessions, plain text and multipart for MESSAGE, sipfrag for REFER progress, DTMF relay for
+    /// INFO, message-summary for MWI.
+    public static let defaultBodyTypes: [MediaType] = [
+        .sdp, .textPlain, .multipartMixed, .sipfrag, .dtmfRelay, .messageSummary,
+    ]
+}
+
+extension SIPRequest {
+    /// The checks a UAS makes before the transaction layer (RFC 3261 §8.2, §18.3): mandatory and
+    /// single-valued header fields, the syntax of the fields the stack reads, CSeq against the method,
+    /// Content-Length against the body; then, given `capabilities`, the URI scheme (416), required
+    /// extensions (420), body type and encoding (415) and Accept (406).
+    ///
+    /// Throws the error whose `status` the response must carry.
+    public func validate(capabilities: Capabilities? = nil) throws(MessageError) {
+        try headerFields.validateCommon(isRequest: true)
+
+        // CSeq method must equal the request method (§8.2 / RFC 4475 §3.1.2.17-18).
+        if let cseq = try cseq, cseq.method != method {
+            if method.isStandard {
+                throw MessageError(.methodMismatch, status: 400, "CSeq method does not match the request method")
+            }
+            throw MessageError(
+                .methodNotImplemented, status: 501, "Not Implemented (and the CSeq method does not match)")
+        }
+        if case .sip(let sip) = uri, !sip.headers.isEmpty {
+            throw MessageError(.malformedURI, status: 400, "Request-URI must not carry headers")
+        }
+        if !bodyBytes.isEmpty, !headerFields.contains(.contentType) {
+            throw MessageError(.missingHeader, status: 400, "Missing Content-Type for a body", field: "content-type")
+        }
+
+        guard let capabilities else { return }
+
+        if !capabilities.uriSchemes.contains(uri.scheme) {
+            throw MessageError(.unsupportedURIScheme, status: 416, "Unsupported URI Scheme: \(uri.scheme)")
+        }
+        if method != .ack, method != .cancel {
+            let unknown = try require.filter { tag in
+                !capabilities.extensions.contains { $0.equalsCaseInsensitive(tag) }
+            }
+            if !unknown.isEmpty {
+                throw MessageError(
+                    .badExtension, status: 420, "Bad Extension: \(unknown.joined(separator: ", "))", field: "require",
+                    detail: unknown)
+            }
+        }
+        if !bodyBytes.isEmpty, let type = try contentType {
+            if !capabilities.acceptedBodyTypes.isEmpty,
+                !capabilities.acceptedBodyTypes.contains(where: { $0.matches(type) })
+            {
+                throw MessageError(
+                    .unsupportedMediaType, status: 415, "Unsupported Media Type: \(type.type)/\(type.subtype)",
+                    field: "content-type")
+            }
+            let unknownCodings = try contentEncoding.filter { coding in
+                !coding.equalsCaseInsensitive("identity")
+                    && !capabilities.acceptedEncodings.contains { $0.equalsCaseInsensitive(coding) }
+            }
+            if !unknownCodings.isEmpty {
+                throw MessageError(
+                    .unsupportedMediaType, status: 415, "Unsupported Content-Encoding: \(unknownCodings[0])",
+                    field: "content-encoding")
+            }
+        }
+        if method == .invite, let answerType = capabilities.answerBodyType, headerFields.contains(.accept) {
+            let ranges = try accept
+            if !ranges.contains(where: { $0.matches(answerType) }) {
+                throw MessageError(
+                    .notAcceptable, status: 406,
+                    "Not Acceptable: Accept excludes \(answerType.type)/\(answerType.subtype)",
+                    field: "accept")
+            }
+        }
+    }
+}
+
+extension SIPResponse {
+    /// The checks a UAC makes on a response before the transaction layer; a failure means drop.
+    public func validate() throws(MessageError) {
+        do {
+            try headerFields.validateCommon(isRequest: false)
+        } catch {
+            throw error.asDrop
+        }
+    }
+}
+
+extension Message {
+    /// Validates a request (see `SIPRequest.validate(capabilities:)`) or a response (failures are drops).
+    public func validate(capabilities: Capabilities? = nil) throws(MessageError) {
+        switch self {
+        case .request(let request): try request.validate(capabilities: capabilities)
+        case .response(let response): try response.validate()
+        }
+    }
+}
+
+extension SIPFields {
+    /// Header fields that must appear at most once (their grammar has no comma-separated list).
+    static let singleValued: [KnownHeader] = [
+        .callID, .cseq, .from, .to, .maxForwards, .contentType, .expires, .minExpires, .rseq, .rack,
+        .sessionExpires, .minSE, .event, .subscriptionState, .referTo, .replaces,
+    ]
+
+    func validateCommon(isRequest: Bool) throws(MessageError) {
+        for header in [KnownHeader.via, .from, .to, .callID, .cseq] where firstEntry(header) == nil {
+            throw MessageError(
+                .missingHeader, status: 400, "Missing \(header.displayName) header", field: header.canonicalName)
+        }
+        for header in SIPFields.singleValued where count(of: header) > 1 {
+            throw MessageError(
+                .multipleValues, status: 400, "Multiple \(header.displayName) header fields",
+                field: header.canonicalName)
+        }
+        // The fields the stack itself reads must parse; a malformed one is named in the reason phrase.
+        _ = try via
+        _ = try from
+        _ = try to
+        _ = try callID
+        _ = try cseq
+        _ = try maxForwards
+        _ = try contacts
+        _ = try route
+        _ = try recordRoute
+        _ = try contentType
+        _ = try expires
+        _ = try minExpires
+        _ = try require
+        _ = try proxyRequire
+        _ = try supported
+        _ = try rseq
+        _ = try rack
+        _ = try sessionExpires
+        _ = try minSE
+        _ = try event
+        _ = try subscriptionState
+        _ = try referTo
+        _ = try replaces
+        if !isRequest {
+            _ = try retryAfter
+            _ = try unsupported
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Where a command writes and reads; the real process uses stdout/stderr/files, tests capture them.
+struct CommandIO: Sendable {
+    var output: @Sendable (String) -> Void
+    var error: @Sendable (String) -> Void
+    var readFile: @Sendable (String) -> [UInt8]?
+
+    static let standard = CommandIO(
+        output: { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        },
+        error: { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        },
+        readFile: { path in
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            return [UInt8](data)
+        })
+}
+
+/// The `switchboard` command line (CLI.md).
+enum SwitchboardCommand {
+    static let version = "0.1.0"
+
+    static let help = """
+        usage: switchboard <command> [flags]
+
+        Switchboard: a SIP user agent and signalling stack in Swift.
+
+        commands:
+          parse FILE...   print the message layer's verdict on SIP messages in files
+
+        switchboard <command> --help    help for one command
+        switchboard --version           print the version
+        """
+
+    static func run(_ arguments: [String], io: CommandIO = .standard) -> Int32 {
+        guard let command = arguments.first else {
+            io.error(help)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "--help", "-h", "help":
+            io.output(help)
+            return 0
+        case "--version":
+            io.output("switchboard \(version)")
+            return 0
+        case "parse":
+            return ParseCommand.run(rest, io: io)
+        default:
+            io.error("switchboard: unknown command '\(command)'\n\(help)")
+            return 2
+        }
+    }
+}

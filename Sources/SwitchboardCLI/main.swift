@@ -1,0 +1,3 @@
+import Foundation
+
+exit(SwitchboardCommand.run(Array(CommandLine.arguments.dropFirst())))
