@@ -1,19 +1,46 @@
-/// A cursor over a range of bytes, for parsing header values and URIs. Every access is bounds-checked
-/// against `end`; nothing here can read outside the range it was given.
+/// A cursor over a range of bytes, for parsing header values and URIs.
+///
+/// It reads through a buffer pointer (no reference counting on the hot path) that is valid only inside
+/// `ByteScanner.scan`; every read checks the index against `end`, and `end` never exceeds the buffer, so
+/// nothing here reads outside the range it was given. `owner` is the array the buffer belongs to, for
+/// values that keep a view of the bytes (wire-backed `Parameters`).
 struct ByteScanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
+    let owner: [UInt8]
     var index: Int
     let end: Int
 
-    init(_ bytes: [UInt8], _ range: Range<Int>) {
+    /// Only valid while `bytes` is (inside `owner.withUnsafeBufferPointer`); prefer `scan`.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ range: Range<Int>) {
         self.bytes = bytes
-        self.index = range.lowerBound
-        self.end = range.upperBound
+        self.owner = owner
+        self.index = max(0, min(range.lowerBound, bytes.count))
+        self.end = max(self.index, min(range.upperBound, bytes.count))
     }
 
-    init(_ string: String) {
-        let bytes = Array(string.utf8)
-        self.init(bytes, 0..<bytes.count)
+    /// Runs `body` with a scanner over `owner[range]` (clamped to the array).
+    @inline(__always)
+    static func scan<R>(
+        _ owner: [UInt8], _ range: Range<Int>, _ body: (inout ByteScanner) throws(MessageError) -> R
+    ) throws(MessageError) -> R {
+        try owner.withUnsafeBufferPointer { (buffer) throws(MessageError) -> R in
+            var scanner = ByteScanner(buffer, owner: owner, range)
+            return try body(&scanner)
+        }
+    }
+
+    /// Runs `body` with a scanner over the UTF-8 of `text`.
+    @inline(__always)
+    static func scan<R>(_ text: String, _ body: (inout ByteScanner) throws(MessageError) -> R) throws(MessageError)
+        -> R
+    {
+        let bytes = Array(text.utf8)
+        return try scan(bytes, 0..<bytes.count, body)
+    }
+
+    /// A scanner over another range of the same buffer.
+    func subscanner(_ range: Range<Int>) -> ByteScanner {
+        ByteScanner(bytes, owner: owner, range)
     }
 
     var isAtEnd: Bool { index >= end }
@@ -123,48 +150,68 @@ struct ByteScanner {
             index += 1
             return start..<index
         }
-        return read(while: { $0.isAlphanumeric || $0 == ASCII.minus || $0 == ASCII.dot })
+        return read(while: { $0.isHostChar })
     }
 
     func string(_ range: Range<Int>) -> String { String(bytes: bytes, range: range) }
 
-    func lowercasedString(_ range: Range<Int>) -> String {
-        var needsLowering = false
-        for i in range where bytes[i] &- 0x41 < 26 {
-            needsLowering = true
-            break
+    /// A token as a string, without creating one for the common protocol tokens (methods, transports,
+    /// `SIP`, `2.0`): those come back as literals.
+    func internedToken(_ range: Range<Int>) -> String {
+        func literal(_ s: StaticString, _ value: String) -> String? {
+            bytesEqual(bytes, range, s) ? value : nil
         }
-        if !needsLowering { return string(range) }
-        return String(decoding: bytes[range].lazy.map { $0.lowercasedASCII }, as: UTF8.self)
-    }
-
-    /// Collapses LWS runs inside `range` to single spaces and returns the result.
-    func normalizedString(_ range: Range<Int>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(range.count)
-        var pendingSpace = false
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let b = bytes[i]
-            if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf {
-                pendingSpace = !out.isEmpty
-            } else {
-                if pendingSpace { out.append(ASCII.space) }
-                pendingSpace = false
-                out.append(b)
+        switch range.count {
+        case 2: if let s = literal("WS", "WS") { return s }
+        case 3:
+            if let s = literal("SIP", "SIP") ?? literal("2.0", "2.0") ?? literal("UDP", "UDP") ?? literal("TCP", "TCP")
+                ?? literal("TLS", "TLS") ?? literal("ACK", "ACK") ?? literal("BYE", "BYE") ?? literal("WSS", "WSS")
+            {
+                return s
             }
-            i += 1
+        case 4: if let s = literal("INFO", "INFO") ?? literal("SCTP", "SCTP") { return s }
+        case 5: if let s = literal("PRACK", "PRACK") { return s }
+        case 6:
+            if let s = literal("INVITE", "INVITE") ?? literal("CANCEL", "CANCEL") ?? literal("UPDATE", "UPDATE")
+                ?? literal("NOTIFY", "NOTIFY")
+            {
+                return s
+            }
+        case 7:
+            if let s = literal("OPTIONS", "OPTIONS") ?? literal("MESSAGE", "MESSAGE") ?? literal("PUBLISH", "PUBLISH") {
+                return s
+            }
+        case 8: if let s = literal("REGISTER", "REGISTER") { return s }
+        case 9: if let s = literal("SUBSCRIBE", "SUBSCRIBE") { return s }
+        default: break
         }
-        return String(decoding: out, as: UTF8.self)
+        return string(range)
     }
 }
 
+/// Collapses runs of LWS to single spaces (token display names).
+func collapseWhiteSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var pendingSpace = false
+    for b in bytes {
+        if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf {
+            pendingSpace = !out.isEmpty
+        } else {
+            if pendingSpace { out.append(ASCII.space) }
+            pendingSpace = false
+            out.append(b)
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
 /// Removes the quotes and quoted-pair escapes of a quoted-string (given with its quotes).
-func unquote(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+func unquote<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> String where C.Index == Int {
     guard range.count >= 2 else { return "" }
     let inner = (range.lowerBound + 1)..<(range.upperBound - 1)
-    if !bytes[inner].contains(where: { $0 == ASCII.backslash || $0 == ASCII.cr || $0 == ASCII.lf }) {
-        return String(bytes: bytes, range: inner)
+    if !inner.contains(where: { bytes[$0] == ASCII.backslash || bytes[$0] == ASCII.cr || bytes[$0] == ASCII.lf }) {
+        return String(decoding: bytes[inner], as: UTF8.self)
     }
     var out: [UInt8] = []
     out.reserveCapacity(range.count)

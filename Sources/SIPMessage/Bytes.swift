@@ -41,78 +41,6 @@ extension UInt8 {
     /// ASCII lower case; other bytes unchanged.
     var lowercasedASCII: UInt8 { self &- 0x41 < 26 ? self | 0x20 : self }
 
-    /// `token` characters: alphanum / "-" / "." / "!" / "%" / "*" / "_" / "+" / "`" / "'" / "~".
-    var isTokenChar: Bool {
-        if isAlphanumeric { return true }
-        switch self {
-        case 0x2D, 0x2E, 0x21, 0x25, 0x2A, 0x5F, 0x2B, 0x60, 0x27, 0x7E: return true
-        default: return false
-        }
-    }
-
-    /// `mark` characters of `unreserved`: "-" / "_" / "." / "!" / "~" / "*" / "'" / "(" / ")".
-    var isMark: Bool {
-        switch self {
-        case 0x2D, 0x5F, 0x2E, 0x21, 0x7E, 0x2A, 0x27, 0x28, 0x29: return true
-        default: return false
-        }
-    }
-
-    var isUnreserved: Bool { isAlphanumeric || isMark }
-
-    /// `reserved`: ";" / "/" / "?" / ":" / "@" / "&" / "=" / "+" / "$" / ",".
-    var isReserved: Bool {
-        switch self {
-        case 0x3B, 0x2F, 0x3F, 0x3A, 0x40, 0x26, 0x3D, 0x2B, 0x24, 0x2C: return true
-        default: return false
-        }
-    }
-
-    /// Characters allowed unescaped in the user part of a SIP URI (unreserved / user-unreserved).
-    var isUserChar: Bool {
-        if isUnreserved { return true }
-        switch self {
-        case 0x26, 0x3D, 0x2B, 0x24, 0x2C, 0x3B, 0x3F, 0x2F: return true
-        default: return false
-        }
-    }
-
-    /// Characters allowed unescaped in the password part of a SIP URI.
-    var isPasswordChar: Bool {
-        if isUnreserved { return true }
-        switch self {
-        case 0x26, 0x3D, 0x2B, 0x24, 0x2C: return true
-        default: return false
-        }
-    }
-
-    /// `paramchar` without escapes: param-unreserved / unreserved.
-    var isURIParamChar: Bool {
-        if isUnreserved { return true }
-        switch self {
-        case 0x5B, 0x5D, 0x2F, 0x3A, 0x26, 0x2B, 0x24: return true
-        default: return false
-        }
-    }
-
-    /// `hname`/`hvalue` characters without escapes: hnv-unreserved / unreserved.
-    var isURIHeaderChar: Bool {
-        if isUnreserved { return true }
-        switch self {
-        case 0x5B, 0x5D, 0x2F, 0x3F, 0x3A, 0x2B, 0x24: return true
-        default: return false
-        }
-    }
-
-    /// `word` characters (Call-ID): token characters plus "(" ")" "<" ">" ":" "\" DQUOTE "/" "[" "]" "?" "{" "}".
-    var isWordChar: Bool {
-        if isTokenChar { return true }
-        switch self {
-        case 0x28, 0x29, 0x3C, 0x3E, 0x3A, 0x5C, 0x22, 0x2F, 0x5B, 0x5D, 0x3F, 0x7B, 0x7D: return true
-        default: return false
-        }
-    }
-
     var hexValue: UInt8? {
         if isDigit { return self &- 0x30 }
         let lower = self | 0x20
@@ -121,8 +49,31 @@ extension UInt8 {
     }
 }
 
+/// For each byte: its lower-case form if it is a `token` character, 0 otherwise (header names are read
+/// with one lookup per byte).
+let tokenLowercaseTable: [UInt8] = (0...255).map { (b: Int) -> UInt8 in
+    let byte = UInt8(b)
+    return byte.isTokenChar ? byte.lowercasedASCII : 0
+}
+
+/// Exact comparison of `bytes[range]` with a literal; allocates nothing.
+func bytesEqual<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, _ literal: StaticString) -> Bool
+where C.Index == Int {
+    literal.withUTF8Buffer { expected in
+        guard range.count == expected.count else { return false }
+        var j = 0
+        for i in range {
+            if bytes[i] != expected[j] { return false }
+            j += 1
+        }
+        return true
+    }
+}
+
 /// Case-insensitive ASCII comparison of `bytes[range]` with a lower-case literal; allocates nothing.
-func bytesEqualCaseInsensitive(_ bytes: [UInt8], _ range: Range<Int>, literal: StaticString) -> Bool {
+func bytesEqualCaseInsensitive<C: RandomAccessCollection<UInt8>>(
+    _ bytes: C, _ range: Range<Int>, literal: StaticString
+) -> Bool where C.Index == Int {
     literal.withUTF8Buffer { lower in
         guard range.count == lower.count else { return false }
         var j = 0
@@ -149,6 +100,11 @@ extension String {
     /// A string from bytes, repairing invalid UTF-8.
     init(bytes: [UInt8], range: Range<Int>) {
         self = String(decoding: bytes[range], as: UTF8.self)
+    }
+
+    /// A string from buffer bytes, repairing invalid UTF-8.
+    init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
+        self = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     var lowercasedASCII: String {
@@ -179,16 +135,19 @@ extension String {
 }
 
 /// Parses an unsigned decimal number, rejecting overflow past `limit`.
-func parseDecimal(_ bytes: [UInt8], _ range: Range<Int>, limit: UInt64) -> UInt64? {
+func parseDecimal<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, limit: UInt64) -> UInt64?
+where C.Index == Int {
     guard !range.isEmpty else { return nil }
+    // Leading zeros are allowed (RFC 4475 wsinv: "0068"); after them, 19 digits cannot overflow 64 bits.
+    var i = range.lowerBound
+    while i < range.upperBound - 1, bytes[i] == 0x30 { i += 1 }
+    guard range.upperBound - i <= 19 else { return nil }
     var value: UInt64 = 0
-    for i in range {
+    while i < range.upperBound {
         let digit = bytes[i] &- 0x30
         guard digit < 10 else { return nil }
-        let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-        let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
-        guard !o1, !o2, sum <= limit else { return nil }
-        value = sum
+        value = value &* 10 &+ UInt64(digit)
+        i += 1
     }
-    return value
+    return value <= limit ? value : nil
 }

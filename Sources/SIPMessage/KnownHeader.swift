@@ -186,7 +186,8 @@ enum KnownHeader: UInt8, CaseIterable, Sendable {
 
     /// Classifies a field name given as bytes; returns 0 for names the stack does not know. The name is
     /// packed, lower-cased, into three 64-bit words and compared with constants (generated from `displayName`).
-    static func classify(_ bytes: [UInt8], _ range: Range<Int>) -> UInt8 {
+    static func classify<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> UInt8
+    where C.Index == Int {
         let count = range.count
         if count == 1 {
             let c = bytes[range.lowerBound].lowercasedASCII
@@ -194,16 +195,16 @@ enum KnownHeader: UInt8, CaseIterable, Sendable {
         }
         guard count <= 24 else { return 0 }
         var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var k = 0
-        for i in range {
-            let b = UInt64(bytes[i].lowercasedASCII) << UInt64(8 * (k & 7))
-            switch k >> 3 {
-            case 0: words.0 |= b
-            case 1: words.1 |= b
-            default: words.2 |= b
-            }
-            k += 1
+        withUnsafeMutableBytes(of: &words) { packed in
+            for (k, i) in range.enumerated() { packed[k] = bytes[i].lowercasedASCII }
         }
+        return classify(
+            count: count,
+            words: (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2)))
+    }
+
+    /// Classifies a name of `count` (2...24) bytes from its packed lower-case words.
+    static func classify(count: Int, words: (UInt64, UInt64, UInt64)) -> UInt8 {
         let header: KnownHeader?
         switch count {
         case 2:
@@ -352,11 +353,5 @@ enum KnownHeader: UInt8, CaseIterable, Sendable {
     static func classify(_ name: String) -> UInt8 {
         let bytes = Array(name.utf8)
         return classify(bytes, 0..<bytes.count)
-    }
-
-    /// The display name for a canonical name, or the name itself when it is not known.
-    static func displayName(forCanonical canonical: String) -> String {
-        let id = classify(canonical)
-        return id == 0 ? canonical : KnownHeader(rawValue: id)?.displayName ?? canonical
     }
 }

@@ -73,74 +73,147 @@ enum MessageParser {
     @inline(__always)
     static func find(_ byte: UInt8, in bytes: [UInt8], from: Int, to: Int) -> Int? {
         guard from < to else { return nil }
-        return bytes.withUnsafeBufferPointer { buffer -> Int? in
-            guard let base = buffer.baseAddress, to <= buffer.count else { return nil }
-            guard let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
-            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-        }
+        return bytes.withUnsafeBufferPointer { find(byte, in: $0, from: from, to: to) }
+    }
+
+    @inline(__always)
+    static func find(_ byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, to <= buffer.count, let base = buffer.baseAddress else { return nil }
+        guard let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Parses the head starting at `range.lowerBound` (leading CRLFs skipped). Throws when the header
     /// section is malformed or does not end inside `range`; a bad start line is reported in the result so
-    /// that a stream can still skip the message.
+    /// that a stream can still skip the message. Line folds are turned into spaces in `bytes`.
     static func parseHead(_ bytes: inout [UInt8], _ range: Range<Int>, limits: ParserLimits) throws(MessageError)
         -> ParsedHead
     {
-        let end = range.upperBound
+        var folds: [Range<Int>] = []
+        let owner = bytes
+        let head = try owner.withUnsafeBufferPointer { (buffer) throws(MessageError) -> ParsedHead in
+            try scanHead(buffer, owner: owner, range, limits: limits, folds: &folds)
+        }
+        for fold in folds {
+            for k in fold { bytes[k] = ASCII.space }
+        }
+        return head
+    }
+
+    /// One pass over the head: finds the lines with memchr, classifies each name while reading it, trims the
+    /// values and reads Content-Length; records the line breaks of folds for the caller to blank out.
+    static func scanHead(
+        _ buf: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ range: Range<Int>, limits: ParserLimits,
+        folds: inout [Range<Int>]
+    ) throws(MessageError) -> ParsedHead {
+        let end = Swift.min(range.upperBound, buf.count)
         var i = range.lowerBound
-        while i < end, bytes[i] == ASCII.cr || bytes[i] == ASCII.lf { i += 1 }
+        while i < end, buf[i] == ASCII.cr || buf[i] == ASCII.lf { i += 1 }
         guard i < end else { throw MessageError(.malformedStartLine, status: nil, "Empty message (keep-alive)") }
-        let isResponse = startsWithSIPSlash(bytes, i, end)
+        let isResponse = startsWithSIPSlash(buf, i, end)
         func fail(_ error: MessageError) -> MessageError { isResponse ? error.asDrop : error }
 
-        guard let firstLF = find(ASCII.lf, in: bytes, from: i, to: end) else {
+        guard let firstLF = find(ASCII.lf, in: buf, from: i, to: end) else {
             throw fail(MessageError(.incompleteHeaders, status: 400, "Header section not terminated"))
         }
-        let startLineRange = i..<(firstLF > i && bytes[firstLF - 1] == ASCII.cr ? firstLF - 1 : firstLF)
+        let startLineRange = i..<(firstLF > i && buf[firstLF - 1] == ASCII.cr ? firstLF - 1 : firstLF)
         i = firstLF + 1
 
         var entries: [SIPFields.Entry] = []
         entries.reserveCapacity(16)
-        var previousLineEnd = -1
+        var previousLineEnd = 0
         var bodyStart = -1
+        // Content-Length as scalars (a large optional error in the loop costs copies on every line).
+        enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
+        var contentLengthState = ContentLengthState.absent
+        var contentLengthValue = 0
+        let contentLengthID = KnownHeader.contentLength.rawValue
+        let tokenTable = tokenLowercaseTable
         while i < end {
-            guard let lf = find(ASCII.lf, in: bytes, from: i, to: end) else { break }
-            let contentEnd = lf > i && bytes[lf - 1] == ASCII.cr ? lf - 1 : lf
+            guard let lf = find(ASCII.lf, in: buf, from: i, to: end) else { break }
+            var contentEnd = lf > i && buf[lf - 1] == ASCII.cr ? lf - 1 : lf
             if contentEnd == i {
                 bodyStart = lf + 1
                 break
             }
-            let first = bytes[i]
+            let first = buf[i]
             if first == ASCII.space || first == ASCII.tab {
-                // A folded continuation: the line break before it becomes spaces (RFC 3261 §7.3.1).
-                guard var last = entries.popLast() else {
+                // A folded continuation (RFC 3261 §7.3.1): the line break before it becomes spaces.
+                guard let last = entries.indices.last else {
                     throw fail(MessageError(.malformedHeader, status: 400, "Continuation line before any header"))
                 }
-                for k in previousLineEnd..<i { bytes[k] = ASCII.space }
-                last.valueLength = UInt32(contentEnd - Int(last.valueStart))
-                entries.append(last)
+                folds.append(previousLineEnd..<i)
+                while contentEnd > i, buf[contentEnd - 1] == ASCII.space || buf[contentEnd - 1] == ASCII.tab {
+                    contentEnd -= 1
+                }
+                var start = Int(entries[last].valueStart)
+                if entries[last].valueLength == 0 {
+                    // The value starts on this line.
+                    start = i
+                    while start < contentEnd, buf[start] == ASCII.space || buf[start] == ASCII.tab { start += 1 }
+                    entries[last].valueStart = UInt32(truncatingIfNeeded: start)
+                }
+                entries[last].valueLength = UInt32(truncatingIfNeeded: Swift.max(0, contentEnd - start))
+                if entries[last].id == contentLengthID { contentLengthState = .folded }
             } else {
+                // The name: token characters, stored lower-case into three words for classification as they
+                // are read.
+                var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
                 var j = i
-                while j < contentEnd, bytes[j].isTokenChar { j += 1 }
-                let nameEnd = j
-                while j < contentEnd, bytes[j] == ASCII.space || bytes[j] == ASCII.tab { j += 1 }
-                guard nameEnd > i, j < contentEnd, bytes[j] == ASCII.colon else {
+                withUnsafeMutableBytes(of: &words) { packed in
+                    while j < contentEnd {
+                        let lower = tokenTable[Int(buf[j])]
+                        guard lower != 0 else { break }
+                        let k = j - i
+                        if k < 24 { packed[k] = lower }
+                        j += 1
+                    }
+                }
+                let nameLength = j - i
+                while j < contentEnd, buf[j] == ASCII.space || buf[j] == ASCII.tab { j += 1 }
+                guard nameLength > 0, j < contentEnd, buf[j] == ASCII.colon else {
                     throw fail(MessageError(.malformedHeader, status: 400, "Malformed header line (no name or ':')"))
                 }
                 guard entries.count < limits.maximumHeaderFields else {
                     throw fail(MessageError(.tooManyHeaders, status: 400, "Too many header fields"))
                 }
-                let nameRange = i..<nameEnd
-                guard nameRange.count <= Int(UInt16.max) else {
+                guard nameLength <= Int(UInt16.max) else {
                     throw fail(MessageError(.malformedHeader, status: 400, "Header name too long"))
+                }
+                var start = j + 1
+                while start < contentEnd, buf[start] == ASCII.space || buf[start] == ASCII.tab { start += 1 }
+                var stop = contentEnd
+                while stop > start, buf[stop - 1] == ASCII.space || buf[stop - 1] == ASCII.tab { stop -= 1 }
+                let id: UInt8
+                if nameLength == 1 {
+                    id = KnownHeader.classify(buf, i..<(i + 1))
+                } else if nameLength <= 24 {
+                    let packed = (
+                        UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2)
+                    )
+                    id = KnownHeader.classify(count: nameLength, words: packed)
+                } else {
+                    id = 0
+                }
+                if id == contentLengthID {
+                    if contentLengthState != .absent {
+                        contentLengthState = .multiple
+                    } else if let value = parseDecimal(buf, start..<stop, limit: UInt64(limits.maximumMessageSize)) {
+                        contentLengthState = .valid
+                        contentLengthValue = Int(value)
+                    } else if start < stop, (start..<stop).allSatisfy({ buf[$0].isDigit }) {
+                        contentLengthState = .tooLarge
+                    } else {
+                        contentLengthState = .malformed
+                    }
                 }
                 entries.append(
                     SIPFields.Entry(
                         nameStart: UInt32(truncatingIfNeeded: i),
-                        valueStart: UInt32(truncatingIfNeeded: j + 1),
-                        valueLength: UInt32(truncatingIfNeeded: contentEnd - j - 1),
-                        nameLength: UInt16(truncatingIfNeeded: nameRange.count),
-                        id: KnownHeader.classify(bytes, nameRange)))
+                        valueStart: UInt32(truncatingIfNeeded: start),
+                        valueLength: UInt32(truncatingIfNeeded: stop - start),
+                        nameLength: UInt16(truncatingIfNeeded: nameLength),
+                        id: id))
             }
             previousLineEnd = contentEnd
             i = lf + 1
@@ -149,36 +222,29 @@ enum MessageParser {
             throw fail(MessageError(.incompleteHeaders, status: 400, "Header section not terminated"))
         }
 
-        // Trim the white space around each value; find Content-Length.
         var contentLength: Int?
         var contentLengthError: MessageError?
-        for k in entries.indices {
-            var start = Int(entries[k].valueStart)
-            var stop = start + Int(entries[k].valueLength)
-            while start < stop, bytes[start] == ASCII.space || bytes[start] == ASCII.tab { start += 1 }
-            while stop > start, bytes[stop - 1] == ASCII.space || bytes[stop - 1] == ASCII.tab { stop -= 1 }
-            entries[k].valueStart = UInt32(truncatingIfNeeded: start)
-            entries[k].valueLength = UInt32(truncatingIfNeeded: stop - start)
-            if entries[k].id == KnownHeader.contentLength.rawValue {
-                if contentLength != nil || contentLengthError != nil {
-                    contentLengthError = MessageError(
-                        .multipleValues, status: 400, "Multiple Content-Length values", field: "content-length")
-                } else if let value = parseDecimal(bytes, start..<stop, limit: UInt64(limits.maximumMessageSize)) {
-                    contentLength = Int(value)
-                } else if start < stop, bytes[start..<stop].allSatisfy(\.isDigit) {
-                    contentLengthError = MessageError(
-                        .messageTooLarge, status: 413, "Content-Length too large", field: "content-length")
-                } else {
-                    contentLengthError = MessageError(
-                        .badContentLength, status: 400, "Malformed Content-Length", field: "content-length")
-                }
-            }
+        switch contentLengthState {
+        case .absent: break
+        case .valid: contentLength = contentLengthValue
+        case .multiple:
+            contentLengthError = MessageError(
+                .multipleValues, status: 400, "Multiple Content-Length values", field: "content-length")
+        case .tooLarge:
+            contentLengthError = MessageError(
+                .messageTooLarge, status: 413, "Content-Length too large", field: "content-length")
+        case .malformed:
+            contentLengthError = MessageError(
+                .badContentLength, status: 400, "Malformed Content-Length", field: "content-length")
+        case .folded:
+            contentLengthError = MessageError(
+                .badContentLength, status: 400, "Folded Content-Length", field: "content-length")
         }
 
         var startLine: StartLine?
         var startLineError: MessageError?
         do {
-            startLine = try parseStartLine(bytes, startLineRange, isResponse: isResponse, limits: limits)
+            startLine = try parseStartLine(buf, owner: owner, startLineRange, isResponse: isResponse, limits: limits)
         } catch {
             startLineError = fail(error)
         }
@@ -187,13 +253,13 @@ enum MessageParser {
             contentLength: contentLength, contentLengthError: contentLengthError.map(fail), bodyStart: bodyStart)
     }
 
-    static func startsWithSIPSlash(_ bytes: [UInt8], _ i: Int, _ end: Int) -> Bool {
+    static func startsWithSIPSlash(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Bool {
         i + 4 <= end && bytes[i] | 0x20 == 0x73 && bytes[i + 1] | 0x20 == 0x69 && bytes[i + 2] | 0x20 == 0x70
             && bytes[i + 3] == ASCII.slash
     }
 
     /// `SIP-Version = "SIP" "/" 1*DIGIT "." 1*DIGIT`; returns whether it is 2.0, or nil if malformed.
-    static func parseVersion(_ bytes: [UInt8], _ range: Range<Int>) -> Bool? {
+    static func parseVersion(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool? {
         guard startsWithSIPSlash(bytes, range.lowerBound, range.upperBound) else { return nil }
         var i = range.lowerBound + 4
         let majorStart = i
@@ -208,9 +274,9 @@ enum MessageParser {
         return parseDecimal(bytes, major, limit: 1000) == 2 && parseDecimal(bytes, minor, limit: 1000) == 0
     }
 
-    static func parseStartLine(_ bytes: [UInt8], _ line: Range<Int>, isResponse: Bool, limits: ParserLimits)
-        throws(MessageError) -> StartLine
-    {
+    static func parseStartLine(
+        _ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ line: Range<Int>, isResponse: Bool, limits: ParserLimits
+    ) throws(MessageError) -> StartLine {
         if isResponse {
             // Status-Line = SIP-Version SP Status-Code SP Reason-Phrase
             guard let sp = find(ASCII.space, in: bytes, from: line.lowerBound, to: line.upperBound) else {
@@ -259,10 +325,12 @@ enum MessageParser {
         }
         let uri: URI
         do {
-            uri = try URI.parse(bytes, uriRange)
+            var scanner = ByteScanner(bytes, owner: owner, uriRange)
+            uri = try URI.parse(&scanner)
         } catch {
             throw MessageError(.malformedURI, status: 400, "Malformed Request-URI (\(error.uriProblem))")
         }
-        return .request(SIPMethod(unchecked: String(bytes: bytes, range: line.lowerBound..<m)), uri)
+        let method = ByteScanner(bytes, owner: owner, line).internedToken(line.lowerBound..<m)
+        return .request(SIPMethod(unchecked: method), uri)
     }
 }

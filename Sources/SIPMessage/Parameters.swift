@@ -17,34 +17,109 @@ public struct Parameter: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An ordered list of parameters with case-insensitive lookup by name (RFC 3261 §7.3.1, §19.1.1).
-public struct Parameters: Sendable, Hashable, RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral {
-    public var elements: [Parameter]
-
-    public init() { elements = [] }
-    public init(_ elements: [Parameter]) { self.elements = elements }
-    public init(arrayLiteral elements: Parameter...) { self.elements = elements }
-
-    public var startIndex: Int { elements.startIndex }
-    public var endIndex: Int { elements.endIndex }
-    public subscript(position: Int) -> Parameter {
-        get { elements[position] }
-        set { elements[position] = newValue }
+///
+/// Parsed parameters stay as the bytes they arrived in and are read from there when asked for, so a Via
+/// or a From costs no array and no strings until its `branch` or `tag` is wanted; the first edit turns
+/// them into a list.
+public struct Parameters: Sendable, Sequence, ExpressibleByArrayLiteral {
+    enum Storage: Sendable {
+        case list([Parameter])
+        /// Validated `*( ";" name [ "=" value ] )` bytes: header parameters (LWS and quoted values
+        /// allowed) or URI parameters (%-escapes, no LWS).
+        case wire(bytes: [UInt8], range: Range<Int>, isURI: Bool)
     }
 
-    /// The index of the first parameter with this name (case-insensitive; escapes decoded).
-    public func firstIndex(named name: String) -> Int? {
-        elements.firstIndex { Parameters.namesMatch($0.name, name) }
+    var storage: Storage
+
+    public init() { storage = .list([]) }
+    public init(_ elements: [Parameter]) { storage = .list(elements) }
+    public init(arrayLiteral elements: Parameter...) { storage = .list(elements) }
+
+    init(wire bytes: [UInt8], range: Range<Int>, isURI: Bool) {
+        storage = range.isEmpty ? .list([]) : .wire(bytes: bytes, range: range, isURI: isURI)
+    }
+
+    /// The parameters in order, as a list.
+    public var elements: [Parameter] {
+        get {
+            switch storage {
+            case .list(let list):
+                return list
+            case .wire(let bytes, let range, let isURI):
+                var list: [Parameter] = []
+                Parameters.scan(bytes, range, isURI: isURI) { name, value in
+                    list.append(
+                        Parameter(String(bytes: bytes, range: name), value.map { String(bytes: bytes, range: $0) }))
+                    return true
+                }
+                return list
+            }
+        }
+        set { storage = .list(newValue) }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Parameter]> { elements.makeIterator() }
+
+    public var isEmpty: Bool {
+        switch storage {
+        case .list(let list): list.isEmpty
+        case .wire: false
+        }
+    }
+
+    public var count: Int {
+        switch storage {
+        case .list(let list):
+            return list.count
+        case .wire(let bytes, let range, let isURI):
+            var n = 0
+            Parameters.scan(bytes, range, isURI: isURI) { _, _ in
+                n += 1
+                return true
+            }
+            return n
+        }
+    }
+
+    /// The first parameter with this name (case-insensitive; for URI parameters, escapes decoded).
+    public func first(named name: String) -> Parameter? {
+        switch storage {
+        case .list(let list):
+            return list.first { Parameters.namesMatch($0.name, name) }
+        case .wire(let bytes, let range, let isURI):
+            func find(_ wanted: UnsafeBufferPointer<UInt8>) -> Parameter? {
+                var found: Parameter?
+                Parameters.scan(bytes, range, isURI: isURI) { n, v in
+                    guard Parameters.nameMatches(bytes, n, wanted, decoding: isURI) else { return true }
+                    found = Parameter(String(bytes: bytes, range: n), v.map { String(bytes: bytes, range: $0) })
+                    return false
+                }
+                return found
+            }
+            if let found = name.utf8.withContiguousStorageIfAvailable(find) { return found }
+            return Array(name.utf8).withUnsafeBufferPointer(find)
+        }
     }
 
     /// Whether a parameter with this name is present, with or without a value.
-    public func contains(_ name: String) -> Bool { firstIndex(named: name) != nil }
+    public func contains(_ name: String) -> Bool { first(named: name) != nil }
 
     /// The value of the named parameter as written (quotes kept); `nil` if absent or valueless.
     /// Setting a value replaces the first parameter of that name or appends one; setting `nil` removes it.
     public subscript(_ name: String) -> String? {
         get {
-            guard let i = firstIndex(named: name) else { return nil }
-            return elements[i].value
+            guard case .wire(let bytes, let range, let isURI) = storage else { return first(named: name)?.value }
+            func find(_ wanted: UnsafeBufferPointer<UInt8>) -> String? {
+                var found: String?
+                Parameters.scan(bytes, range, isURI: isURI) { n, v in
+                    guard Parameters.nameMatches(bytes, n, wanted, decoding: isURI) else { return true }
+                    found = v.map { String(bytes: bytes, range: $0) }
+                    return false
+                }
+                return found
+            }
+            if let found = name.utf8.withContiguousStorageIfAvailable(find) { return found }
+            return Array(name.utf8).withUnsafeBufferPointer(find)
         }
         set {
             if let newValue {
@@ -67,38 +142,173 @@ public struct Parameters: Sendable, Hashable, RandomAccessCollection, MutableCol
 
     /// Sets `name` to `value` (`nil` for a flag such as `lr` or `rport`), replacing an existing one.
     public mutating func set(_ name: String, to value: String?) {
-        if let i = firstIndex(named: name) {
-            elements[i].value = value
+        var list = elements
+        if let i = list.firstIndex(where: { Parameters.namesMatch($0.name, name) }) {
+            list[i].value = value
         } else {
-            elements.append(Parameter(name, value))
+            list.append(Parameter(name, value))
         }
+        storage = .list(list)
     }
 
     /// Removes every parameter with this name.
     public mutating func remove(_ name: String) {
-        elements.removeAll { Parameters.namesMatch($0.name, name) }
+        storage = .list(elements.filter { !Parameters.namesMatch($0.name, name) })
+    }
+
+    /// Appends a parameter.
+    public mutating func append(_ parameter: Parameter) {
+        var list = elements
+        list.append(parameter)
+        storage = .list(list)
     }
 
     static func namesMatch(_ a: String, _ b: String) -> Bool {
         if a.equalsCaseInsensitive(b) { return true }
-        // Escapes can only make a name longer than the name it stands for.
         guard a.utf8.count != b.utf8.count, a.utf8.contains(ASCII.percent) || b.utf8.contains(ASCII.percent) else {
             return false
         }
         return percentDecoded(a).map(\.lowercasedASCII) == percentDecoded(b).map(\.lowercasedASCII)
     }
 
-    /// Writes `;name=value` for each parameter.
-    func serialize(into buffer: inout [UInt8]) {
-        for p in elements {
+    static func nameMatches(
+        _ bytes: [UInt8], _ name: Range<Int>, _ wanted: UnsafeBufferPointer<UInt8>, decoding: Bool
+    ) -> Bool {
+        if name.count == wanted.count {
+            var j = 0
+            var equal = true
+            for i in name {
+                if bytes[i].lowercasedASCII != wanted[j].lowercasedASCII {
+                    equal = false
+                    break
+                }
+                j += 1
+            }
+            if equal { return true }
+        }
+        guard decoding, name.count > wanted.count, bytes[name].contains(ASCII.percent) else { return false }
+        return namesMatch(String(bytes: bytes, range: name), String(decoding: wanted, as: UTF8.self))
+    }
+
+    /// Walks validated parameter bytes, calling `body(name, value)` until it returns false.
+    @inline(__always)
+    static func scan(
+        _ bytes: [UInt8], _ range: Range<Int>, isURI: Bool, _ body: (Range<Int>, Range<Int>?) -> Bool
+    ) {
+        bytes.withUnsafeBufferPointer { buffer in
+            scanWire(buffer, range, isURI: isURI, body)
+        }
+    }
+
+    private static func scanWire(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, isURI: Bool, _ body: (Range<Int>, Range<Int>?) -> Bool
+    ) {
+        var i = range.lowerBound
+        let end = Swift.min(range.upperBound, bytes.count)
+        func skipLWS() {
+            while i < end {
+                let b = bytes[i]
+                if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf { i += 1 } else { return }
+            }
+        }
+        while true {
+            if !isURI { skipLWS() }
+            guard i < end, bytes[i] == ASCII.semicolon else { return }
+            i += 1
+            if !isURI { skipLWS() }
+            let nameStart = i
+            while i < end, isURI ? (bytes[i].isURIParamChar || bytes[i] == ASCII.percent) : bytes[i].isTokenChar {
+                i += 1
+            }
+            let name = nameStart..<i
+            guard !name.isEmpty else { return }
+            var value: Range<Int>?
+            let beforeEquals = i
+            if !isURI { skipLWS() }
+            if i < end, bytes[i] == ASCII.equals {
+                i += 1
+                if !isURI { skipLWS() }
+                let start = i
+                if isURI {
+                    while i < end, bytes[i].isURIParamChar || bytes[i] == ASCII.percent { i += 1 }
+                } else if i < end, bytes[i] == ASCII.quote {
+                    i += 1
+                    while i < end, bytes[i] != ASCII.quote {
+                        i += bytes[i] == ASCII.backslash ? 2 : 1
+                    }
+                    i = Swift.min(i + 1, end)
+                } else {
+                    while i < end, bytes[i].isGenericValueChar { i += 1 }
+                }
+                value = start..<i
+            } else {
+                i = beforeEquals
+            }
+            guard body(name, value) else { return }
+        }
+    }
+
+    /// Writes header parameters from the API: names that are not tokens are dropped, values that are neither
+    /// tokens, hosts nor quoted-strings are written as quoted-strings.
+    static func writeHeaderParameters(_ list: [Parameter], into buffer: inout [UInt8]) {
+        for p in list where !p.name.isEmpty && p.name.utf8.allSatisfy({ $0.isTokenChar }) {
             buffer.append(ASCII.semicolon)
             buffer.append(p.name)
-            if let value = p.value {
-                buffer.append(ASCII.equals)
-                buffer.append(value)
+            guard let value = p.value else { continue }
+            buffer.append(ASCII.equals)
+            let utf8 = Array(value.utf8)
+            if !utf8.isEmpty, isQuotedString(utf8) || utf8.allSatisfy({ $0.isGenericValueChar }) {
+                buffer.append(contentsOf: utf8)
+            } else {
+                appendQuoted(value, to: &buffer)
             }
         }
     }
+
+    /// Writes `;name=value` for each parameter (no white space, whatever the input had).
+    func serialize(into buffer: inout [UInt8]) {
+        switch storage {
+        case .list(let list):
+            for p in list {
+                buffer.append(ASCII.semicolon)
+                buffer.append(p.name)
+                if let value = p.value {
+                    buffer.append(ASCII.equals)
+                    buffer.append(value)
+                }
+            }
+        case .wire(let bytes, let range, let isURI):
+            Parameters.scan(bytes, range, isURI: isURI) { name, value in
+                buffer.append(ASCII.semicolon)
+                buffer.append(contentsOf: bytes[name])
+                if let value {
+                    buffer.append(ASCII.equals)
+                    buffer.append(contentsOf: bytes[value])
+                }
+                return true
+            }
+        }
+    }
+}
+
+/// Whether `bytes` is exactly one well-formed quoted-string.
+func isQuotedString(_ bytes: [UInt8]) -> Bool {
+    guard bytes.count >= 2, bytes[0] == ASCII.quote else { return false }
+    var i = 1
+    while i < bytes.count {
+        switch bytes[i] {
+        case ASCII.backslash: i += 2
+        case ASCII.quote: return i == bytes.count - 1
+        case ASCII.cr, ASCII.lf: return false
+        default: i += 1
+        }
+    }
+    return false
+}
+
+extension Parameters: Hashable {
+    public static func == (a: Parameters, b: Parameters) -> Bool { a.elements == b.elements }
+    public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
 }
 
 extension Parameters: CustomStringConvertible {
@@ -110,25 +320,24 @@ extension Parameters: CustomStringConvertible {
 }
 
 extension ByteScanner {
-    /// Parses `*( SEMI generic-param )` of a header field: `token [ EQUAL ( token / host / quoted-string ) ]`.
-    mutating func parseHeaderParameters(field: KnownHeader?) throws(MessageError) -> Parameters {
-        var params = Parameters()
+    /// Validates `*( SEMI generic-param )` of a header field (`token [ EQUAL ( token / host / quoted-string ) ]`)
+    /// and returns the parameters as a view of those bytes.
+    mutating func parseHeaderParameters(
+        field: KnownHeader?, inspect: ((Range<Int>, Range<Int>?) -> String?)? = nil
+    ) throws(MessageError) -> Parameters {
+        let start = index
+        var end = index
         while consumeSeparator(ASCII.semicolon) {
             guard let name = readToken() else { throw .malformed(field, "empty parameter") }
-            var value: String?
+            var value: Range<Int>?
             if consumeSeparator(ASCII.equals) {
-                if let quoted = readQuotedString() {
-                    value = string(quoted)
-                } else if let v = read(while: {
-                    $0.isTokenChar || $0 == ASCII.colon || $0 == ASCII.leftBracket || $0 == ASCII.rightBracket
-                }) {
-                    value = string(v)
-                } else {
-                    throw .malformed(field, "parameter \(string(name)) has no value")
-                }
+                value = readQuotedString() ?? read(while: { $0.isGenericValueChar })
+                guard value != nil else { throw .malformed(field, "parameter without a value after '='") }
             }
-            params.elements.append(Parameter(string(name), value))
+            if let inspect, let problem = inspect(name, value) { throw .malformed(field, problem) }
+            end = index
         }
-        return params
+        index = end
+        return Parameters(wire: owner, range: start..<end, isURI: false)
     }
 }

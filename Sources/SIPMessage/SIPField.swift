@@ -11,7 +11,7 @@ public struct SIPField: Sendable, Hashable, CustomStringConvertible {
 
         /// A field name; `nil` unless `name` is a non-empty `token` (RFC 3261 §25.1).
         public init?(_ name: String) {
-            guard !name.isEmpty, name.utf8.allSatisfy(\.isTokenChar) else { return nil }
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0.isTokenChar }) else { return nil }
             self.rawName = name
             self.id = KnownHeader.classify(name)
             if let known = KnownHeader(rawValue: id) {

@@ -85,6 +85,50 @@ public struct SIPFields: Sendable {
         }
     }
 
+    /// The values of every field with this name, each split at the commas that separate list elements
+    /// (RFC 3261 §7.3.1): commas inside quoted strings and `<...>` do not split, and the white space around
+    /// each element is trimmed. For headers whose grammar is not a comma list (Date, WWW-Authenticate, ...)
+    /// use `subscript(values:)`.
+    public func listValues(_ name: SIPField.Name) -> [String] {
+        var result: [String] = []
+        for i in indices(of: name) {
+            let range = entries[i].valueRange
+            var start = range.lowerBound
+            var inQuotes = false
+            var angle = 0
+            var k = range.lowerBound
+            func emit(_ end: Int) {
+                var a = start
+                var b = end
+                while a < b, storage[a] == ASCII.space || storage[a] == ASCII.tab { a += 1 }
+                while b > a, storage[b - 1] == ASCII.space || storage[b - 1] == ASCII.tab { b -= 1 }
+                if a < b { result.append(String(bytes: storage, range: a..<b)) }
+            }
+            while k < range.upperBound {
+                let b = storage[k]
+                if inQuotes {
+                    if b == ASCII.backslash {
+                        k += 1
+                    } else if b == ASCII.quote {
+                        inQuotes = false
+                    }
+                } else if b == ASCII.quote {
+                    inQuotes = true
+                } else if b == ASCII.lessThan {
+                    angle += 1
+                } else if b == ASCII.greaterThan {
+                    angle = Swift.max(0, angle - 1)
+                } else if b == ASCII.comma, angle == 0 {
+                    emit(k)
+                    start = k + 1
+                }
+                k += 1
+            }
+            emit(Swift.min(k, range.upperBound))
+        }
+        return result
+    }
+
     /// Whether a field with this name is present.
     public func contains(_ name: SIPField.Name) -> Bool { firstIndex(of: name) != nil }
 

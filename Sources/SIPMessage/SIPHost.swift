@@ -1,5 +1,7 @@
 /// The host of a SIP URI or Via sent-by: a hostname, an IPv4 address or an IPv6 reference (RFC 3261 §25.1).
-public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
+///
+/// A parsed host is a view of the bytes it arrived in; `text` makes the string when asked.
+public struct SIPHost: Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         case hostname
         case ipv4
@@ -7,37 +9,55 @@ public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
     }
 
     public let kind: Kind
+    let source: [UInt8]
+    /// Without the brackets of an IPv6 reference.
+    let span: ByteRange
+
+    init(kind: Kind, source: [UInt8], span: ByteRange) {
+        self.kind = kind
+        self.source = source
+        self.span = span
+    }
+
     /// The host as written, without the brackets of an IPv6 reference.
-    public let text: String
+    public var text: String { source.string(span) }
 
     /// A host from its text; an IPv6 address may come with or without brackets. `nil` if it is none of
     /// the three forms.
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
-        guard let host = SIPHost(bytes, 0..<bytes.count) else { return nil }
+        guard let host = bytes.withUnsafeBufferPointer({ SIPHost($0, owner: bytes, 0..<$0.count) }) else { return nil }
         self = host
     }
 
-    init?(_ bytes: [UInt8], _ range: Range<Int>) {
+    /// Validates the host at `range` of `bytes` (the buffer of `owner`) and keeps it as a view of `owner`.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ range: Range<Int>) {
+        guard let kind = SIPHost.classify(bytes, range) else { return nil }
+        var inner = range
+        if bytes[range.lowerBound] == ASCII.leftBracket { inner = (range.lowerBound + 1)..<(range.upperBound - 1) }
+        self.init(kind: kind, source: owner, span: ByteRange(inner))
+    }
+
+    /// The kind of host at `range` (brackets included for IPv6 references), or `nil` if it is none.
+    static func classify(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Kind? {
         guard !range.isEmpty, range.count <= 255 else { return nil }
         if bytes[range.lowerBound] == ASCII.leftBracket {
-            guard range.count > 2, bytes[range.upperBound - 1] == ASCII.rightBracket else { return nil }
-            let inner = (range.lowerBound + 1)..<(range.upperBound - 1)
-            guard SIPHost.parseIPv6(bytes, inner) != nil else { return nil }
-            self.kind = .ipv6
-            self.text = String(bytes: bytes, range: inner)
-        } else if bytes[range.upperBound - 1].isDigit, SIPHost.parseIPv4Word(bytes, range) != nil {
-            self.kind = .ipv4
-            self.text = String(bytes: bytes, range: range)
-        } else if SIPHost.isHostname(bytes, range) {
-            self.kind = .hostname
-            self.text = String(bytes: bytes, range: range)
-        } else if SIPHost.parseIPv6(bytes, range) != nil {
-            self.kind = .ipv6
-            self.text = String(bytes: bytes, range: range)
-        } else {
-            return nil
+            guard range.count > 2, bytes[range.upperBound - 1] == ASCII.rightBracket,
+                parseIPv6(bytes, (range.lowerBound + 1)..<(range.upperBound - 1)) != nil
+            else { return nil }
+            return .ipv6
         }
+        if bytes[range.upperBound - 1].isDigit, parseIPv4Word(bytes, range) != nil { return .ipv4 }
+        if isHostname(bytes, range) { return .hostname }
+        if parseIPv6(bytes, range) != nil { return .ipv6 }
+        return nil
+    }
+
+    /// Writes the host as it appears in a URI: IPv6 addresses in brackets.
+    func serialize(into buffer: inout [UInt8]) {
+        if kind == .ipv6 { buffer.append(ASCII.leftBracket) }
+        buffer.append(contentsOf: source[span.range])
+        if kind == .ipv6 { buffer.append(ASCII.rightBracket) }
     }
 
     /// The host as it appears in a URI: IPv6 addresses in brackets.
@@ -54,28 +74,27 @@ public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
             if b.hasSuffix(".") { b.removeLast() }
             return a == b
         case .ipv4:
-            return text == other.text
+            return source[span.range].elementsEqual(other.source[other.span.range])
         case .ipv6:
-            let a = Array(text.utf8)
-            let b = Array(other.text.utf8)
-            return SIPHost.parseIPv6(a, 0..<a.count) == SIPHost.parseIPv6(b, 0..<b.count)
+            return addressBytes == other.addressBytes
         }
     }
 
     /// The address bytes of an IP host (4 or 16 bytes), `nil` for a hostname.
     public var addressBytes: [UInt8]? {
-        let bytes = Array(text.utf8)
+        let range = span.range
         switch kind {
         case .hostname: return nil
-        case .ipv4: return SIPHost.parseIPv4(bytes, 0..<bytes.count)
-        case .ipv6: return SIPHost.parseIPv6(bytes, 0..<bytes.count)
+        case .ipv4: return SIPHost.parseIPv4(source, range)
+        case .ipv6: return SIPHost.parseIPv6(source, range)
         }
     }
 
     // MARK: Syntax
 
     /// `hostname = *( domainlabel "." ) toplabel [ "." ]`, labels of alphanumerics and inner hyphens.
-    static func isHostname(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+    static func isHostname<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> Bool
+    where C.Index == Int {
         var labelStart = range.lowerBound
         var i = range.lowerBound
         var lastLabelStart = range.lowerBound
@@ -101,13 +120,15 @@ public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
         return bytes[lastLabelStart].isAlpha
     }
 
-    static func parseIPv4(_ bytes: [UInt8], _ range: Range<Int>) -> [UInt8]? {
+    static func parseIPv4<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> [UInt8]?
+    where C.Index == Int {
         guard let v = parseIPv4Word(bytes, range) else { return nil }
         return [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
     }
 
     /// Dotted-quad IPv4 as a 32-bit word; allocates nothing.
-    static func parseIPv4Word(_ bytes: [UInt8], _ range: Range<Int>) -> UInt32? {
+    static func parseIPv4Word<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> UInt32?
+    where C.Index == Int {
         var result: UInt32 = 0
         var octets = 0
         var value: UInt32 = 0
@@ -133,7 +154,8 @@ public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// RFC 4291 §2.2 text forms, including `::` and an embedded IPv4 tail.
-    static func parseIPv6(_ bytes: [UInt8], _ range: Range<Int>) -> [UInt8]? {
+    static func parseIPv6<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> [UInt8]?
+    where C.Index == Int {
         guard range.count >= 2, range.count <= 45 else { return nil }
         var head: [UInt16] = []
         var tail: [UInt16] = []
@@ -156,8 +178,8 @@ public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
                 j += 1
             }
             if j < end, bytes[j] == ASCII.dot {
-                guard let v4 = parseIPv4(bytes, i..<end) else { return nil }
-                let groups = [UInt16(v4[0]) << 8 | UInt16(v4[1]), UInt16(v4[2]) << 8 | UInt16(v4[3])]
+                guard let v4 = parseIPv4Word(bytes, i..<end) else { return nil }
+                let groups = [UInt16(v4 >> 16), UInt16(v4 & 0xFFFF)]
                 if sawGap { tail += groups } else { head += groups }
                 i = end
                 break
@@ -190,5 +212,16 @@ public struct SIPHost: Sendable, Hashable, CustomStringConvertible {
             out.append(UInt8(g & 0xFF))
         }
         return out
+    }
+}
+
+extension SIPHost: Hashable {
+    public static func == (a: SIPHost, b: SIPHost) -> Bool {
+        a.kind == b.kind && a.source[a.span.range].elementsEqual(b.source[b.span.range])
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        for b in source[span.range] { hasher.combine(b) }
     }
 }

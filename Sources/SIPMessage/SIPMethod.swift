@@ -4,7 +4,7 @@ public struct SIPMethod: Sendable, Hashable, RawRepresentable, CustomStringConve
 
     /// A method from its token; `nil` unless `rawValue` is a non-empty token.
     public init?(rawValue: String) {
-        guard !rawValue.isEmpty, rawValue.utf8.allSatisfy(\.isTokenChar) else { return nil }
+        guard !rawValue.isEmpty, rawValue.utf8.allSatisfy({ $0.isTokenChar }) else { return nil }
         self.rawValue = rawValue
     }
 

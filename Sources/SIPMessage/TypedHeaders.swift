@@ -184,24 +184,26 @@ extension SIPHeaderFieldsContainer {
     public var authenticationInfo: AuthenticationInfo? {
         get throws(MessageError) {
             guard let range = headerFields.firstValueRange(.authenticationInfo) else { return nil }
-            var scanner = ByteScanner(headerFields.storage, range)
-            var params = Parameters()
-            let field: KnownHeader? = .authenticationInfo
-            scanner.skipLWS()
-            while !scanner.isAtEnd {
-                guard let name = scanner.readToken(), scanner.consumeSeparator(ASCII.equals) else {
-                    throw .malformed(field, "expected name=value")
-                }
-                guard let value = scanner.readQuotedString() ?? scanner.readToken() else {
-                    throw .malformed(field, "parameter without value")
-                }
-                params.elements.append(Parameter(scanner.string(name), scanner.string(value)))
+            return try ByteScanner.scan(headerFields.storage, range) {
+                (scanner) throws(MessageError) -> AuthenticationInfo in
+                var params = Parameters()
+                let field: KnownHeader? = .authenticationInfo
                 scanner.skipLWS()
-                guard scanner.consumeSeparator(ASCII.comma) || scanner.isAtEnd else {
-                    throw .malformed(field, "expected ','")
+                while !scanner.isAtEnd {
+                    guard let name = scanner.readToken(), scanner.consumeSeparator(ASCII.equals) else {
+                        throw .malformed(field, "expected name=value")
+                    }
+                    guard let value = scanner.readQuotedString() ?? scanner.readToken() else {
+                        throw .malformed(field, "parameter without value")
+                    }
+                    params.append(Parameter(scanner.string(name), scanner.string(value)))
+                    scanner.skipLWS()
+                    guard scanner.consumeSeparator(ASCII.comma) || scanner.isAtEnd else {
+                        throw .malformed(field, "expected ','")
+                    }
                 }
+                return AuthenticationInfo(parameters: params)
             }
-            return AuthenticationInfo(parameters: params)
         }
     }
 

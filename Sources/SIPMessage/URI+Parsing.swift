@@ -1,7 +1,12 @@
 extension URI {
     /// Parses the URI occupying exactly `bytes[range]`; the caller has already found where it ends.
     static func parse(_ bytes: [UInt8], _ range: Range<Int>) throws(MessageError) -> URI {
-        var scanner = ByteScanner(bytes, range)
+        try ByteScanner.scan(bytes, range) { (scanner) throws(MessageError) -> URI in try parse(&scanner) }
+    }
+
+    /// Parses the URI occupying the rest of the scanner's range.
+    static func parse(_ scanner: inout ByteScanner) throws(MessageError) -> URI {
+        let bytes = scanner.bytes
         guard let first = scanner.peek(), first.isAlpha else { throw .malformedURI("no scheme") }
         guard
             let schemeRange = scanner.read(while: {
@@ -11,10 +16,12 @@ extension URI {
         else { throw .malformedURI("no scheme") }
 
         if bytesEqualCaseInsensitive(bytes, schemeRange, literal: "sip") {
-            return .sip(try SIPURI.parse(&scanner, isSecure: false))
+            let layout = try SIPURI.parseLayout(&scanner, isSecure: false, schemeStart: schemeRange.lowerBound)
+            return .sip(SIPURI(source: scanner.owner, layout: layout))
         }
         if bytesEqualCaseInsensitive(bytes, schemeRange, literal: "sips") {
-            return .sip(try SIPURI.parse(&scanner, isSecure: true))
+            let layout = try SIPURI.parseLayout(&scanner, isSecure: true, schemeStart: schemeRange.lowerBound)
+            return .sip(SIPURI(source: scanner.owner, layout: layout))
         }
         if bytesEqualCaseInsensitive(bytes, schemeRange, literal: "tel") {
             return .tel(try TelURI.parse(&scanner))
@@ -35,68 +42,84 @@ extension URI {
 
 extension SIPURI {
     static func parse(_ scanner: inout ByteScanner, isSecure: Bool) throws(MessageError) -> SIPURI {
+        let layout = try parseLayout(&scanner, isSecure: isSecure, schemeStart: nil)
+        return SIPURI(source: scanner.owner, layout: layout)
+    }
+
+    /// Validates a SIP URI after its `sip:`/`sips:` and records where its parts are. `schemeStart` is where
+    /// the scheme began (the scanner's position minus the scheme when nil).
+    static func parseLayout(_ scanner: inout ByteScanner, isSecure: Bool, schemeStart: Int?) throws(MessageError)
+        -> SIPURILayout
+    {
         let bytes = scanner.bytes
+        let start = schemeStart ?? (scanner.index - (isSecure ? 5 : 4))
         // userinfo: the user part may hold ';', '?' and '/', so the '@' decides where it ends.
-        var user: String?
-        var password: String?
+        var user: ByteRange?
+        var password: ByteRange?
         var at: Int?
-        for i in scanner.remaining where bytes[i] == ASCII.at {
-            at = i
-            break
+        var k = scanner.index
+        while k < scanner.end {
+            if bytes[k] == ASCII.at {
+                at = k
+                break
+            }
+            k += 1
         }
         if let at {
-            var info = ByteScanner(bytes, scanner.index..<at)
-            guard let u = try info.readEscaped(allowed: \.isUserChar) else { throw .malformedURI("empty user part") }
-            user = info.string(u)
+            var info = scanner.subscanner(scanner.index..<at)
+            guard let u = try info.readEscaped(allowed: { $0.isUserChar }) else {
+                throw .malformedURI("empty user part")
+            }
+            user = ByteRange(u)
             if info.consume(ASCII.colon) {
-                let p = try info.readEscaped(allowed: \.isPasswordChar)
-                password = p.map { info.string($0) } ?? ""
+                let p = try info.readEscaped(allowed: { $0.isPasswordChar })
+                password = ByteRange(p ?? info.index..<info.index)
             }
             guard info.isAtEnd else { throw .malformedURI("character not allowed in user part") }
             scanner.index = at + 1
         }
 
-        guard let hostRange = scanner.readHostRange(), let host = SIPHost(bytes, hostRange) else {
+        guard let hostRange = scanner.readHostRange(), let hostKind = SIPHost.classify(bytes, hostRange) else {
             throw .malformedURI("bad host")
         }
+        let host =
+            hostKind == .ipv6 && bytes[hostRange.lowerBound] == ASCII.leftBracket
+            ? ByteRange(start: hostRange.lowerBound + 1, end: hostRange.upperBound - 1) : ByteRange(hostRange)
         var port: UInt16?
         if scanner.consume(ASCII.colon) {
-            guard let digits = scanner.read(while: \.isDigit), digits.count <= 5,
+            guard let digits = scanner.read(while: { $0.isDigit }), digits.count <= 5,
                 let value = parseDecimal(bytes, digits, limit: 65535)
             else { throw .malformedURI("bad port") }
             port = UInt16(value)
         }
 
-        var parameters = Parameters()
+        let parametersStart = scanner.index
         while scanner.consume(ASCII.semicolon) {
-            guard let name = try scanner.readEscaped(allowed: \.isURIParamChar) else {
+            guard try scanner.readEscaped(allowed: { $0.isURIParamChar }) != nil else {
                 throw .malformedURI("empty parameter")
             }
-            var value: String?
             if scanner.consume(ASCII.equals) {
-                guard let v = try scanner.readEscaped(allowed: \.isURIParamChar) else {
+                guard try scanner.readEscaped(allowed: { $0.isURIParamChar }) != nil else {
                     throw .malformedURI("parameter without value after '='")
                 }
-                value = scanner.string(v)
             }
-            parameters.elements.append(Parameter(scanner.string(name), value))
         }
+        let parameters = ByteRange(start: parametersStart, end: scanner.index)
 
-        var headers: [Parameter] = []
+        var headers = ByteRange(start: scanner.index, end: scanner.index)
         if scanner.consume(ASCII.question) {
+            let headersStart = scanner.index
             repeat {
-                guard let name = try scanner.readEscaped(allowed: \.isURIHeaderChar), scanner.consume(ASCII.equals)
+                guard try scanner.readEscaped(allowed: { $0.isURIHeaderChar }) != nil, scanner.consume(ASCII.equals)
                 else { throw .malformedURI("bad header") }
-                let value = try scanner.readEscaped(allowed: \.isURIHeaderChar)
-                headers.append(Parameter(scanner.string(name), value.map { scanner.string($0) } ?? ""))
+                _ = try scanner.readEscaped(allowed: { $0.isURIHeaderChar })
             } while scanner.consume(ASCII.ampersand)
+            headers = ByteRange(start: headersStart, end: scanner.index)
         }
         guard scanner.isAtEnd else { throw .malformedURI("unexpected character") }
-
-        var uri = SIPURI(host: host, port: port, isSecure: isSecure, parameters: parameters, headers: headers)
-        uri.escapedUser = user
-        uri.escapedPassword = password
-        return uri
+        return SIPURILayout(
+            whole: ByteRange(start: start, end: scanner.index), isSecure: isSecure, user: user, password: password,
+            host: host, hostKind: hostKind, port: port, parameters: parameters, headers: headers)
     }
 }
 
@@ -122,12 +145,12 @@ extension TelURI {
             }
             var value: String?
             if scanner.consume(ASCII.equals) {
-                guard let v = try scanner.readEscaped(allowed: \.isURIParamChar) else {
+                guard let v = try scanner.readEscaped(allowed: { $0.isURIParamChar }) else {
                     throw .malformedURI("tel parameter without value")
                 }
                 value = scanner.string(v)
             }
-            parameters.elements.append(Parameter(scanner.string(name), value))
+            parameters.append(Parameter(scanner.string(name), value))
         }
         guard scanner.isAtEnd else { throw .malformedURI("unexpected character in tel URI") }
         let uri = TelURI(number: number, parameters: parameters)
@@ -153,11 +176,9 @@ extension SIPURI {
             v.map { percentNormalized($0).map(\.lowercasedASCII) }
         }
         // Parameters in both must match; user, ttl, method, maddr and transport must be in both or neither.
-        for p in parameters.elements {
-            if let i = other.parameters.firstIndex(named: p.name) {
-                guard normalizedValue(p.value) == normalizedValue(other.parameters.elements[i].value) else {
-                    return false
-                }
+        for p in parameters {
+            if let q = other.parameters.first(named: p.name) {
+                guard normalizedValue(p.value) == normalizedValue(q.value) else { return false }
             }
         }
         for name in ["user", "ttl", "method", "maddr", "transport"]

@@ -6,8 +6,7 @@ public enum URI: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a URI (RFC 3261 §19.1, RFC 3966, RFC 3986 absolute URIs).
     public init(_ string: String) throws(MessageError) {
-        let bytes = Array(string.utf8)
-        self = try URI.parse(bytes, 0..<bytes.count)
+        self = try ByteScanner.scan(string) { (scanner) throws(MessageError) -> URI in try URI.parse(&scanner) }
     }
 
     /// The scheme in lower case: `sip`, `sips`, `tel`, or another.
@@ -48,111 +47,6 @@ public enum URI: Sendable, Hashable, CustomStringConvertible {
         case (.other(let a), .other(let b)):
             a.scheme.equalsCaseInsensitive(b.scheme) && percentNormalized(a.content) == percentNormalized(b.content)
         default: false
-        }
-    }
-}
-
-/// A `sip:` or `sips:` URI (RFC 3261 §19.1).
-///
-/// `user` and `password` read and write the decoded text; on the wire (and in `escapedUser`) they keep
-/// the %-escapes they arrived with, which are never decoded twice (`%2541` stays `%41`). Parameters and
-/// headers are kept as written.
-public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
-    /// `sips:` rather than `sip:`.
-    public var isSecure: Bool
-    /// The user part as written, %-escapes intact.
-    public var escapedUser: String?
-    /// The password as written, %-escapes intact.
-    public var escapedPassword: String?
-    public var host: SIPHost
-    public var port: UInt16?
-    /// `;name=value` URI parameters, in order.
-    public var parameters: Parameters
-    /// `?name=value&...` headers, in order.
-    public var headers: [Parameter]
-
-    /// A SIP URI. `user` is given decoded and escaped as RFC 3261 §19.1.2 requires.
-    public init(
-        user: String? = nil, host: SIPHost, port: UInt16? = nil, isSecure: Bool = false,
-        parameters: Parameters = [], headers: [Parameter] = []
-    ) {
-        self.isSecure = isSecure
-        self.escapedUser = user.map { percentEncoded($0, allowed: \.isUserChar) }
-        self.escapedPassword = nil
-        self.host = host
-        self.port = port
-        self.parameters = parameters
-        self.headers = headers
-    }
-
-    /// Parses a SIP or SIPS URI.
-    public init(_ string: String) throws(MessageError) {
-        guard case .sip(let uri) = try URI(string) else { throw .malformedURI("not a SIP URI") }
-        self = uri
-    }
-
-    /// The user part, decoded (a `%00` stays a NUL character and does not end the name).
-    public var user: String? {
-        get { escapedUser.map(percentDecodedString) }
-        set { escapedUser = newValue.map { percentEncoded($0, allowed: \.isUserChar) } }
-    }
-
-    /// The password, decoded.
-    public var password: String? {
-        get { escapedPassword.map(percentDecodedString) }
-        set { escapedPassword = newValue.map { percentEncoded($0, allowed: \.isPasswordChar) } }
-    }
-
-    /// The `transport` parameter, in lower case.
-    public var transport: String? {
-        get { parameters["transport"].map { percentDecodedString($0).lowercasedASCII } }
-        set { parameters["transport"] = newValue }
-    }
-
-    /// The `maddr` parameter.
-    public var maddr: String? { parameters["maddr"].map(percentDecodedString) }
-    /// The `ttl` parameter.
-    public var ttl: Int? { parameters["ttl"].flatMap { Int($0) } }
-    /// The `method` parameter.
-    public var method: String? { parameters["method"].map(percentDecodedString) }
-    /// The `user` parameter (`phone`, `ip`, ...), in lower case.
-    public var userParameter: String? { parameters["user"].map { percentDecodedString($0).lowercasedASCII } }
-    /// Whether the `lr` parameter marks a loose router (RFC 3261 §19.1.1).
-    public var isLooseRouter: Bool { parameters.contains("lr") }
-
-    public var description: String {
-        var out: [UInt8] = []
-        serialize(into: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    func serialize(into buffer: inout [UInt8]) {
-        buffer.append(isSecure ? "sips:" : "sip:")
-        if let escapedUser {
-            buffer.append(escapedUser)
-            if let escapedPassword {
-                buffer.append(ASCII.colon)
-                buffer.append(escapedPassword)
-            }
-            buffer.append(ASCII.at)
-        }
-        if host.kind == .ipv6 {
-            buffer.append(ASCII.leftBracket)
-            buffer.append(host.text)
-            buffer.append(ASCII.rightBracket)
-        } else {
-            buffer.append(host.text)
-        }
-        if let port {
-            buffer.append(ASCII.colon)
-            buffer.appendDecimal(port)
-        }
-        parameters.serialize(into: &buffer)
-        for (i, header) in headers.enumerated() {
-            buffer.append(i == 0 ? ASCII.question : ASCII.ampersand)
-            buffer.append(header.name)
-            buffer.append(ASCII.equals)
-            buffer.append(header.value ?? "")
         }
     }
 }

@@ -11,6 +11,7 @@ struct Options {
     var repetitions = 5
     var corpus = "Tests/SIPMessageTests/Data/bench"
     var filter: String?
+    var view: String?
 }
 
 func parseOptions() -> Options {
@@ -24,10 +25,12 @@ func parseOptions() -> Options {
         case ("--reps", let v?): options.repetitions = Int(v) ?? options.repetitions
         case ("--corpus", let v?): options.corpus = v
         case ("--only", let v?): options.filter = v
+        case ("--view", let v?): options.view = v
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize]\n".utf8)
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views] [--view NAME]\n"
+                        .utf8)
             )
             exit(2)
         }
@@ -197,6 +200,27 @@ if options.filter == nil || options.filter == "serialize" {
         for _ in 0..<buildRounds { blackHole(buildInvite().serialized()) }
     }
     report("switchboard", "build+serialize", "invite", built.serialized().count, bm, reps, n)
+}
+
+if options.filter == nil || options.filter == "views" {
+    // The cost of each typed view alone, on already parsed messages (mean over the ten files).
+    let parsed = files.compactMap { try? Message(parsing: $0.bytes).headerFields }
+    let views: [(String, (SIPFields) -> Int)] = [
+        ("topVia", { (try? $0.topVia)?.port.map(Int.init) ?? 0 }),
+        ("from", { (try? $0.from)?.tag?.utf8.count ?? 0 }),
+        ("to", { (try? $0.to)?.tag?.utf8.count ?? 0 }),
+        ("cseq", { Int((try? $0.cseq)?.sequenceNumber ?? 0) }),
+        ("callID", { (try? $0.callID)?.utf8.count ?? 0 }),
+        ("firstContact", { (try? $0.firstContact)?.uri?.sipURI?.port.map(Int.init) ?? 0 }),
+    ]
+    let rounds = max(1, n / 10)
+    for (name, view) in views where options.view == nil || options.view == name {
+        for _ in 0..<rounds / 10 { for f in parsed { sink &+= view(f) } }
+        let m = measure(repetitions: reps, messagesPerRepetition: rounds * parsed.count) {
+            for _ in 0..<rounds { for f in parsed { sink &+= view(f) } }
+        }
+        report("switchboard", "view", name, 0, m, reps, n)
+    }
 }
 
 // Allocations per message, counted by the benchmark's own malloc wrappers.

@@ -72,6 +72,19 @@ struct FieldsTests {
         #expect(fields.count == 2)
     }
 
+    @Test func listValuesSplitOutsideQuotesAndBrackets() throws {
+        let message = try Message(
+            parsing:
+                "OPTIONS sip:a@b SIP/2.0\r\nX-List: \"Doe, John\" <sip:j@x;a=1,2>, <sip:k@y> ,tok\r\nX-List: last\r\nContent-Length: 0\r\n\r\n"
+        )
+        let name = try #require(SIPField.Name("x-list"))
+        #expect(
+            message.headerFields.listValues(name) == [
+                "\"Doe, John\" <sip:j@x;a=1,2>", "<sip:k@y>", "tok", "last",
+            ])
+        #expect(message.headerFields[values: name].count == 2)
+    }
+
     @Test func equalityIgnoresNameSpellingButNotValues() throws {
         let a: SIPFields = [SIPField(name: try #require(SIPField.Name("v")), value: "SIP/2.0/UDP x")]
         let b: SIPFields = [SIPField(name: .via, value: "SIP/2.0/UDP x")]

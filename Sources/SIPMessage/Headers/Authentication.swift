@@ -127,7 +127,12 @@ extension String {
 func parseAuthField(_ bytes: [UInt8], _ range: Range<Int>, field: KnownHeader?) throws(MessageError)
     -> [(scheme: String, parameters: Parameters, token68: String?)]
 {
-    var scanner = ByteScanner(bytes, range)
+    try ByteScanner.scan(bytes, range) { (scanner) throws(MessageError) in try parseAuthField(&scanner, field: field) }
+}
+
+func parseAuthField(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError)
+    -> [(scheme: String, parameters: Parameters, token68: String?)]
+{
     var result: [(scheme: String, parameters: Parameters, token68: String?)] = []
     scanner.skipLWS()
     while !scanner.isAtEnd {
@@ -142,9 +147,9 @@ func parseAuthField(_ bytes: [UInt8], _ range: Range<Int>, field: KnownHeader?) 
             if let name = scanner.readToken() {
                 if scanner.consumeSeparator(ASCII.equals) {
                     if let quoted = scanner.readQuotedString() {
-                        parameters.elements.append(Parameter(scanner.string(name), scanner.string(quoted)))
+                        parameters.append(Parameter(scanner.string(name), scanner.string(quoted)))
                     } else if let token = scanner.readToken() {
-                        parameters.elements.append(Parameter(scanner.string(name), scanner.string(token)))
+                        parameters.append(Parameter(scanner.string(name), scanner.string(token)))
                     } else if parameters.isEmpty {
                         // token68 ending in '=' padding.
                         scanner.index = save

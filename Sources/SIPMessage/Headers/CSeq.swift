@@ -27,7 +27,7 @@ public struct CSeq: Sendable, Hashable, CustomStringConvertible, SIPHeaderEncoda
 
 extension CSeq: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> CSeq {
-        guard let digits = scanner.read(while: \.isDigit) else { throw .malformed(field, "no sequence number") }
+        guard let digits = scanner.read(while: { $0.isDigit }) else { throw .malformed(field, "no sequence number") }
         guard let number = parseDecimal(scanner.bytes, digits, limit: UInt64(CSeq.maximum)) else {
             throw .malformed(field, "sequence number too large")
         }
@@ -36,7 +36,7 @@ extension CSeq: ScannerParsable {
         guard scanner.index > beforeSpace, let method = scanner.readToken() else {
             throw .malformed(field, "no method")
         }
-        return CSeq(UInt32(number), SIPMethod(unchecked: scanner.string(method)))
+        return CSeq(UInt32(number), SIPMethod(unchecked: scanner.internedToken(method)))
     }
 }
 
@@ -69,10 +69,10 @@ public struct RAck: Sendable, Hashable, CustomStringConvertible, SIPHeaderEncoda
 
 extension RAck: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> RAck {
-        guard let r = scanner.read(while: \.isDigit), let rseq = parseDecimal(scanner.bytes, r, limit: 0xFFFF_FFFF)
+        guard let r = scanner.read(while: { $0.isDigit }), let rseq = parseDecimal(scanner.bytes, r, limit: 0xFFFF_FFFF)
         else { throw .malformed(field, "bad response number") }
         scanner.skipLWS()
-        guard let c = scanner.read(while: \.isDigit), let cseq = parseDecimal(scanner.bytes, c, limit: 0xFFFF_FFFF)
+        guard let c = scanner.read(while: { $0.isDigit }), let cseq = parseDecimal(scanner.bytes, c, limit: 0xFFFF_FFFF)
         else { throw .malformed(field, "bad CSeq number") }
         scanner.skipLWS()
         guard let m = scanner.readToken() else { throw .malformed(field, "no method") }
@@ -87,9 +87,9 @@ enum CallIDValue: ScannerParsable {
 
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> CallIDValue {
         let start = scanner.index
-        guard scanner.read(while: \.isWordChar) != nil else { throw .malformed(field, "empty Call-ID") }
+        guard scanner.read(while: { $0.isWordChar }) != nil else { throw .malformed(field, "empty Call-ID") }
         if scanner.consume(ASCII.at) {
-            guard scanner.read(while: \.isWordChar) != nil else { throw .malformed(field, "empty word after '@'") }
+            guard scanner.read(while: { $0.isWordChar }) != nil else { throw .malformed(field, "empty word after '@'") }
         }
         return .value(scanner.string(start..<scanner.index))
     }

@@ -191,7 +191,7 @@ public struct SessionExpires: Sendable, Hashable, CustomStringConvertible, SIPHe
 
 extension SessionExpires: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> SessionExpires {
-        guard let digits = scanner.read(while: \.isDigit),
+        guard let digits = scanner.read(while: { $0.isDigit }),
             let value = parseDecimal(scanner.bytes, digits, limit: 0xFFFF_FFFF)
         else { throw .malformed(field, "bad delta-seconds") }
         var result = SessionExpires(deltaSeconds: UInt32(value))
@@ -233,7 +233,7 @@ public struct RetryAfter: Sendable, Hashable, CustomStringConvertible, SIPHeader
 
 extension RetryAfter: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> RetryAfter {
-        guard let digits = scanner.read(while: \.isDigit),
+        guard let digits = scanner.read(while: { $0.isDigit }),
             let value = parseDecimal(scanner.bytes, digits, limit: 0xFFFF_FFFF)
         else { throw .malformed(field, "bad delta-seconds") }
         var comment: String?
@@ -289,7 +289,7 @@ public struct Warning: Sendable, Hashable, CustomStringConvertible, SIPHeaderEnc
 
 extension Warning: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> Warning {
-        guard let digits = scanner.read(while: \.isDigit), digits.count == 3,
+        guard let digits = scanner.read(while: { $0.isDigit }), digits.count == 3,
             let code = parseDecimal(scanner.bytes, digits, limit: 999)
         else { throw .malformed(field, "warn-code must have three digits") }
         scanner.skipLWS()
@@ -329,8 +329,8 @@ extension Timestamp: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> Timestamp {
         func decimal(_ scanner: inout ByteScanner) -> Range<Int>? {
             let start = scanner.index
-            guard scanner.read(while: \.isDigit) != nil else { return nil }
-            if scanner.consume(ASCII.dot) { _ = scanner.read(while: \.isDigit) }
+            guard scanner.read(while: { $0.isDigit }) != nil else { return nil }
+            if scanner.consume(ASCII.dot) { _ = scanner.read(while: { $0.isDigit }) }
             return start..<scanner.index
         }
         guard let value = decimal(&scanner) else { throw .malformed(field, "not a number") }

@@ -1,16 +1,58 @@
 /// `name-addr / addr-spec` with header parameters: the value of From, To, Route, Record-Route, Refer-To,
 /// Referred-By, P-Asserted-Identity and, inside `Contact`, each contact (RFC 3261 §20.10, §25.1).
-public struct NameAddress: Sendable, Hashable, CustomStringConvertible, SIPHeaderEncodable {
-    /// The display name, decoded (no quotes, no quoted-pair escapes).
-    public var displayName: String?
-    public var uri: URI
-    /// Header parameters (`;tag=`, `;expires=`, ...), values as written.
-    public var parameters: Parameters
+///
+/// A parsed address is a view of the bytes it arrived in (one reference, no strings until a part is read);
+/// setting a part rebuilds it in the canonical `"Display" <uri>;params` form.
+public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable {
+    /// How the display name was written.
+    enum DisplayName: Sendable {
+        case none
+        /// A quoted-string, quotes included.
+        case quoted(ByteRange)
+        /// `*(token LWS)`: read by collapsing white space.
+        case tokens(ByteRange)
+    }
+
+    /// The URI: a SIP URI's layout in the same source, or another URI kept as a value.
+    enum Address: Sendable {
+        case sip(SIPURILayout)
+        case other(URI)
+    }
+
+    var source: [UInt8]
+    var whole: ByteRange
+    var display: DisplayName
+    var address: Address
+    var parametersRange: ByteRange
 
     public init(displayName: String? = nil, uri: URI, parameters: Parameters = []) {
-        self.displayName = displayName
-        self.uri = uri
-        self.parameters = parameters
+        var bytes: [UInt8] = []
+        var display = DisplayName.none
+        if let displayName, !displayName.isEmpty {
+            let start = bytes.count
+            appendQuoted(displayName, to: &bytes)
+            display = .quoted(ByteRange(start: start, end: bytes.count))
+            bytes.append(ASCII.space)
+        }
+        bytes.append(ASCII.lessThan)
+        let address: Address
+        switch uri {
+        case .sip(let sip):
+            let delta = bytes.count - Int(sip.layout.whole.start)
+            bytes.append(contentsOf: sip.source[sip.layout.whole.range])
+            address = .sip(sip.layout.shifted(by: delta))
+        default:
+            uri.serialize(into: &bytes)
+            address = .other(uri)
+        }
+        bytes.append(ASCII.greaterThan)
+        let parametersStart = bytes.count
+        Parameters.writeHeaderParameters(parameters.elements, into: &bytes)
+        self.source = bytes
+        self.whole = ByteRange(start: 0, end: bytes.count)
+        self.display = display
+        self.address = address
+        self.parametersRange = ByteRange(start: parametersStart, end: bytes.count)
     }
 
     public init(displayName: String? = nil, uri: SIPURI, parameters: Parameters = []) {
@@ -22,43 +64,95 @@ public struct NameAddress: Sendable, Hashable, CustomStringConvertible, SIPHeade
         self = try NameAddress.parseWhole(text, field: nil)
     }
 
+    init(source: [UInt8], whole: ByteRange, display: DisplayName, address: Address, parameters: ByteRange) {
+        self.source = source
+        self.whole = whole
+        self.display = display
+        self.address = address
+        self.parametersRange = parameters
+    }
+
+    /// The display name, decoded (no quotes, no quoted-pair escapes).
+    public var displayName: String? {
+        get {
+            switch display {
+            case .none: return nil
+            case .quoted(let r): return unquote(source, r.range)
+            case .tokens(let r):
+                return source[r.range].withContiguousStorageIfAvailable(collapseWhiteSpace) ?? source.string(r)
+            }
+        }
+        set { self = NameAddress(displayName: newValue, uri: uri, parameters: parameters) }
+    }
+
+    public var uri: URI {
+        get {
+            switch address {
+            case .sip(let layout): return .sip(SIPURI(source: source, layout: layout))
+            case .other(let uri): return uri
+            }
+        }
+        set { self = NameAddress(displayName: displayName, uri: newValue, parameters: parameters) }
+    }
+
+    /// Header parameters (`;tag=`, `;expires=`, ...), values as written.
+    public var parameters: Parameters {
+        get { Parameters(wire: source, range: parametersRange.range, isURI: false) }
+        set { self = NameAddress(displayName: displayName, uri: uri, parameters: newValue) }
+    }
+
     /// The `tag` parameter (RFC 3261 §19.3).
     public var tag: String? {
         get { parameters["tag"] }
-        set { parameters["tag"] = newValue }
+        set {
+            var p = parameters
+            p["tag"] = newValue
+            parameters = p
+        }
     }
 
     public var description: String { wireForm }
 
-    /// Always writes the name-addr form (`<...>`), which is never ambiguous.
+    /// Writes the address as received, or in the `"Display" <uri>;params` form it was built in.
     public func serialize(into buffer: inout [UInt8]) {
-        if let displayName, !displayName.isEmpty {
-            appendQuoted(displayName, to: &buffer)
-            buffer.append(ASCII.space)
-        }
-        buffer.append(ASCII.lessThan)
-        uri.serialize(into: &buffer)
-        buffer.append(ASCII.greaterThan)
-        parameters.serialize(into: &buffer)
+        buffer.append(contentsOf: source[whole.range])
+    }
+}
+
+extension NameAddress: Hashable {
+    public static func == (a: NameAddress, b: NameAddress) -> Bool {
+        a.displayName == b.displayName && a.uri == b.uri && a.parameters == b.parameters
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(displayName)
+        hasher.combine(uri)
+        hasher.combine(parameters)
     }
 }
 
 extension NameAddress: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> NameAddress {
-        let (displayName, uri) = try parseAddress(&scanner, field: field)
-        let parameters = try scanner.parseHeaderParameters(field: field)
-        return NameAddress(displayName: displayName, uri: uri, parameters: parameters)
+        let start = scanner.index
+        let (display, address) = try parseAddress(&scanner, field: field)
+        let parametersStart = scanner.index
+        _ = try scanner.parseHeaderParameters(field: field)
+        return NameAddress(
+            source: scanner.owner, whole: ByteRange(start: start, end: scanner.index), display: display,
+            address: address, parameters: ByteRange(start: parametersStart, end: scanner.index))
     }
 
     /// Parses `[display-name] <URI>` or a bare addr-spec, leaving the scanner before any parameters.
-    static func parseAddress(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> (String?, URI) {
+    static func parseAddress(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError)
+        -> (DisplayName, Address)
+    {
         scanner.skipLWS()
-        var displayName: String?
+        var display = DisplayName.none
         if scanner.peek() == ASCII.quote {
             guard let quoted = scanner.readQuotedString() else {
                 throw .malformed(field, "unterminated quoted display name")
             }
-            displayName = unquote(scanner.bytes, quoted)
+            display = .quoted(ByteRange(quoted))
             scanner.skipLWS()
             guard scanner.peek() == ASCII.lessThan else { throw .malformed(field, "expected '<' after display name") }
         } else if scanner.peek() != ASCII.lessThan {
@@ -70,7 +164,7 @@ extension NameAddress: ScannerParsable {
                 scanner.skipLWS()
             }
             if scanner.peek() == ASCII.lessThan, lastTokenEnd > start {
-                displayName = scanner.normalizedString(start..<lastTokenEnd)
+                display = .tokens(ByteRange(start: start, end: lastTokenEnd))
             } else {
                 scanner.index = start
             }
@@ -82,11 +176,7 @@ extension NameAddress: ScannerParsable {
             guard scanner.peek() == ASCII.greaterThan else { throw .malformed(field, "missing '>'") }
             let uriRange = uriStart..<scanner.index
             scanner.advance()
-            do {
-                return (displayName, try URI.parse(scanner.bytes, uriRange))
-            } catch {
-                throw .malformed(field, "bad URI (\(error.uriProblem))")
-            }
+            return (display, try parseURI(scanner, uriRange, field: field))
         }
 
         // addr-spec: the URI ends at the first ';', ',' or white space; it may hold neither '?' nor ';'.
@@ -98,14 +188,24 @@ extension NameAddress: ScannerParsable {
         }
         let uriRange = uriStart..<scanner.index
         guard !uriRange.isEmpty else { throw .malformed(field, "missing URI") }
-        if scanner.bytes[uriRange].contains(ASCII.question) {
+        if uriRange.contains(where: { scanner.bytes[$0] == ASCII.question }) {
             throw .malformed(field, "URI with headers must be enclosed in '<' '>'")
         }
+        return (display, try parseURI(scanner, uriRange, field: field))
+    }
+
+    private static func parseURI(_ scanner: ByteScanner, _ range: Range<Int>, field: KnownHeader?)
+        throws(MessageError) -> Address
+    {
+        var uriScanner = scanner.subscanner(range)
+        let uri: URI
         do {
-            return (nil, try URI.parse(scanner.bytes, uriRange))
+            uri = try URI.parse(&uriScanner)
         } catch {
             throw .malformed(field, "bad URI (\(error.uriProblem))")
         }
+        if case .sip(let sip) = uri { return .sip(sip.layout) }
+        return .other(uri)
     }
 }
 

@@ -71,12 +71,12 @@ public struct SIPDate: Sendable, Hashable, Comparable, CustomStringConvertible, 
 extension SIPDate: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> SIPDate {
         func word(_ scanner: inout ByteScanner, _ options: [String]) -> Int? {
-            guard let r = scanner.read(while: \.isAlpha) else { return nil }
+            guard let r = scanner.read(while: { $0.isAlpha }) else { return nil }
             let text = scanner.string(r)
             return options.firstIndex(of: text)
         }
         func number(_ scanner: inout ByteScanner, digits: Int) -> Int64? {
-            guard let r = scanner.read(while: \.isDigit), r.count == digits,
+            guard let r = scanner.read(while: { $0.isDigit }), r.count == digits,
                 let v = parseDecimal(scanner.bytes, r, limit: 9999)
             else { return nil }
             return Int64(v)
@@ -89,7 +89,7 @@ extension SIPDate: ScannerParsable {
             let hour = number(&scanner, digits: 2), scanner.consume(ASCII.colon),
             let minute = number(&scanner, digits: 2), scanner.consume(ASCII.colon),
             let second = number(&scanner, digits: 2), scanner.consume(ASCII.space),
-            let zone = scanner.read(while: \.isAlpha), scanner.string(zone) == "GMT",
+            let zone = scanner.read(while: { $0.isAlpha }), scanner.string(zone) == "GMT",
             (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { throw bad }
         let days = SIPDate.days(year: year, month: Int64(month + 1), day: day)

@@ -23,35 +23,38 @@ protocol ScannerParsable {
 extension ScannerParsable {
     /// Parses `text` as exactly one value.
     static func parseWhole(_ text: String, field: KnownHeader?) throws(MessageError) -> Self {
-        var scanner = ByteScanner(text)
-        scanner.skipLWS()
-        let value = try parse(&scanner, field: field)
-        scanner.skipLWS()
-        guard scanner.isAtEnd else { throw .malformed(field, "unexpected text after the value") }
-        return value
+        try ByteScanner.scan(text) { (scanner) throws(MessageError) -> Self in
+            scanner.skipLWS()
+            let value = try parse(&scanner, field: field)
+            scanner.skipLWS()
+            guard scanner.isAtEnd else { throw .malformed(field, "unexpected text after the value") }
+            return value
+        }
     }
 }
 
 extension SIPFields {
     /// Parses every value of every field of `header`, splitting comma-separated lists.
+    @inline(__always)
     func parseList<T: ScannerParsable>(
         _ header: KnownHeader, as type: T.Type, allowEmpty: Bool = false
     ) throws(MessageError) -> [T] {
         var result: [T] = []
         let field: KnownHeader? = header
         for entry in entries where entry.id == header.rawValue {
-            var scanner = ByteScanner(storage, entry.valueRange)
-            scanner.skipLWS()
-            if scanner.isAtEnd {
-                if allowEmpty { continue }
-                throw .malformed(field, "empty value")
-            }
-            while true {
-                result.append(try T.parse(&scanner, field: field))
+            try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) in
                 scanner.skipLWS()
-                if scanner.isAtEnd { break }
-                guard scanner.consumeSeparator(ASCII.comma) else {
-                    throw .malformed(field, "unexpected character")
+                if scanner.isAtEnd {
+                    if allowEmpty { return }
+                    throw .malformed(field, "empty value")
+                }
+                while true {
+                    result.append(try T.parse(&scanner, field: field))
+                    scanner.skipLWS()
+                    if scanner.isAtEnd { break }
+                    guard scanner.consumeSeparator(ASCII.comma) else {
+                        throw .malformed(field, "unexpected character")
+                    }
                 }
             }
         }
@@ -59,31 +62,35 @@ extension SIPFields {
     }
 
     /// Parses the first value of the first field of `header` only (the fast path for the top Via).
+    @inline(__always)
     func parseFirst<T: ScannerParsable>(_ header: KnownHeader, as type: T.Type) throws(MessageError) -> T? {
         guard let entry = firstEntry(header) else { return nil }
-        var scanner = ByteScanner(storage, entry.valueRange)
-        scanner.skipLWS()
-        let field: KnownHeader? = header
-        guard !scanner.isAtEnd else { throw .malformed(field, "empty value") }
-        let value = try T.parse(&scanner, field: field)
-        scanner.skipLWS()
-        guard scanner.isAtEnd || scanner.peek() == ASCII.comma else {
-            throw .malformed(field, "unexpected character")
+        return try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) -> T in
+            scanner.skipLWS()
+            let field: KnownHeader? = header
+            guard !scanner.isAtEnd else { throw .malformed(field, "empty value") }
+            let value = try T.parse(&scanner, field: field)
+            scanner.skipLWS()
+            guard scanner.isAtEnd || scanner.peek() == ASCII.comma else {
+                throw .malformed(field, "unexpected character")
+            }
+            return value
         }
-        return value
     }
 
     /// Parses the first field of a single-valued header as exactly one value.
+    @inline(__always)
     func parseSingle<T: ScannerParsable>(_ header: KnownHeader, as type: T.Type) throws(MessageError) -> T? {
         guard let entry = firstEntry(header) else { return nil }
-        var scanner = ByteScanner(storage, entry.valueRange)
-        scanner.skipLWS()
-        let field: KnownHeader? = header
-        guard !scanner.isAtEnd else { throw .malformed(field, "empty value") }
-        let value = try T.parse(&scanner, field: field)
-        scanner.skipLWS()
-        guard scanner.isAtEnd else { throw .malformed(field, "unexpected text after the value") }
-        return value
+        return try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) -> T in
+            scanner.skipLWS()
+            let field: KnownHeader? = header
+            guard !scanner.isAtEnd else { throw .malformed(field, "empty value") }
+            let value = try T.parse(&scanner, field: field)
+            scanner.skipLWS()
+            guard scanner.isAtEnd else { throw .malformed(field, "unexpected text after the value") }
+            return value
+        }
     }
 
     /// The first field's value as a range, trimmed.
@@ -92,26 +99,28 @@ extension SIPFields {
     }
 
     /// Parses a single decimal field (`Expires: 3600`), rejecting values above `limit`.
+    @inline(__always)
     func parseNumber(_ header: KnownHeader, limit: UInt64) throws(MessageError) -> UInt64? {
         guard let entry = firstEntry(header) else { return nil }
-        var scanner = ByteScanner(storage, entry.valueRange)
-        scanner.skipLWS()
-        guard let digits = scanner.read(while: \.isDigit) else {
-            throw .malformed(header, "not a number")
-        }
-        guard let value = parseDecimal(storage, digits, limit: limit) else {
-            throw .malformed(header, "value too large")
-        }
-        // Min-SE, Session-Expires and the like may carry parameters after the number.
-        scanner.skipLWS()
-        if !scanner.isAtEnd {
-            guard scanner.peek() == ASCII.semicolon else {
-                throw .malformed(header, "unexpected text after the number")
+        return try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) -> UInt64 in
+            scanner.skipLWS()
+            guard let digits = scanner.read(while: { $0.isDigit }) else {
+                throw .malformed(header, "not a number")
             }
-            _ = try scanner.parseHeaderParameters(field: header)
-            guard scanner.isAtEnd else { throw .malformed(header, "unexpected text") }
+            guard let value = parseDecimal(scanner.bytes, digits, limit: limit) else {
+                throw .malformed(header, "value too large")
+            }
+            // Min-SE, Session-Expires and the like may carry parameters after the number.
+            scanner.skipLWS()
+            if !scanner.isAtEnd {
+                guard scanner.peek() == ASCII.semicolon else {
+                    throw .malformed(header, "unexpected text after the number")
+                }
+                _ = try scanner.parseHeaderParameters(field: header)
+                guard scanner.isAtEnd else { throw .malformed(header, "unexpected text") }
+            }
+            return value
         }
-        return value
     }
 
     // MARK: Writing typed values

@@ -1,33 +1,33 @@
 /// One Via header field value (RFC 3261 §20.42, §18.2.1; RFC 3581 for `rport`).
-public struct Via: Sendable, Hashable, CustomStringConvertible, SIPHeaderEncodable {
+///
+/// A parsed Via is a view of the bytes it arrived in; setting a part rebuilds it.
+public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
     /// The RFC 3581 `rport` parameter: asked for (no value) or filled in by the server.
     public enum RPort: Sendable, Hashable {
         case requested
         case value(UInt16)
     }
 
-    /// The protocol name, normally `SIP`.
-    public var protocolName: String
-    /// The protocol version, normally `2.0`.
-    public var protocolVersion: String
-    /// The transport token as written (`UDP`, `TCP`, `TLS`, `SCTP`, `WS`, ...).
-    public var transport: String
-    public var host: SIPHost
-    public var port: UInt16?
-    /// `;branch=`, `;received=`, `;rport`, ... in order, values as written.
-    public var parameters: Parameters
+    var source: [UInt8]
+    var whole: ByteRange
+    var protocolNameRange: ByteRange
+    var protocolVersionRange: ByteRange
+    var transportRange: ByteRange
+    var hostKind: SIPHost.Kind
+    var hostRange: ByteRange
+    var portValue: UInt16?
+    var parametersRange: ByteRange
 
     /// A SIP/2.0 Via.
     public init(
         transport: String, host: SIPHost, port: UInt16? = nil, branch: String? = nil, parameters: Parameters = []
     ) {
-        self.protocolName = "SIP"
-        self.protocolVersion = "2.0"
-        self.transport = transport
-        self.host = host
-        self.port = port
-        self.parameters = parameters
-        if let branch { self.parameters["branch"] = branch }
+        var parameters = parameters
+        if let branch { parameters["branch"] = branch }
+        self.init(
+            Components(
+                protocolName: "SIP", protocolVersion: "2.0", transport: transport, host: host, port: port,
+                parameters: parameters.elements))
     }
 
     /// Parses one via-parm.
@@ -35,10 +35,44 @@ public struct Via: Sendable, Hashable, CustomStringConvertible, SIPHeaderEncodab
         self = try Via.parseWhole(text, field: .via)
     }
 
+    /// The protocol name, normally `SIP`.
+    public var protocolName: String {
+        get { source.string(protocolNameRange) }
+        set { modify { $0.protocolName = newValue } }
+    }
+
+    /// The protocol version, normally `2.0`.
+    public var protocolVersion: String {
+        get { source.string(protocolVersionRange) }
+        set { modify { $0.protocolVersion = newValue } }
+    }
+
+    /// The transport token as written (`UDP`, `TCP`, `TLS`, `SCTP`, `WS`, ...).
+    public var transport: String {
+        get { source.string(transportRange) }
+        set { modify { $0.transport = newValue } }
+    }
+
+    public var host: SIPHost {
+        get { SIPHost(kind: hostKind, source: source, span: hostRange) }
+        set { modify { $0.host = newValue } }
+    }
+
+    public var port: UInt16? {
+        get { portValue }
+        set { modify { $0.port = newValue } }
+    }
+
+    /// `;branch=`, `;received=`, `;rport`, ... in order, values as written.
+    public var parameters: Parameters {
+        get { Parameters(wire: source, range: parametersRange.range, isURI: false) }
+        set { modify { $0.parameters = newValue.elements } }
+    }
+
     /// The `branch` parameter: the transaction identifier (RFC 3261 §8.1.1.7).
     public var branch: String? {
         get { parameters["branch"] }
-        set { parameters["branch"] = newValue }
+        set { modify { $0.set("branch", newValue) } }
     }
 
     /// Whether the branch begins with the RFC 3261 magic cookie `z9hG4bK`.
@@ -50,21 +84,23 @@ public struct Via: Sendable, Hashable, CustomStringConvertible, SIPHeaderEncodab
     /// The `received` parameter (RFC 3261 §18.2.1).
     public var received: String? {
         get { parameters["received"] }
-        set { parameters["received"] = newValue }
+        set { modify { $0.set("received", newValue) } }
     }
 
     /// The `rport` parameter (RFC 3581).
     public var rport: RPort? {
         get {
-            guard let i = parameters.firstIndex(named: "rport") else { return nil }
-            guard let v = parameters.elements[i].value else { return .requested }
+            guard let parameter = parameters.first(named: "rport") else { return nil }
+            guard let v = parameter.value else { return .requested }
             return UInt16(v).map(RPort.value)
         }
         set {
-            switch newValue {
-            case nil: parameters.remove("rport")
-            case .requested: parameters.set("rport", to: nil)
-            case .value(let port): parameters.set("rport", to: String(port))
+            modify { parts in
+                switch newValue {
+                case nil: parts.parameters.removeAll { Parameters.namesMatch($0.name, "rport") }
+                case .requested: parts.set("rport", nil, flag: true)
+                case .value(let port): parts.set("rport", String(port))
+                }
             }
         }
     }
@@ -83,50 +119,139 @@ public struct Via: Sendable, Hashable, CustomStringConvertible, SIPHeaderEncodab
     public var description: String { wireForm }
 
     public func serialize(into buffer: inout [UInt8]) {
-        buffer.append(protocolName)
-        buffer.append(ASCII.slash)
-        buffer.append(protocolVersion)
-        buffer.append(ASCII.slash)
-        buffer.append(transport)
-        buffer.append(ASCII.space)
-        buffer.append(host.description)
-        if let port {
-            buffer.append(ASCII.colon)
-            buffer.appendDecimal(port)
+        buffer.append(contentsOf: source[whole.range])
+    }
+
+    // MARK: Building
+
+    struct Components {
+        var protocolName: String
+        var protocolVersion: String
+        var transport: String
+        var host: SIPHost
+        var port: UInt16?
+        var parameters: [Parameter]
+
+        /// Sets a parameter's value (`nil` removes it unless `flag`, which keeps it without a value).
+        mutating func set(_ name: String, _ value: String?, flag: Bool = false) {
+            if value == nil, !flag {
+                parameters.removeAll { Parameters.namesMatch($0.name, name) }
+            } else if let i = parameters.firstIndex(where: { Parameters.namesMatch($0.name, name) }) {
+                parameters[i].value = value
+            } else {
+                parameters.append(Parameter(name, value))
+            }
         }
-        parameters.serialize(into: &buffer)
+    }
+
+    var components: Components {
+        Components(
+            protocolName: protocolName, protocolVersion: protocolVersion, transport: transport, host: host, port: port,
+            parameters: parameters.elements)
+    }
+
+    init(
+        source: [UInt8], whole: ByteRange, protocolName: ByteRange, protocolVersion: ByteRange, transport: ByteRange,
+        hostKind: SIPHost.Kind, host: ByteRange, port: UInt16?, parameters: ByteRange
+    ) {
+        self.source = source
+        self.whole = whole
+        self.protocolNameRange = protocolName
+        self.protocolVersionRange = protocolVersion
+        self.transportRange = transport
+        self.hostKind = hostKind
+        self.hostRange = host
+        self.portValue = port
+        self.parametersRange = parameters
+    }
+
+    init(_ c: Components) {
+        func token(_ s: String, _ fallback: String) -> String {
+            !s.isEmpty && s.utf8.allSatisfy({ $0.isTokenChar }) ? s : fallback
+        }
+        var bytes: [UInt8] = []
+        let name = bytes.appendRecording(token(c.protocolName, "SIP"))
+        bytes.append(ASCII.slash)
+        let version = bytes.appendRecording(token(c.protocolVersion, "2.0"))
+        bytes.append(ASCII.slash)
+        let transport = bytes.appendRecording(token(c.transport, "UDP"))
+        bytes.append(ASCII.space)
+        if c.host.kind == .ipv6 { bytes.append(ASCII.leftBracket) }
+        let host = bytes.appendRecording(c.host.text)
+        if c.host.kind == .ipv6 { bytes.append(ASCII.rightBracket) }
+        if let port = c.port {
+            bytes.append(ASCII.colon)
+            bytes.appendDecimal(port)
+        }
+        let parametersStart = bytes.count
+        Parameters.writeHeaderParameters(c.parameters, into: &bytes)
+        self.init(
+            source: bytes, whole: ByteRange(start: 0, end: bytes.count), protocolName: name, protocolVersion: version,
+            transport: transport, hostKind: c.host.kind, host: host, port: c.port,
+            parameters: ByteRange(start: parametersStart, end: bytes.count))
+    }
+
+    mutating func modify(_ change: (inout Components) -> Void) {
+        var parts = components
+        change(&parts)
+        self = Via(parts)
+    }
+}
+
+extension Via: Hashable {
+    public static func == (a: Via, b: Via) -> Bool {
+        a.protocolName == b.protocolName && a.protocolVersion == b.protocolVersion && a.transport == b.transport
+            && a.host == b.host && a.port == b.port && a.parameters == b.parameters
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(transport)
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(parameters)
     }
 }
 
 extension Via: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> Via {
+        let start = scanner.index
         guard let name = scanner.readToken(), scanner.consumeSeparator(ASCII.slash),
             let version = scanner.readToken(), scanner.consumeSeparator(ASCII.slash),
             let transport = scanner.readToken()
         else { throw .malformed(field, "bad sent-protocol") }
         scanner.skipLWS()
-        guard let hostRange = scanner.readHostRange(), let host = SIPHost(scanner.bytes, hostRange) else {
+        guard let hostRange = scanner.readHostRange(), let hostKind = SIPHost.classify(scanner.bytes, hostRange) else {
             throw .malformed(field, "bad sent-by host")
         }
+        let host =
+            hostKind == .ipv6 && scanner.bytes[hostRange.lowerBound] == ASCII.leftBracket
+            ? ByteRange(start: hostRange.lowerBound + 1, end: hostRange.upperBound - 1) : ByteRange(hostRange)
         var port: UInt16?
         if scanner.consumeSeparator(ASCII.colon) {
-            guard let digits = scanner.read(while: \.isDigit), let p = parseDecimal(scanner.bytes, digits, limit: 65535)
+            guard let digits = scanner.read(while: { $0.isDigit }),
+                let p = parseDecimal(scanner.bytes, digits, limit: 65535)
             else { throw .malformed(field, "bad sent-by port") }
             port = UInt16(p)
         }
-        let parameters = try scanner.parseHeaderParameters(field: field)
-        var via = Via(transport: scanner.string(transport), host: host, port: port, parameters: parameters)
-        via.protocolName = scanner.string(name)
-        via.protocolVersion = scanner.string(version)
-        if let rport = parameters["rport"] {
-            guard UInt16(rport) != nil else { throw .malformed(field, "bad rport") }
+        let parametersStart = scanner.index
+        // rport and ttl are numbers, branch a token: checked on the bytes while validating.
+        let bytes = scanner.bytes
+        _ = try scanner.parseHeaderParameters(field: field) { name, value in
+            switch name.count {
+            case 5 where bytesEqualCaseInsensitive(bytes, name, literal: "rport"):
+                if let value, parseDecimal(bytes, value, limit: 65535) == nil { return "bad rport" }
+            case 3 where bytesEqualCaseInsensitive(bytes, name, literal: "ttl"):
+                if value.flatMap({ parseDecimal(bytes, $0, limit: 255) }) == nil { return "bad ttl" }
+            case 6 where bytesEqualCaseInsensitive(bytes, name, literal: "branch"):
+                if let value, value.isEmpty || bytes[value.lowerBound] == ASCII.quote { return "bad branch" }
+            default: break
+            }
+            return nil
         }
-        if let ttl = parameters["ttl"] {
-            guard let t = Int(ttl), (0...255).contains(t) else { throw .malformed(field, "bad ttl") }
-        }
-        if let branch = parameters["branch"], branch.utf8.first == ASCII.quote {
-            throw .malformed(field, "quoted branch")
-        }
-        return via
+        let parametersRange = ByteRange(start: parametersStart, end: scanner.index)
+        return Via(
+            source: scanner.owner, whole: ByteRange(start: start, end: scanner.index), protocolName: ByteRange(name),
+            protocolVersion: ByteRange(version), transport: ByteRange(transport), hostKind: hostKind, host: host,
+            port: port, parameters: parametersRange)
     }
 }

@@ -1,0 +1,34 @@
+/// A range of a value's byte source, in 8 bytes (parsed values keep offsets, not strings).
+struct ByteRange: Sendable, Hashable {
+    var start: UInt32
+    var end: UInt32
+
+    init(_ range: Range<Int>) {
+        start = UInt32(truncatingIfNeeded: range.lowerBound)
+        end = UInt32(truncatingIfNeeded: range.upperBound)
+    }
+
+    init(start: Int, end: Int) {
+        self.init(start..<end)
+    }
+
+    static let empty = ByteRange(start: 0, end: 0)
+
+    var range: Range<Int> { Int(start)..<Int(end) }
+    var isEmpty: Bool { start >= end }
+    var count: Int { Int(end) - Int(start) }
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes of `range` decoded as UTF-8.
+    func string(_ range: ByteRange) -> String {
+        String(decoding: self[range.range], as: UTF8.self)
+    }
+
+    /// Appends `string` and returns where it landed.
+    mutating func appendRecording(_ string: String) -> ByteRange {
+        let start = count
+        append(contentsOf: string.utf8)
+        return ByteRange(start: start, end: count)
+    }
+}
