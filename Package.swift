@@ -21,6 +21,9 @@ let package = Package(
         .executableTarget(name: "SwitchboardBenchmarks", dependencies: ["SIPMessage", "CAllocationCounter"]),
         .target(name: "CAllocationCounter"),
 
+        // OpenSSL (libssl-dev): TLS, digests, randomness; macros wrapped in shim.h.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
         // libFuzzer entry point; built with `--sanitize=fuzzer` by scripts/fuzz.
         .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
 
