@@ -5,6 +5,7 @@ let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "SIPMessage", targets: ["SIPMessage"]),
+        .library(name: "SIPTransport", targets: ["SIPTransport"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -13,6 +14,10 @@ let package = Package(
         // The SIP message layer: URIs, header fields, requests and responses, parser,
         // serializer, stream framer and validation. Pure: no sockets, no clock.
         .target(name: "SIPMessage"),
+
+        // Event loop, UDP/TCP/TLS transports, stream framing, Via handling, RFC 3263 resolution.
+        .target(name: "SIPTransport", dependencies: ["SIPMessage", "CSystem", "COpenSSL"]),
+        .target(name: "CSystem"),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),
@@ -32,6 +37,7 @@ let package = Package(
             dependencies: ["SIPMessage"],
             exclude: ["Data"]
         ),
+        .testTarget(name: "SIPTransportTests", dependencies: ["SIPTransport", "SIPMessage"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]

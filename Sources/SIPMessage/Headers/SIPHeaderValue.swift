@@ -160,3 +160,35 @@ extension Int: SIPHeaderEncodable {
 extension UInt32: SIPHeaderEncodable {
     public func serialize(into buffer: inout [UInt8]) { buffer.appendDecimal(self) }
 }
+
+extension SIPFields {
+    /// The Via values of the field at `position` (one field may hold several, comma-separated).
+    public func vias(at position: Int) throws(MessageError) -> [Via] {
+        try parseFieldValues(at: position)
+    }
+
+    func parseFieldValues<T: ScannerParsable>(at position: Int, as type: T.Type = T.self) throws(MessageError) -> [T] {
+        guard entries.indices.contains(position) else { return [] }
+        let entry = entries[position]
+        let field = KnownHeader(rawValue: entry.id)
+        var result: [T] = []
+        try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) in
+            scanner.skipLWS()
+            while !scanner.isAtEnd {
+                result.append(try T.parse(&scanner, field: field))
+                scanner.skipLWS()
+                if scanner.isAtEnd { break }
+                guard scanner.consumeSeparator(ASCII.comma) else { throw .malformed(field, "unexpected character") }
+            }
+        }
+        return result
+    }
+
+    /// Replaces the field at `position` with one field named `name` per value, in order (used to edit the
+    /// top Via of a field that holds several).
+    public mutating func replaceField(at position: Int, with values: [some SIPHeaderEncodable], name: SIPField.Name) {
+        guard entries.indices.contains(position) else { return }
+        entries.remove(at: position)
+        for (offset, value) in values.enumerated() { insert(name, value, at: position + offset) }
+    }
+}

@@ -1,0 +1,294 @@
+import CSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One thread that owns file descriptors and timers: an epoll loop with a timer heap. Work from other
+/// threads is posted with `execute` (a `Mutex`-guarded queue plus an eventfd); everything else must be
+/// called on the loop's own thread. Several loops may run side by side (signalling, media).
+///
+/// The loop is also a `SerialExecutor`, so an actor can run on it and protocol state stays on one thread.
+public final class EventLoop: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state below the `inbox` is read and written only on the loop thread
+    // (every public entry point other than `execute`, `enqueue`, `stop` and `inEventLoop` asserts or documents
+    // that); the inbox is a Mutex, and the thread handle is written before the thread starts.
+
+    public let name: String
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex<Inbox>(Inbox())
+    private var threadID: pthread_t?
+    private let running = Atomic<Bool>(false)
+
+    private struct Inbox: ~Copyable {
+        var work: [@Sendable () -> Void] = []
+        var jobs: [UnownedJob] = []
+        var stopRequested = false
+    }
+
+    // Loop-thread state.
+    private var handlers: [Int32: (UInt32) -> Void] = [:]
+    private var timerHeap = TimerHeap()
+    private var timerActions: [UInt64: () -> Void] = [:]
+    private var nextTimerID: UInt64 = 1
+    private var stopping = false
+
+    /// Creates the loop's epoll and eventfd descriptors; `start()` runs it on a new thread.
+    public init(name: String = "switchboard") throws(TransportError) {
+        self.name = name
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw TransportError.system("epoll_create1", errno: sb_errno()) }
+        let wake = eventfd(0, sb_EFD_NONBLOCK | sb_EFD_CLOEXEC)
+        guard wake >= 0 else {
+            close(epoll)
+            throw TransportError.system("eventfd", errno: sb_errno())
+        }
+        self.epollFD = epoll
+        self.wakeFD = wake
+        var event = epoll_event()
+        event.events = sb_EPOLLIN
+        event.data.fd = wake
+        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, wake, &event)
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epollFD)
+    }
+
+    // MARK: Thread
+
+    /// Starts the loop on its own thread. Returns once the thread is running.
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let box = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let loop = Unmanaged<EventLoop>.fromOpaque(raw).takeRetainedValue()
+                loop.run()
+                return nil
+            }, box.toOpaque())
+        if result != 0 {
+            box.release()
+            running.store(false, ordering: .releasing)
+            return
+        }
+        threadID = thread
+    }
+
+    /// Asks the loop to stop after the work already posted, and waits for its thread to end. Must not be
+    /// called on the loop itself.
+    public func stop() {
+        inbox.withLock { $0.stopRequested = true }
+        wake()
+        if let thread = threadID, !inEventLoop {
+            pthread_join(thread, nil)
+            threadID = nil
+        }
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    public var inEventLoop: Bool {
+        guard let thread = threadID else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
+    /// Runs `body` on the loop thread, soon. Callable from any thread.
+    public func execute(_ body: @escaping @Sendable () -> Void) {
+        inbox.withLock { $0.work.append(body) }
+        wake()
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: Descriptors (loop thread only)
+
+    /// Watches `fd` for `events` (EPOLLIN/EPOLLOUT...); `handler` gets the ready events on the loop thread.
+    public func register(fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws(TransportError) {
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            throw TransportError.system("epoll_ctl(ADD)", errno: sb_errno())
+        }
+        handlers[fd] = handler
+    }
+
+    /// Changes the events watched on `fd`.
+    public func modify(fd: Int32, events: UInt32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Stops watching `fd` (the caller closes it).
+    public func deregister(fd: Int32) {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        handlers[fd] = nil
+    }
+
+    // MARK: Timers (loop thread only)
+
+    /// Runs `action` on the loop after `delay` (monotonic clock). Returns an id for `cancelTimer`.
+    @discardableResult
+    public func scheduleTimer(after delay: Duration, _ action: @escaping () -> Void) -> TimerHandle {
+        let id = nextTimerID
+        nextTimerID &+= 1
+        timerActions[id] = action
+        timerHeap.push(TimerHeap.Entry(deadline: .now + delay, id: id))
+        return TimerHandle(id: id)
+    }
+
+    /// Cancels a timer that has not fired yet; cancelling twice or after it fired does nothing.
+    public func cancelTimer(_ handle: TimerHandle) {
+        timerActions[handle.id] = nil
+    }
+
+    /// The number of timers armed and not cancelled.
+    public var armedTimerCount: Int { timerActions.count }
+
+    // MARK: The loop
+
+    private func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while !stopping {
+            let timeout = millisecondsToNextTimer()
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            if count < 0, sb_errno() != EINTR { break }
+            var i = 0
+            while i < Int(count) {
+                let event = events[i]
+                let fd = event.data.fd
+                if fd == wakeFD {
+                    drainWake()
+                } else if let handler = handlers[fd] {
+                    handler(event.events)
+                }
+                i += 1
+            }
+            fireDueTimers()
+            runInbox()
+        }
+        // Stopped: run what is left once so posted cleanups happen, then drop the handlers.
+        runInbox()
+        handlers.removeAll()
+        timerActions.removeAll()
+        running.store(false, ordering: .releasing)
+    }
+
+    private func drainWake() {
+        var value: UInt64 = 0
+        _ = read(wakeFD, &value, 8)
+    }
+
+    private func runInbox() {
+        let (work, jobs, stop) = inbox.withLock { inbox -> ([@Sendable () -> Void], [UnownedJob], Bool) in
+            let result = (inbox.work, inbox.jobs, inbox.stopRequested)
+            inbox.work.removeAll(keepingCapacity: true)
+            inbox.jobs.removeAll(keepingCapacity: true)
+            return result
+        }
+        for item in work { item() }
+        for job in jobs { job.runSynchronously(on: asUnownedSerialExecutor()) }
+        if stop { stopping = true }
+    }
+
+    private func millisecondsToNextTimer() -> Int32 {
+        let hasWork = inbox.withLock { !$0.work.isEmpty || !$0.jobs.isEmpty || $0.stopRequested }
+        if hasWork { return 0 }
+        while let first = timerHeap.peek(), timerActions[first.id] == nil { _ = timerHeap.pop() }
+        guard let first = timerHeap.peek() else { return -1 }
+        let remaining = first.deadline - .now
+        if remaining <= .zero { return 0 }
+        let (seconds, attoseconds) = remaining.components
+        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: ms)
+    }
+
+    private func fireDueTimers() {
+        let now = ContinuousClock.now
+        while let first = timerHeap.peek(), first.deadline <= now {
+            _ = timerHeap.pop()
+            if let action = timerActions.removeValue(forKey: first.id) { action() }
+        }
+    }
+}
+
+/// Identifies an armed timer.
+public struct TimerHandle: Sendable, Hashable {
+    let id: UInt64
+}
+
+extension EventLoop: SerialExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        inbox.withLock { $0.jobs.append(unowned) }
+        wake()
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func checkIsolated() {
+        precondition(inEventLoop, "not on event loop \(name)")
+    }
+}
+
+/// A binary min-heap of timer deadlines.
+struct TimerHeap {
+    struct Entry {
+        var deadline: ContinuousClock.Instant
+        var id: UInt64
+    }
+
+    private var items: [Entry] = []
+
+    var count: Int { items.count }
+
+    func peek() -> Entry? { items.first }
+
+    mutating func push(_ entry: Entry) {
+        items.append(entry)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].deadline < items[parent].deadline else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> Entry? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < items.count, items[left].deadline < items[smallest].deadline { smallest = left }
+                if right < items.count, items[right].deadline < items[smallest].deadline { smallest = right }
+                if smallest == parent { break }
+                items.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return first
+    }
+}

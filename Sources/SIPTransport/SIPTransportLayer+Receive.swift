@@ -1,0 +1,230 @@
+import CSystem
+import SIPMessage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension SIPTransportLayer {
+    // MARK: UDP
+
+    func readDatagrams(fd: Int32, local: SocketAddress) {
+        // Bounded per wake-up so one busy socket cannot starve the loop.
+        for _ in 0..<256 {
+            guard let (count, source) = Socket.receiveDatagram(fd, into: &receiveBuffer) else { return }
+            statistics.datagramsReceived += 1
+            if count == 0 { continue }
+            let bytes = Array(receiveBuffer[0..<count])
+            // CRLF keep-alives over UDP (RFC 5626 §4.4.2 uses STUN; bare CRLFs are dropped).
+            if bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) { continue }
+            do {
+                let message = try Message(parsing: bytes, limits: configuration.parserLimits)
+                deliver(message, transport: .udp, source: source, local: local, flow: nil)
+            } catch {
+                statistics.parseErrors += 1
+                if let status = error.status {
+                    sendErrorResponse(status: status, phrase: error.reasonPhrase, rawRequest: bytes) { response in
+                        try? Socket.sendDatagram(fd, response, to: source)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Streams
+
+    func acceptConnections(fd: Int32, transport: TransportProtocol, local: SocketAddress) {
+        for _ in 0..<64 {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &storage) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sb_accept4(fd, $0, &length, sb_SOCK_NONBLOCK | sb_SOCK_CLOEXEC)
+                }
+            }
+            guard client >= 0 else { return }
+            guard connections.count < configuration.maximumConnections, let remote = SocketAddress(storage) else {
+                statistics.connectionsRefused += 1
+                closeDescriptor(client)
+                continue
+            }
+            Socket.setOption(client, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+            let connection = StreamConnection(
+                id: newFlowID(), fd: client, transport: transport, remote: remote,
+                local: Socket.localAddress(client) ?? local, serverName: nil, isOutbound: false,
+                state: transport == .tls ? .handshaking : .established, limits: configuration.parserLimits)
+            if transport == .tls {
+                guard let context = serverTLS, let session = try? TLSSession(context: context) else {
+                    closeDescriptor(client)
+                    continue
+                }
+                connection.tls = session
+            }
+            do {
+                try loop.register(fd: client, events: sb_EPOLLIN | sb_EPOLLRDHUP) { [unowned self] events in
+                    self.connectionReady(connection, events: events)
+                }
+            } catch {
+                closeDescriptor(client)
+                continue
+            }
+            statistics.connectionsAccepted += 1
+            connections[connection.id] = connection
+            connectionIndex[ConnectionKey(transport: transport, remote: remote, serverName: nil)] = connection.id
+        }
+    }
+
+    func connectionReady(_ connection: StreamConnection, events: UInt32) {
+        guard connection.state != .closed else { return }
+        if connection.state == .connecting {
+            guard events & (sb_EPOLLOUT | sb_EPOLLERR | sb_EPOLLHUP) != 0 else { return }
+            finishConnect(connection)
+            return
+        }
+        if events & sb_EPOLLOUT != 0 {
+            do {
+                try connection.flush()
+            } catch {
+                closeConnection(connection, error: error)
+                return
+            }
+            updateWriteInterest(connection)
+        }
+        if events & (sb_EPOLLIN | sb_EPOLLRDHUP | sb_EPOLLHUP | sb_EPOLLERR) != 0 {
+            readStream(connection)
+        }
+    }
+
+    func readStream(_ connection: StreamConnection) {
+        var plaintext: [UInt8] = []
+        var peerClosed = false
+        var readError: TransportError?
+        // Read what is there, bounded by the buffer cap.
+        while connection.framer.bufferedByteCount + plaintext.count < configuration.maximumBufferedBytes {
+            let count = receiveBuffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                connection.lastActivity = .now
+                if let tls = connection.tls {
+                    receiveBuffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                } else {
+                    plaintext.append(contentsOf: receiveBuffer[0..<count])
+                }
+                if count < receiveBuffer.count { break }
+            } else if count == 0 {
+                peerClosed = true
+                break
+            } else {
+                let error = sb_errno()
+                if error != EAGAIN && error != EWOULDBLOCK { readError = .system("recv", errno: error) }
+                break
+            }
+        }
+        if let tls = connection.tls {
+            do {
+                if connection.state == .handshaking {
+                    if try tls.handshake() {
+                        connection.state = .established
+                        try sendPending(connection)
+                    }
+                }
+                if connection.state == .established { try tls.readPlaintext(into: &plaintext) }
+                connection.outbox.append(contentsOf: tls.takeCiphertext())
+                try connection.flush()
+                updateWriteInterest(connection)
+            } catch {
+                failPending(connection, error)
+                closeConnection(connection, error: error)
+                return
+            }
+        }
+        if !plaintext.isEmpty {
+            connection.framer.append(plaintext)
+            drainFramer(connection)
+        }
+        if connection.state != .closed, connection.framer.bufferedByteCount >= configuration.maximumBufferedBytes {
+            closeConnection(connection, error: TransportError(.messageTooLarge, "read buffer limit"))
+            return
+        }
+        if let readError {
+            closeConnection(connection, error: readError)
+        } else if peerClosed {
+            closeConnection(connection, error: nil)
+        }
+    }
+
+    func drainFramer(_ connection: StreamConnection) {
+        while connection.state != .closed, let output = connection.framer.next() {
+            switch output {
+            case .message(let message):
+                deliver(
+                    message, transport: connection.transport, source: connection.remote, local: connection.local,
+                    flow: connection.id)
+            case .invalid(let error):
+                statistics.parseErrors += 1
+                _ = error
+            case .ping:
+                try? connection.enqueue([0x0D, 0x0A])
+                try? connection.flush()
+                updateWriteInterest(connection)
+            case .pong:
+                if let timer = connection.pongTimer {
+                    loop.cancelTimer(timer)
+                    connection.pongTimer = nil
+                }
+            case .needMore:
+                return
+            case .close(let error):
+                statistics.parseErrors += 1
+                closeConnection(
+                    connection, error: TransportError(.connectionClosed, "framing error: \(error.reasonPhrase)"))
+                return
+            }
+        }
+    }
+
+    // MARK: Delivery
+
+    /// §18.2.1 for requests (received, rport), then hands the message up.
+    func deliver(
+        _ message: Message, transport: TransportProtocol, source: SocketAddress, local: SocketAddress, flow: FlowID?
+    ) {
+        statistics.messagesReceived += 1
+        var message = message
+        if case .request(var request) = message {
+            SIPTransportLayer.stampReceived(&request, source: source)
+            message = .request(request)
+        }
+        onMessage?(IncomingMessage(message: message, transport: transport, source: source, local: local, flow: flow))
+    }
+
+    /// Adds `received` when the top Via's sent-by host is not the source address, and fills `rport` when
+    /// the client asked for it (RFC 3261 §18.2.1, RFC 3581 §4).
+    static func stampReceived(_ request: inout SIPRequest, source: SocketAddress) {
+        guard let index = request.headerFields.firstIndex(of: .via) else { return }
+        let vias: [Via]
+        do {
+            vias = try request.headerFields.vias(at: index)
+        } catch {
+            return
+        }
+        guard var top = vias.first else { return }
+        let sourceHost = source.host
+        var changed = false
+        let sentByMatches: Bool = {
+            guard let address = SocketAddress(ip: top.host.text, port: 0) else { return false }
+            return address.with(port: 0) == source.with(port: 0)
+        }()
+        if !sentByMatches || top.rport != nil {
+            top.received = sourceHost
+            changed = true
+        }
+        if top.rport != nil {
+            top.rport = .value(source.port)
+            changed = true
+        }
+        guard changed else { return }
+        request.headerFields.replaceField(at: index, with: [top] + vias.dropFirst(), name: .via)
+    }
+}

@@ -1,0 +1,258 @@
+import CSystem
+import SIPMessage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension SIPTransportLayer {
+    // MARK: Requests
+
+    /// Sends a request to `destination`: UDP from the listening socket (so registrars store the right
+    /// source), TCP/TLS over an existing connection to the same peer or a new one. A UDP request larger than
+    /// `udpSwitchThreshold` goes over TCP instead (RFC 3261 §18.1.1), its top Via rewritten to say so.
+    /// `completion` reports a transport error (connection refused, TLS verification) or success.
+    public func send(
+        request: SIPRequest, to destination: Destination, completion: ((TransportError?) -> Void)? = nil
+    ) {
+        var request = request
+        var destination = destination
+        if destination.transport == .udp, let threshold = configuration.udpSwitchThreshold {
+            let size = request.serialized().count
+            if size > threshold, listeningAddress(.tcp, family: destination.address.family) != nil {
+                destination.transport = .tcp
+                if let index = request.headerFields.firstIndex(of: .via),
+                    var vias = try? request.headerFields.vias(at: index), !vias.isEmpty
+                {
+                    vias[0].transport = "TCP"
+                    if let local = localAddress(for: destination) { vias[0].port = local.port }
+                    request.headerFields.replaceField(at: index, with: vias, name: .via)
+                }
+            }
+        }
+        send(bytes: request.serialized(), to: destination, flow: nil, completion: completion)
+    }
+
+    /// Sends a response to a request that arrived as `incoming`, as RFC 3261 §18.2.2 and RFC 3581 §4 say:
+    /// over the same connection for streams (or a new one to the Via's sent-by if it closed); for UDP to the
+    /// `received` address and the `rport` port if present, else the sent-by port.
+    public func send(
+        response: SIPResponse, toRequest incoming: IncomingMessage, completion: ((TransportError?) -> Void)? = nil
+    ) {
+        let bytes = response.serialized()
+        if let flow = incoming.flow, connections[flow] != nil {
+            send(bytes: bytes, to: nil, flow: flow, completion: completion)
+            return
+        }
+        guard let destination = responseDestination(response, incoming: incoming) else {
+            completion?(TransportError(.invalidAddress, "no usable Via in the response"))
+            return
+        }
+        send(bytes: bytes, to: destination, flow: nil, completion: completion)
+    }
+
+    /// Where a response goes when there is no connection to reuse (§18.2.2).
+    func responseDestination(_ response: SIPResponse, incoming: IncomingMessage) -> Destination? {
+        guard let via = try? response.topVia else {
+            return Destination(transport: incoming.transport, address: incoming.source)
+        }
+        let transport = TransportProtocol(token: via.transport) ?? incoming.transport
+        var address = incoming.source
+        if let received = via.received, let ip = SocketAddress(ip: received, port: 0) {
+            address = ip
+        }
+        if case .value(let port)? = via.rport {
+            address = address.with(port: port)
+        } else if via.rport == nil {
+            address = address.with(port: via.port ?? transport.defaultPort)
+        }
+        return Destination(transport: transport, address: address)
+    }
+
+    /// Sends raw bytes on a flow or to a destination.
+    func send(bytes: [UInt8], to destination: Destination?, flow: FlowID?, completion: ((TransportError?) -> Void)?) {
+        if let flow {
+            guard let connection = connections[flow] else {
+                completion?(TransportError(.connectionClosed, "\(flow) is closed"))
+                return
+            }
+            write(bytes, on: connection, completion: completion)
+            return
+        }
+        guard let destination else {
+            completion?(TransportError(.invalidAddress, "no destination"))
+            return
+        }
+        switch destination.transport {
+        case .udp:
+            guard let listener = udpListeners.first(where: { $0.address.family == destination.address.family }) else {
+                completion?(TransportError(.notListening, "no UDP listener for \(destination.address.family)"))
+                return
+            }
+            do {
+                try Socket.sendDatagram(listener.fd, bytes, to: destination.address)
+                statistics.messagesSent += 1
+                completion?(nil)
+            } catch {
+                completion?(error)
+            }
+        case .tcp, .tls:
+            let key = ConnectionKey(
+                transport: destination.transport, remote: destination.address,
+                serverName: destination.transport == .tls ? destination.serverName : nil)
+            if let id = connectionIndex[key], let connection = connections[id] {
+                write(bytes, on: connection, completion: completion)
+                return
+            }
+            // A connection accepted from this peer can carry requests to it too (TCP; TLS only if unnamed).
+            if destination.serverName == nil,
+                let id = connectionIndex[
+                    ConnectionKey(transport: destination.transport, remote: destination.address, serverName: nil)],
+                let connection = connections[id]
+            {
+                write(bytes, on: connection, completion: completion)
+                return
+            }
+            do {
+                let connection = try openConnection(to: destination)
+                connection.pending.append((bytes, completion))
+            } catch {
+                completion?(error)
+            }
+        }
+    }
+
+    func write(_ bytes: [UInt8], on connection: StreamConnection, completion: ((TransportError?) -> Void)?) {
+        guard connection.state == .established else {
+            connection.pending.append((bytes, completion))
+            return
+        }
+        do {
+            try connection.enqueue(bytes)
+            try connection.flush()
+            connection.lastActivity = .now
+            statistics.messagesSent += 1
+            updateWriteInterest(connection)
+            completion?(nil)
+        } catch {
+            completion?(error)
+            closeConnection(connection, error: error)
+        }
+    }
+
+    func sendPending(_ connection: StreamConnection) throws(TransportError) {
+        let pending = connection.pending
+        connection.pending.removeAll()
+        for item in pending {
+            try connection.enqueue(item.bytes)
+            statistics.messagesSent += 1
+        }
+        try connection.flush()
+        updateWriteInterest(connection)
+        for item in pending { item.completion?(nil) }
+    }
+
+    func failPending(_ connection: StreamConnection, _ error: TransportError) {
+        let pending = connection.pending
+        connection.pending.removeAll()
+        for item in pending { item.completion?(error) }
+    }
+
+    // MARK: Connections
+
+    func openConnection(to destination: Destination) throws(TransportError) -> StreamConnection {
+        guard connections.count < configuration.maximumConnections else {
+            throw TransportError(.tooManyConnections, "\(connections.count) connections open")
+        }
+        var session: TLSSession?
+        if destination.transport == .tls {
+            let context = try clientTLS.get()
+            session = try TLSSession(context: context, serverName: destination.serverName, address: destination.address)
+        }
+        let fd = try Socket.tcpConnect(to: destination.address)
+        let connection = StreamConnection(
+            id: newFlowID(), fd: fd, transport: destination.transport, remote: destination.address,
+            local: Socket.localAddress(fd) ?? SocketAddress.loopback(), serverName: destination.serverName,
+            isOutbound: true, state: .connecting, limits: configuration.parserLimits)
+        connection.tls = session
+        do {
+            try loop.register(fd: fd, events: sb_EPOLLIN | sb_EPOLLOUT | sb_EPOLLRDHUP) { [unowned self] events in
+                self.connectionReady(connection, events: events)
+            }
+        } catch {
+            closeDescriptor(fd)
+            throw error
+        }
+        connection.watchingWrites = true
+        connections[connection.id] = connection
+        connectionIndex[
+            ConnectionKey(
+                transport: destination.transport, remote: destination.address,
+                serverName: destination.transport == .tls ? destination.serverName : nil)] = connection.id
+        statistics.connectionsOpened += 1
+        connection.connectTimer = loop.scheduleTimer(after: configuration.connectTimeout) { [unowned self] in
+            guard connection.state == .connecting || connection.state == .handshaking else { return }
+            let error = TransportError(.timedOut, "connection to \(connection.remote) not established")
+            self.failPending(connection, error)
+            self.closeConnection(connection, error: error)
+        }
+        startIdleSweep()
+        return connection
+    }
+
+    func finishConnect(_ connection: StreamConnection) {
+        let error = Socket.pendingError(connection.fd)
+        guard error == 0 else {
+            let failure = TransportError.system("connect \(connection.remote)", errno: error)
+            failPending(connection, failure)
+            closeConnection(connection, error: failure)
+            return
+        }
+        connection.local = Socket.localAddress(connection.fd) ?? connection.local
+        do {
+            if let tls = connection.tls {
+                connection.state = .handshaking
+                _ = try tls.handshake()
+                connection.outbox.append(contentsOf: tls.takeCiphertext())
+                try connection.flush()
+            } else {
+                connection.state = .established
+                if let timer = connection.connectTimer { loop.cancelTimer(timer) }
+                try sendPending(connection)
+            }
+            updateWriteInterest(connection)
+        } catch {
+            failPending(connection, error)
+            closeConnection(connection, error: error)
+        }
+    }
+
+    func updateWriteInterest(_ connection: StreamConnection) {
+        guard connection.state != .closed else { return }
+        let wantWrites = connection.hasUnsentBytes
+        if wantWrites != connection.watchingWrites {
+            connection.watchingWrites = wantWrites
+            loop.modify(fd: connection.fd, events: sb_EPOLLIN | sb_EPOLLRDHUP | (wantWrites ? sb_EPOLLOUT : 0))
+        }
+        if connection.state == .established, let timer = connection.connectTimer {
+            loop.cancelTimer(timer)
+            connection.connectTimer = nil
+        }
+    }
+
+    func closeConnection(_ connection: StreamConnection, error: TransportError?, notify: Bool = true) {
+        guard connection.state != .closed else { return }
+        connection.state = .closed
+        loop.deregister(fd: connection.fd)
+        closeDescriptor(connection.fd)
+        for timer in [connection.connectTimer, connection.keepAliveTimer, connection.pongTimer].compactMap({ $0 }) {
+            loop.cancelTimer(timer)
+        }
+        failPending(connection, error ?? TransportError(.connectionClosed, "connection closed"))
+        connections[connection.id] = nil
+        for (key, id) in connectionIndex where id == connection.id { connectionIndex[key] = nil }
+        if notify { onFlowEvent?(.closed(connection.id, error)) }
+    }
+}

@@ -1,0 +1,160 @@
+import CSystem
+import SIPMessage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The SIP transport layer (RFC 3261 §18) on one event loop: UDP, TCP and TLS listeners and connections,
+/// stream framing, Via `received`/`rport` (§18.2.1, RFC 3581), response routing (§18.2.2), connection
+/// reuse, idle timeouts, CRLF keep-alives (RFC 5626 §4.4.1) and limits.
+///
+/// Every method must be called on `loop` (use `loop.execute` from elsewhere); callbacks run on the loop.
+public final class SIPTransportLayer: @unchecked Sendable {
+    // @unchecked Sendable: all state is confined to `loop`'s thread; the class is passed to other threads
+    // only so they can post work to the loop through `loop.execute`.
+
+    public let loop: EventLoop
+    public let configuration: TransportConfiguration
+    /// Every message that arrives, after framing and §18.2.1 processing.
+    public var onMessage: ((IncomingMessage) -> Void)?
+    /// Connections that close or die.
+    public var onFlowEvent: ((FlowEvent) -> Void)?
+    /// Counters for tests and statistics.
+    public internal(set) var statistics = Statistics()
+
+    public struct Statistics: Sendable {
+        public var datagramsReceived = 0
+        public var messagesReceived = 0
+        public var messagesSent = 0
+        public var parseErrors = 0
+        public var errorResponsesSent = 0
+        public var connectionsOpened = 0
+        public var connectionsAccepted = 0
+        public var connectionsRefused = 0
+    }
+
+    struct UDPListener {
+        let fd: Int32
+        let address: SocketAddress
+    }
+
+    struct StreamListener {
+        let fd: Int32
+        let address: SocketAddress
+        let transport: TransportProtocol
+    }
+
+    struct ConnectionKey: Hashable {
+        let transport: TransportProtocol
+        let remote: SocketAddress
+        let serverName: String?
+    }
+
+    var udpListeners: [UDPListener] = []
+    var streamListeners: [StreamListener] = []
+    var connections: [FlowID: StreamConnection] = [:]
+    var connectionIndex: [ConnectionKey: FlowID] = [:]
+    var nextFlow: UInt64 = 1
+    var receiveBuffer = [UInt8](repeating: 0, count: 65_536)
+    lazy var clientTLS: Result<TLSContext, TransportError> = Result { () throws(TransportError) in
+        try TLSContext(configuration: configuration.tls, server: false)
+    }
+    var serverTLS: TLSContext?
+    var idleSweep: TimerHandle?
+
+    public init(loop: EventLoop, configuration: TransportConfiguration = TransportConfiguration()) {
+        self.loop = loop
+        self.configuration = configuration
+    }
+
+    // MARK: Listening
+
+    /// Opens a listener; `port` 0 picks a free port. Returns the bound address.
+    @discardableResult
+    public func listen(_ transport: TransportProtocol, on address: SocketAddress) throws(TransportError)
+        -> SocketAddress
+    {
+        switch transport {
+        case .udp:
+            let fd = try Socket.udp(bind: address)
+            let bound = Socket.localAddress(fd) ?? address
+            udpListeners.append(UDPListener(fd: fd, address: bound))
+            try loop.register(fd: fd, events: sb_EPOLLIN) { [unowned self] _ in self.readDatagrams(fd: fd, local: bound)
+            }
+            return bound
+        case .tcp, .tls:
+            if transport == .tls, serverTLS == nil {
+                serverTLS = try TLSContext(configuration: configuration.tls, server: true)
+            }
+            let fd = try Socket.tcpListen(bind: address)
+            let bound = Socket.localAddress(fd) ?? address
+            streamListeners.append(StreamListener(fd: fd, address: bound, transport: transport))
+            try loop.register(fd: fd, events: sb_EPOLLIN) { [unowned self] _ in
+                self.acceptConnections(fd: fd, transport: transport, local: bound)
+            }
+            startIdleSweep()
+            return bound
+        }
+    }
+
+    /// The address a listener of `transport` is bound to, for the family of `peer` when several are open.
+    public func listeningAddress(_ transport: TransportProtocol, family: SocketAddress.Family? = nil) -> SocketAddress?
+    {
+        switch transport {
+        case .udp: return udpListeners.first { family == nil || $0.address.family == family }?.address
+        default:
+            return streamListeners.first {
+                $0.transport == transport && (family == nil || $0.address.family == family)
+            }?.address
+        }
+    }
+
+    /// Closes every listener and connection.
+    public func shutdown() {
+        for listener in udpListeners {
+            loop.deregister(fd: listener.fd)
+            closeDescriptor(listener.fd)
+        }
+        for listener in streamListeners {
+            loop.deregister(fd: listener.fd)
+            closeDescriptor(listener.fd)
+        }
+        udpListeners.removeAll()
+        streamListeners.removeAll()
+        for connection in Array(connections.values) { closeConnection(connection, error: nil, notify: false) }
+        if let idleSweep { loop.cancelTimer(idleSweep) }
+    }
+
+    // MARK: Local addresses
+
+    /// The local address for Via and Contact toward `destination`: the listener's port with the address the
+    /// kernel picks for the route to the peer (never a guessed interface).
+    public func localAddress(for destination: Destination) -> SocketAddress? {
+        let family = destination.address.family
+        let listenerTransport: TransportProtocol = destination.transport
+        guard let listener = listeningAddress(listenerTransport, family: family) else {
+            // No listener for this transport (a TLS client, say): the route's address, port unknown (0).
+            return Socket.routeSource(to: destination.address)?.with(port: 0)
+        }
+        if !listener.isUnspecified { return listener }
+        let route = Socket.routeSource(to: destination.address) ?? listener
+        return route.with(port: listener.port)
+    }
+
+    /// A Via for a request toward `destination` with `branch` and `rport` requested (RFC 3581).
+    public func makeVia(for destination: Destination, branch: String) -> Via? {
+        guard let local = localAddress(for: destination), let host = SIPHost(local.host) else { return nil }
+        let port = local.port == 0 ? nil : local.port
+        var via = Via(transport: destination.transport.viaToken, host: host, port: port, branch: branch)
+        via.rport = .requested
+        return via
+    }
+
+    func newFlowID() -> FlowID {
+        defer { nextFlow &+= 1 }
+        return FlowID(raw: nextFlow)
+    }
+}

@@ -1,0 +1,91 @@
+import CSystem
+import SIPMessage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One TCP or TLS connection, owned by the transport layer on its loop.
+final class StreamConnection {
+    enum State {
+        case connecting
+        case handshaking
+        case established
+        case closed
+    }
+
+    let id: FlowID
+    let fd: Int32
+    let transport: TransportProtocol
+    let remote: SocketAddress
+    var local: SocketAddress
+    let serverName: String?
+    let isOutbound: Bool
+    var state: State
+    var framer: StreamFramer
+    var tls: TLSSession?
+    /// Bytes waiting for the socket to accept them (ciphertext for TLS).
+    var outbox: [UInt8] = []
+    var outboxOffset = 0
+    /// Sends accepted while connecting or handshaking, with their completions.
+    var pending: [(bytes: [UInt8], completion: ((TransportError?) -> Void)?)] = []
+    var lastActivity: ContinuousClock.Instant = .now
+    /// Registrations and dialogs that keep this flow open (no idle close while > 0).
+    var holders = 0
+    var connectTimer: TimerHandle?
+    var keepAliveTimer: TimerHandle?
+    var pongTimer: TimerHandle?
+    var keepAliveInterval: Duration?
+    var watchingWrites = false
+
+    init(
+        id: FlowID, fd: Int32, transport: TransportProtocol, remote: SocketAddress, local: SocketAddress,
+        serverName: String?, isOutbound: Bool, state: State, limits: ParserLimits
+    ) {
+        self.id = id
+        self.fd = fd
+        self.transport = transport
+        self.remote = remote
+        self.local = local
+        self.serverName = serverName
+        self.isOutbound = isOutbound
+        self.state = state
+        self.framer = StreamFramer(limits: limits)
+    }
+
+    var hasUnsentBytes: Bool { outboxOffset < outbox.count }
+
+    /// Queues plaintext for the wire (encrypting it on TLS).
+    func enqueue(_ bytes: [UInt8]) throws(TransportError) {
+        if let tls {
+            try tls.writePlaintext(bytes)
+            outbox.append(contentsOf: tls.takeCiphertext())
+        } else {
+            outbox.append(contentsOf: bytes)
+        }
+    }
+
+    /// Writes as much of the outbox as the socket takes. Returns false when the peer is gone.
+    func flush() throws(TransportError) {
+        while outboxOffset < outbox.count {
+            let written = outbox.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress?.advanced(by: outboxOffset), raw.count - outboxOffset, sb_MSG_NOSIGNAL)
+            }
+            if written < 0 {
+                let error = sb_errno()
+                if error == EAGAIN || error == EWOULDBLOCK { break }
+                throw TransportError.system("send", errno: error)
+            }
+            outboxOffset += written
+        }
+        if outboxOffset == outbox.count {
+            outbox.removeAll(keepingCapacity: true)
+            outboxOffset = 0
+        } else if outboxOffset > 65_536 {
+            outbox.removeSubrange(0..<outboxOffset)
+            outboxOffset = 0
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import SIPMessage
+
+/// A SIP transport protocol.
+public enum TransportProtocol: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case udp
+    case tcp
+    case tls
+
+    /// Reliable transports carry no retransmissions (RFC 3261 §17.1.1.2).
+    public var isReliable: Bool { self != .udp }
+    /// The transport token of a Via (`UDP`, `TCP`, `TLS`).
+    public var viaToken: String { rawValue.uppercased() }
+    /// 5060, or 5061 for TLS.
+    public var defaultPort: UInt16 { self == .tls ? 5061 : 5060 }
+
+    /// From a Via token or `transport` parameter (case-insensitive).
+    public init?(token: String) {
+        self.init(rawValue: token.lowercased())
+    }
+
+    public var description: String { viaToken }
+}
+
+/// Where to send a request: a transport, an address and, for TLS, the SIP domain the certificate must
+/// name (RFC 5922). Resolution (RFC 3263) produces these.
+public struct Destination: Sendable, Hashable, CustomStringConvertible {
+    public var transport: TransportProtocol
+    public var address: SocketAddress
+    /// The domain the request was sent to: SNI and the certificate's name; `nil` checks the IP.
+    public var serverName: String?
+
+    public init(transport: TransportProtocol, address: SocketAddress, serverName: String? = nil) {
+        self.transport = transport
+        self.address = address
+        self.serverName = serverName
+    }
+
+    public var description: String { "\(transport.rawValue):\(address)" }
+}
+
+/// A connection (TCP/TLS) or the pair of local socket and remote address (UDP) that messages travel on.
+public struct FlowID: Sendable, Hashable, CustomStringConvertible {
+    let raw: UInt64
+    public var description: String { "flow-\(raw)" }
+}
+
+/// A message as it arrived.
+public struct IncomingMessage: Sendable {
+    public var message: Message
+    public var transport: TransportProtocol
+    /// The packet's source address (what `received`/`rport` record).
+    public var source: SocketAddress
+    /// The local address it arrived on.
+    public var local: SocketAddress
+    /// The connection it arrived on (streams), for responses and outbound flows.
+    public var flow: FlowID?
+}
+
+/// Things that happen to flows.
+public enum FlowEvent: Sendable {
+    /// A stream connection closed, with the reason (`nil` for an orderly close).
+    case closed(FlowID, TransportError?)
+    /// A keep-alive pong did not arrive in time: the flow is dead (RFC 5626 §4.4.1).
+    case dead(FlowID)
+}
+
+/// Limits and timers of the transport layer.
+public struct TransportConfiguration: Sendable {
+    /// Parser limits; datagrams and stream messages above `maximumMessageSize` get 513 or are closed.
+    public var parserLimits: ParserLimits
+    /// The most stream connections open at once (accepted or opened).
+    public var maximumConnections: Int
+    /// Read buffer cap per connection: a peer cannot make one connection hold more.
+    public var maximumBufferedBytes: Int
+    /// Connections with no traffic for this long are closed unless a registration or dialog holds them.
+    public var idleTimeout: Duration
+    /// How long to wait for TCP/TLS connection setup.
+    public var connectTimeout: Duration
+    /// How long to wait for a CRLF pong after a CRLFCRLF ping before the flow is reported dead.
+    public var pongTimeout: Duration
+    /// Requests over UDP larger than this move to TCP (RFC 3261 §18.1.1); `nil` never switches.
+    public var udpSwitchThreshold: Int?
+    public var tls: TLSConfiguration
+
+    public init(
+        parserLimits: ParserLimits = ParserLimits(), maximumConnections: Int = 1024,
+        maximumBufferedBytes: Int = 256 * 1024, idleTimeout: Duration = .seconds(120),
+        connectTimeout: Duration = .seconds(10), pongTimeout: Duration = .seconds(10),
+        udpSwitchThreshold: Int? = 1300, tls: TLSConfiguration = TLSConfiguration()
+    ) {
+        self.parserLimits = parserLimits
+        self.maximumConnections = maximumConnections
+        self.maximumBufferedBytes = maximumBufferedBytes
+        self.idleTimeout = idleTimeout
+        self.connectTimeout = connectTimeout
+        self.pongTimeout = pongTimeout
+        self.udpSwitchThreshold = udpSwitchThreshold
+        self.tls = tls
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import SIPMessage
+import Testing
+
+@testable import SIPTransport
+
+@Suite("Transports on loopback", .serialized)
+struct TransportTests {
+    /// A server and a client layer on one loop, listening on `transport` at `address`.
+    func pair(
+        _ transport: TransportProtocol, _ address: SocketAddress, configuration: TransportConfiguration = .init(),
+        serverConfiguration: TransportConfiguration? = nil
+    ) async throws -> (LoopFixture, SIPTransportLayer, SIPTransportLayer, SocketAddress, Inbox, Inbox) {
+        let fixture = try LoopFixture()
+        let server = SIPTransportLayer(loop: fixture.loop, configuration: serverConfiguration ?? configuration)
+        let client = SIPTransportLayer(loop: fixture.loop, configuration: configuration)
+        let serverInbox = Inbox()
+        let clientInbox = Inbox()
+        let bound = try await onLoop(fixture.loop) {
+            serverInbox.attach(to: server)
+            clientInbox.attach(to: client)
+            let bound = try server.listen(transport, on: address)
+            try client.listen(transport, on: address.with(port: 0))
+            if transport != .udp { try client.listen(.udp, on: address.with(port: 0)) }
+            return bound
+        }
+        return (fixture, server, client, bound, serverInbox, clientInbox)
+    }
+
+    @Test(arguments: [TransportProtocol.udp, .tcp], [SocketAddress.loopback(), .loopbackIPv6()])
+    func requestAndResponse(_ transport: TransportProtocol, _ address: SocketAddress) async throws {
+        let (fixture, server, client, bound, serverInbox, clientInbox) = try await pair(transport, address)
+        let destination = Destination(transport: transport, address: bound)
+        let outcome = Outcome()
+        try await onLoop(fixture.loop) {
+            let via = try #require(client.makeVia(for: destination, branch: "z9hG4bK-test-1"))
+            #expect(via.host.text == address.host)
+            let request = try options(to: "sip:bob@\(bound.uriHost):\(bound.port)", via: via)
+            client.send(request: request, to: destination, completion: outcome.completion)
+        }
+        #expect(await outcome.wait() == .some(nil))
+        let received = await serverInbox.wait(for: 1)
+        let incoming = try #require(received.first)
+        #expect(incoming.transport == transport)
+        let request = try #require(incoming.message.request)
+        let top = try #require(try request.topVia)
+        #expect(top.received == address.host)
+        #expect(top.rport == .value(incoming.source.port))
+        try await onLoop(fixture.loop) {
+            server.send(response: response(to: request), toRequest: incoming, completion: nil)
+        }
+        let answers = await clientInbox.wait(for: 1)
+        #expect(answers.first?.message.response?.statusCode == 200)
+        if transport == .tcp {
+            // The response came back over the connection the request used.
+            #expect(answers.first?.flow != nil)
+            let counts = try await onLoop(fixture.loop) { (client.connectionCount, server.connectionCount) }
+            #expect(counts.0 == 1 && counts.1 == 1)
+        }
+        try await fixture.stop([server, client])
+    }
+
+    @Test func tcpConnectionsAreReused() async throws {
+        let (fixture, server, client, bound, serverInbox, _) = try await pair(.tcp, .loopback())
+        let destination = Destination(transport: .tcp, address: bound)
+        try await onLoop(fixture.loop) {
+            for i in 0..<5 {
+                let via = try #require(client.makeVia(for: destination, branch: "z9hG4bK-reuse-\(i)"))
+                client.send(request: try options(to: "sip:bob@127.0.0.1", via: via), to: destination)
+            }
+        }
+        let received = await serverInbox.wait(for: 5)
+        #expect(received.count == 5)
+        #expect(Set(received.compactMap(\.flow)).count == 1)
+        let opened = try await onLoop(fixture.loop) { client.statistics.connectionsOpened }
+        #expect(opened == 1)
+        try await fixture.stop([server, client])
+    }
+
+    @Test func refusedConnectionIsATransportError() async throws {
+        let fixture = try LoopFixture()
+        let client = SIPTransportLayer(loop: fixture.loop)
+        let outcome = Outcome()
+        // A port nothing listens on: bind and close a socket to find one.
+        let unused = try await onLoop(fixture.loop) { () -> SocketAddress in
+            let probe = SIPTransportLayer(loop: fixture.loop)
+            let address = try probe.listen(.tcp, on: .loopback())
+            probe.shutdown()
+            return address
+        }
+        try await onLoop(fixture.loop) {
+            try client.listen(.udp, on: .loopback())
+            let destination = Destination(transport: .tcp, address: unused)
+            let via = try #require(client.makeVia(for: destination, branch: "z9hG4bK-refused"))
+            client.send(
+                request: try options(to: "sip:x@127.0.0.1", via: via), to: destination, completion: outcome.completion)
+        }
+        let result = await outcome.wait()
+        #expect(result??.code == .connectionRefused)
+        try await fixture.stop([client])
+    }
+
+    @Test func largeUDPRequestsMoveToTCP() async throws {
+        let fixture = try LoopFixture()
+        let server = SIPTransportLayer(loop: fixture.loop)
+        let client = SIPTransportLayer(loop: fixture.loop)
+        let inbox = Inbox()
+        let bound = try await onLoop(fixture.loop) { () -> SocketAddress in
+            inbox.attach(to: server)
+            let address = try server.listen(.udp, on: .loopback())
+            try server.listen(.tcp, on: address)
+            try client.listen(.udp, on: .loopback())
+            try client.listen(.tcp, on: .loopback())
+            return address
+        }
+        try await onLoop(fixture.loop) {
+            let destination = Destination(transport: .udp, address: bound)
+            let via = try #require(client.makeVia(for: destination, branch: "z9hG4bK-big"))
+            let big = String(repeating: "x", count: 2000)
+            client.send(request: try options(to: "sip:bob@127.0.0.1", via: via, body: big), to: destination)
+        }
+        let received = await inbox.wait(for: 1)
+        let incoming = try #require(received.first)
+        #expect(incoming.transport == .tcp)
+        #expect(try incoming.message.request?.topVia?.transport == "TCP")
+        try await fixture.stop([server, client])
+    }
+
+    @Test func oversizedDatagramGets513() async throws {
+        var configuration = TransportConfiguration()
+        configuration.parserLimits.maximumMessageSize = 1000
+        let (fixture, server, client, bound, serverInbox, clientInbox) = try await pair(
+            .udp, .loopback(), configuration: configuration)
+        try await onLoop(fixture.loop) {
+            let destination = Destination(transport: .udp, address: bound)
+            var big = try options(
+                to: "sip:bob@127.0.0.1", via: try #require(client.makeVia(for: destination, branch: "z9hG4bK-513")))
+            big.headerFields.append(
+                name: try #require(SIPField.Name("X-Padding")), value: String(repeating: "p", count: 1500))
+            // Bypass the client's own switch to TCP: there is no TCP listener, so it stays UDP.
+            client.send(request: big, to: destination)
+        }
+        let answers = await clientInbox.wait(for: 1)
+        #expect(answers.first?.message.response?.statusCode == 513)
+        #expect(await serverInbox.wait(for: 1, timeout: .milliseconds(200)).isEmpty)
+        try await fixture.stop([server, client])
+    }
+
+    @Test func keepAlivePongsKeepTheFlowAndSilenceKillsIt() async throws {
+        var configuration = TransportConfiguration()
+        configuration.pongTimeout = .milliseconds(300)
+        let (fixture, server, client, bound, serverInbox, clientInbox) = try await pair(
+            .tcp, .loopback(), configuration: configuration)
+        let destination = Destination(transport: .tcp, address: bound)
+        try await onLoop(fixture.loop) {
+            let via = try #require(client.makeVia(for: destination, branch: "z9hG4bK-ka"))
+            client.send(request: try options(to: "sip:bob@127.0.0.1", via: via), to: destination)
+        }
+        _ = await serverInbox.wait(for: 1)
+        let flow = try await onLoop(fixture.loop) { try #require(client.flow(to: destination)) }
+        try await onLoop(fixture.loop) { client.setKeepAlive(flow: flow, interval: .milliseconds(100)) }
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(try await onLoop(fixture.loop) { client.isOpen(flow) })
+        #expect(await clientInbox.waitForEvent(timeout: .milliseconds(10)) { _ in true } == nil)
+
+        // A peer that reads but never answers pings: a raw TCP listener.
+        let silent = try await onLoop(fixture.loop) { () -> (Int32, SocketAddress) in
+            let fd = try Socket.tcpListen(bind: .loopback())
+            return (fd, try #require(Socket.localAddress(fd)))
+        }
+        let quietDestination = Destination(transport: .tcp, address: silent.1)
+        try await onLoop(fixture.loop) {
+            let via = try #require(client.makeVia(for: quietDestination, branch: "z9hG4bK-ka2"))
+            client.send(request: try options(to: "sip:bob@127.0.0.1", via: via), to: quietDestination)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let quietFlow = try await onLoop(fixture.loop) { try #require(client.flow(to: quietDestination)) }
+        try await onLoop(fixture.loop) { client.setKeepAlive(flow: quietFlow, interval: .milliseconds(100)) }
+        let event = await clientInbox.waitForEvent {
+            if case .dead(let f) = $0 { return f == quietFlow }
+            return false
+        }
+        #expect(event != nil)
+        closeDescriptor(silent.0)
+        try await fixture.stop([server, client])
+    }
+
+    @Test func idleConnectionsCloseUnlessHeld() async throws {
+        var configuration = TransportConfiguration()
+        configuration.idleTimeout = .milliseconds(200)
+        // Only the client has a short idle timeout: the server must not close the connection first.
+        let (fixture, server, client, bound, serverInbox, _) = try await pair(
+            .tcp, .loopback(), configuration: configuration, serverConfiguration: TransportConfiguration())
+        let destination = Destination(transport: .tcp, address: bound)
+        try await onLoop(fixture.loop) {
+            let via = try #require(client.makeVia(for: destination, branch: "z9hG4bK-idle"))
+            client.send(request: try options(to: "sip:bob@127.0.0.1", via: via), to: destination)
+        }
+        _ = await serverInbox.wait(for: 1)
+        let flow = try await onLoop(fixture.loop) { try #require(client.flow(to: destination)) }
+        try await onLoop(fixture.loop) { client.retain(flow: flow) }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await onLoop(fixture.loop) { client.isOpen(flow) })
+        try await onLoop(fixture.loop) { client.release(flow: flow) }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await onLoop(fixture.loop) { !client.isOpen(flow) })
+        try await fixture.stop([server, client])
+    }
+
+    @Test func viaUsesTheRouteAddressNotAGuessedInterface() async throws {
+        let fixture = try LoopFixture()
+        let layer = SIPTransportLayer(loop: fixture.loop)
+        let via = try await onLoop(fixture.loop) { () -> Via? in
+            try layer.listen(.udp, on: SocketAddress(ip: "0.0.0.0", port: 0) ?? .loopback())
+            return layer.makeVia(for: Destination(transport: .udp, address: .loopback(port: 5060)), branch: "z9hG4bKx")
+        }
+        #expect(via?.host.text == "127.0.0.1")
+        #expect(via?.rport == .requested)
+        try await fixture.stop([layer])
+    }
+}
