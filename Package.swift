@@ -17,7 +17,8 @@ let package = Package(
 
         // Event loop, UDP/TCP/TLS transports, stream framing, Via handling, RFC 3263 resolution.
         .target(name: "SIPTransport", dependencies: ["SIPMessage", "CSystem", "COpenSSL"]),
-        .target(name: "CSystem"),
+        // epoll, eventfd, timerfd and glibc's resolver (libresolv) for NAPTR/SRV, wrapped for Swift.
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary("resolv")]),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),

@@ -19,6 +19,11 @@
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <arpa/nameser.h>
+#include <resolv.h>
+#include <stdlib.h>
+#include <string.h>
 
 static inline int sb_errno(void) { return errno; }
 static inline int sb_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
@@ -38,5 +43,51 @@ static const int sb_SOCK_NONBLOCK = SOCK_NONBLOCK;
 static const int sb_SOCK_CLOEXEC = SOCK_CLOEXEC;
 static const int sb_MSG_DONTWAIT = MSG_DONTWAIT;
 static const int sb_MSG_NOSIGNAL = MSG_NOSIGNAL;
+
+// glibc's stub resolver (libresolv): res_nquery and the ns_* parser, for NAPTR and SRV (RFC 3263).
+// The ns_rr accessors are macros; they are wrapped here, as is pointing a res_state at one server.
+
+/// A resolver state owned by the caller (heap allocated, freed with sb_res_free).
+static inline res_state sb_res_new(void) {
+    res_state state = (res_state)calloc(1, sizeof(struct __res_state));
+    if (state && res_ninit(state) != 0) {
+        free(state);
+        return NULL;
+    }
+    return state;
+}
+
+static inline void sb_res_free(res_state state) {
+    if (state) {
+        res_nclose(state);
+        free(state);
+    }
+}
+
+/// Uses one IPv4 name server at `address:port` (network order), with a timeout in seconds and tries.
+static inline void sb_res_set_server(res_state state, uint32_t address, uint16_t port, int timeout, int attempts) {
+    state->nscount = 1;
+    state->nsaddr_list[0].sin_family = AF_INET;
+    state->nsaddr_list[0].sin_addr.s_addr = address;
+    state->nsaddr_list[0].sin_port = port;
+    state->retrans = timeout;
+    state->retry = attempts;
+}
+
+static inline uint16_t sb_ns_rr_type(const ns_rr *rr) { return ns_rr_type(*rr); }
+static inline uint16_t sb_ns_rr_class(const ns_rr *rr) { return ns_rr_class(*rr); }
+static inline uint32_t sb_ns_rr_ttl(const ns_rr *rr) { return ns_rr_ttl(*rr); }
+static inline uint16_t sb_ns_rr_rdlen(const ns_rr *rr) { return ns_rr_rdlen(*rr); }
+static inline const unsigned char *sb_ns_rr_rdata(const ns_rr *rr) { return ns_rr_rdata(*rr); }
+static inline const char *sb_ns_rr_name(const ns_rr *rr) { return ns_rr_name(*rr); }
+static inline int sb_ns_msg_count(ns_msg handle, ns_sect section) { return ns_msg_count(handle, section); }
+static inline const unsigned char *sb_ns_msg_base(ns_msg handle) { return ns_msg_base(handle); }
+static inline const unsigned char *sb_ns_msg_end(ns_msg handle) { return ns_msg_end(handle); }
+
+static const int sb_ns_t_a = ns_t_a;
+static const int sb_ns_t_aaaa = ns_t_aaaa;
+static const int sb_ns_t_srv = ns_t_srv;
+static const int sb_ns_t_naptr = ns_t_naptr;
+static const int sb_ns_c_in = ns_c_in;
 
 #endif

@@ -1,0 +1,175 @@
+import Foundation
+import SIPMessage
+import Testing
+
+@testable import SIPTransport
+
+/// A dnsmasq on 127.0.0.1 serving NAPTR, SRV and A records for the tests, stopped by PID.
+final class DNSServer {
+    let process = Process()
+    let port: UInt16
+
+    init(records: [String]) throws {
+        port = UInt16.random(in: 20_000...40_000)
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/dnsmasq")
+        process.arguments =
+            [
+                "--keep-in-foreground", "--no-resolv", "--no-hosts", "--port=\(port)", "--listen-address=127.0.0.1",
+                "--bind-interfaces", "--log-facility=-", "--conf-file=/dev/null",
+            ] + records
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until it answers.
+        let deadline = ContinuousClock.now + .seconds(5)
+        let resolver = SIPResolver(
+            configuration: ResolverConfiguration(
+                nameServer: .loopback(port: port), timeoutSeconds: 1, attempts: 1, hostsFile: nil))
+        while ContinuousClock.now < deadline {
+            if let found = try? resolver.resolveNow(SIPURI("sip:ready.test")), !found.isEmpty { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        stop()
+        throw Failure("dnsmasq did not start")
+    }
+
+    /// Stops dnsmasq by PID with SIGKILL: a child spawned from the test runner inherits its blocked signal
+    /// mask, so SIGTERM would stay pending forever.
+    func stop() {
+        let pid = process.processIdentifier
+        guard process.isRunning else { return }
+        kill(pid, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(2)
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    }
+}
+
+@Suite("RFC 3263 resolution against dnsmasq", .serialized)
+struct ResolverTests {
+    static let records = [
+        "--host-record=ready.test,127.0.0.1",
+        "--host-record=pbx.example.test,127.0.0.1",
+        "--host-record=backup.example.test,127.0.0.2",
+        "--host-record=tls.example.test,127.0.0.3",
+        "--host-record=plain.test,127.0.0.4",
+        "--host-record=v6.test,::1",
+        "--naptr-record=example.test,10,50,s,SIP+D2U,,_sip._udp.example.test",
+        "--naptr-record=example.test,20,50,s,SIPS+D2T,,_sips._tcp.example.test",
+        "--naptr-record=example.test,30,50,s,SIP+D2X,,_sip._xyz.example.test",
+        "--srv-host=_sip._udp.example.test,pbx.example.test,5060,10,50",
+        "--srv-host=_sip._udp.example.test,backup.example.test,5062,20,50",
+        "--srv-host=_sips._tcp.example.test,tls.example.test,5061,10,50",
+        "--srv-host=_sip._tcp.example.test,pbx.example.test,5070,10,50",
+        "--srv-host=_sip._tcp.srvonly.test,pbx.example.test,5080,10,50",
+    ]
+
+    func withResolver(_ body: (SIPResolver) throws -> Void) throws {
+        let server = try DNSServer(records: Self.records)
+        defer { server.stop() }
+        let hosts = FileManager.default.temporaryDirectory.appendingPathComponent("sb-hosts-\(UUID().uuidString)")
+        try "127.0.0.9\tmyhost.test alias.test\n# comment\n".write(to: hosts, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: hosts) }
+        try body(
+            SIPResolver(
+                configuration: ResolverConfiguration(
+                    nameServer: .loopback(port: server.port), timeoutSeconds: 1, attempts: 1, hostsFile: hosts.path)))
+    }
+
+    @Test func naptrThenSRVThenA() throws {
+        try withResolver { resolver in
+            let found = try resolver.resolveNow(SIPURI("sip:alice@example.test"))
+            #expect(found.map(\.description) == ["udp:127.0.0.1:5060", "udp:127.0.0.2:5062", "tls:127.0.0.3:5061"])
+            // TLS names the SIP domain, never the resolved address (RFC 5922).
+            #expect(found.last?.serverName == "example.test")
+        }
+    }
+
+    @Test func sipsUsesOnlySecureServices() throws {
+        try withResolver { resolver in
+            let found = try resolver.resolveNow(SIPURI("sips:alice@example.test"))
+            #expect(found.map(\.description) == ["tls:127.0.0.3:5061"])
+        }
+    }
+
+    @Test func transportParameterSkipsNAPTR() throws {
+        try withResolver { resolver in
+            let found = try resolver.resolveNow(SIPURI("sip:alice@example.test;transport=tcp"))
+            #expect(found.map(\.description) == ["tcp:127.0.0.1:5070"])
+        }
+    }
+
+    @Test func srvWithoutNAPTR() throws {
+        try withResolver { resolver in
+            let found = try resolver.resolveNow(SIPURI("sip:alice@srvonly.test"))
+            #expect(found.map(\.description) == ["tcp:127.0.0.1:5080"])
+        }
+    }
+
+    @Test func addressRecordsWhenThereIsNoSRV() throws {
+        try withResolver { resolver in
+            let r295 = try resolver.resolveNow(SIPURI("sip:alice@plain.test")).map(\.description)
+            #expect(r295 == ["udp:127.0.0.4:5060"])
+            let r549 = try resolver.resolveNow(SIPURI("sips:alice@plain.test")).map(\.description)
+            #expect(r549 == ["tls:127.0.0.4:5061"])
+            #expect(try resolver.resolveNow(SIPURI("sip:alice@v6.test")).map(\.description) == ["udp:[::1]:5060"])
+        }
+    }
+
+    @Test func anExplicitPortMeansAddressRecordsOnly() throws {
+        try withResolver { resolver in
+            // example.test has no address record of its own: with a port, NAPTR/SRV are not consulted.
+            #expect(throws: TransportError.self) { try resolver.resolveNow(SIPURI("sip:alice@example.test:5090")) }
+            let plain = try resolver.resolveNow(SIPURI("sip:alice@plain.test:5070;transport=tcp"))
+            #expect(plain.map(\.description) == ["tcp:127.0.0.4:5070"])
+        }
+    }
+
+    @Test func hostsFileBeforeDNS() throws {
+        try withResolver { resolver in
+            let r523 = try resolver.resolveNow(SIPURI("sip:bob@alias.test")).map(\.description)
+            #expect(r523 == ["udp:127.0.0.9:5060"])
+        }
+    }
+
+    @Test func numericHostsNeedNoDNS() throws {
+        let resolver = SIPResolver(configuration: ResolverConfiguration(nameServer: .loopback(port: 9), hostsFile: nil))
+        let r592 = try resolver.resolveNow(SIPURI("sip:192.0.2.1")).map(\.description)
+        #expect(r592 == ["udp:192.0.2.1:5060"])
+        #expect(try resolver.resolveNow(SIPURI("sips:[::1]")).map(\.description) == ["tls:[::1]:5061"])
+        let tcp = try resolver.resolveNow(SIPURI("sip:127.0.0.1:5070;transport=TCP"))
+        #expect(tcp.map(\.description) == ["tcp:127.0.0.1:5070"])
+        #expect(tcp.first?.serverName == nil)
+    }
+
+    @Test func unknownNamesFailCleanly() throws {
+        try withResolver { resolver in
+            #expect(throws: TransportError.self) { try resolver.resolveNow(SIPURI("sip:alice@nowhere.test")) }
+        }
+    }
+
+    @Test func srvOrderFollowsPriorityAndWeight() {
+        // Priority 10 always before 20; within 10, the weight-90 target wins most draws.
+        let records = [
+            DNSSession.SRV(priority: 20, weight: 0, port: 3, target: "c"),
+            DNSSession.SRV(priority: 10, weight: 90, port: 1, target: "a"),
+            DNSSession.SRV(priority: 10, weight: 10, port: 2, target: "b"),
+        ]
+        var generator = SystemRandomNumberGenerator()
+        var firstA = 0
+        for _ in 0..<1000 {
+            let ordered = SIPResolver.orderSRV(records, using: &generator)
+            #expect(ordered.last?.target == "c")
+            if ordered.first?.target == "a" { firstA += 1 }
+        }
+        #expect(firstA > 800 && firstA < 980)
+    }
+
+    @Test func asyncResolveRunsOffTheCallerThread() async throws {
+        let server = try DNSServer(records: Self.records)
+        defer { server.stop() }
+        let resolver = SIPResolver(
+            configuration: ResolverConfiguration(nameServer: .loopback(port: server.port), hostsFile: nil))
+        let found = try await resolver.resolve(SIPURI("sips:alice@example.test"))
+        #expect(found.first?.transport == .tls)
+    }
+}
