@@ -11,13 +11,8 @@ enum ASCII {
     static let dot: UInt8 = 0x2E
     static let slash: UInt8 = 0x2F
     static let colon: UInt8 = 0x3A
-    static let semicolon: UInt8 = 0x3B
     static let equals: UInt8 = 0x3D
-    static let caret: UInt8 = 0x5E
-    static let pipe: UInt8 = 0x7C
-    static let comma: UInt8 = 0x2C
     static let zero: UInt8 = 0x30
-    static let two: UInt8 = 0x32
 }
 
 extension UInt8 {
@@ -29,8 +24,6 @@ extension UInt8 {
     var isAlpha: Bool { (self | 0x20) &- 0x61 < 26 }
 
     var isLowercaseLetter: Bool { self &- 0x61 < 26 }
-
-    var isHexDigit: Bool { isDigit || (self | 0x20) &- 0x61 < 6 }
 
     var hexValue: UInt8? {
         if isDigit { return self &- 0x30 }
@@ -67,9 +60,6 @@ extension String {
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy { $0.lowercasedASCII == $1.lowercasedASCII }
     }
-
-    /// The string with ASCII letters lowered.
-    var lowercasedASCII: String { String(decoding: utf8.map(\.lowercasedASCII), as: UTF8.self) }
 
     /// True when every byte is a token character and there is at least one.
     var isSDPToken: Bool { !isEmpty && utf8.allSatisfy(\.isTokenChar) }

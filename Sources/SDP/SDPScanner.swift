@@ -30,17 +30,6 @@ struct SDPScanner {
         return false
     }
 
-    /// Consumes `literal` (compared ignoring ASCII case) if it is next.
-    mutating func consume(caseInsensitive literal: String) -> Bool {
-        var i = index
-        for b in literal.utf8 {
-            guard i < end, bytes[i].lowercasedASCII == b.lowercasedASCII else { return false }
-            i += 1
-        }
-        index = i
-        return true
-    }
-
     /// Skips SP and HTAB; returns whether there was any.
     @discardableResult
     mutating func skipWhitespace() -> Bool {
@@ -64,13 +53,6 @@ struct SDPScanner {
     /// Reads bytes up to the next white space (one field of a space-separated line).
     mutating func readField() -> String? {
         read(while: \.isFieldChar).map(string)
-    }
-
-    /// Reads bytes up to (not including) `stop` or the end.
-    mutating func read(upTo stop: UInt8) -> String {
-        let start = index
-        while index < end, bytes[index] != stop { index += 1 }
-        return string(start..<index)
     }
 
     /// Reads `1*DIGIT` no larger than `limit`; restores the position and returns `nil` otherwise.
