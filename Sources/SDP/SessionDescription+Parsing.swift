@@ -137,10 +137,23 @@ struct SDPParser {
             try startMedia(value)
             return
         default:
-            session.unknownLines.append(unknownLine(type, value))
+            SDPParser.insert(unknownLine(type, value), into: &session.unknownLines, order: SDPParser.sessionOrder)
             return
         }
         lastKnown = Character(Unicode.Scalar(type))
+    }
+
+    /// The order in which the serializer writes the line groups of each section (RFC 8866 §5).
+    private static let sessionOrder: [Character] = ["v", "o", "s", "i", "u", "e", "p", "c", "b", "t", "z", "k", "a"]
+    private static let mediaOrder: [Character] = ["m", "i", "c", "b", "k", "a"]
+
+    /// Keeps unknown lines in the order they are written back in (by the group they follow, then as received),
+    /// so that parsing what was written gives an equal description even when the input's lines were out of
+    /// order.
+    private static func insert(_ line: UnknownLine, into lines: inout [UnknownLine], order: [Character]) {
+        let rank = order.firstIndex(of: line.follows) ?? order.count
+        let index = lines.firstIndex { (order.firstIndex(of: $0.follows) ?? order.count) > rank } ?? lines.count
+        lines.insert(line, at: index)
     }
 
     private mutating func startMedia(_ value: String) throws(SDPError) {
@@ -171,7 +184,8 @@ struct SDPParser {
         case "v", "o", "s", "u", "e", "p", "t", "r", "z":
             throw SDPError(.misplacedLine, "a session-level line inside a media section")
         default:
-            session.media[index].unknownLines.append(unknownLine(type, value))
+            SDPParser.insert(
+                unknownLine(type, value), into: &session.media[index].unknownLines, order: SDPParser.mediaOrder)
             return
         }
         lastKnown = Character(Unicode.Scalar(type))

@@ -125,6 +125,33 @@ struct ParserTests {
         #expect(try SessionDescription(parsing: expected) == session)
     }
 
+    @Test func unknownLinesAmongOutOfOrderLinesKeepTheirPlace() throws {
+        // Found by the fuzzer: y= follows b=, which comes after a= here but is written before it.
+        let session = try sdp(
+            """
+            v=0
+            o=- 1 1 IN IP4 192.0.2.1
+            s=-
+            a=tool:x
+            x=after a
+            b=AS:64
+            y=after b
+            m=audio 4000 RTP/AVP 0
+            c=IN IP4 192.0.2.1
+            a=sendonly
+            w=after media a
+            b=AS:32
+            j=after media b
+
+            """)
+        #expect(session.unknownLines.map(\.type) == ["y", "x"])
+        #expect(session.media[0].unknownLines.map(\.type) == ["j", "w"])
+        let written = session.description
+        #expect(written.contains("b=AS:64\r\ny=after b\r\na=tool:x\r\nx=after a\r\n"))
+        #expect(written.contains("b=AS:32\r\nj=after media b\r\na=sendonly\r\nw=after media a\r\n"))
+        #expect(try SessionDescription(parsing: written) == session)
+    }
+
     @Test func connectionOnlyInMediaSectionsIsEnough() throws {
         let session = try sdp(
             """
