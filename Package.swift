@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
+        .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
     ],
     targets: [
         // The SIP message layer: URIs, header fields, requests and responses, parser,
@@ -28,6 +29,7 @@ let package = Package(
 
         // libFuzzer entry point; built with `--sanitize=fuzzer` by scripts/fuzz.
         .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
+        .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
 
         .testTarget(
             name: "SIPMessageTests",
