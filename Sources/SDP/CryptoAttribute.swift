@@ -1,7 +1,9 @@
 /// An SRTP crypto suite name of RFC 4568 §6.2, kept as written.
 public struct CryptoSuite: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The suite name as written.
     public var rawValue: String
 
+    /// A crypto suite; the supported ones are static members.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// AES counter mode, 128-bit key, HMAC-SHA1 with an 80-bit tag (RFC 4568 §6.2.1).

@@ -1,13 +1,20 @@
 /// The media type of an m= line (RFC 8866 §5.14): `audio`, `video`, `image`, ... kept as written.
 public struct MediaType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The media type as written.
     public var rawValue: String
 
+    /// A media type; known ones are static members.
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// `audio`.
     public static let audio = MediaType(rawValue: "audio")
+    /// `video`.
     public static let video = MediaType(rawValue: "video")
+    /// `text`.
     public static let text = MediaType(rawValue: "text")
+    /// `application`.
     public static let application = MediaType(rawValue: "application")
+    /// `message`.
     public static let message = MediaType(rawValue: "message")
     /// T.38 fax (RFC 6466).
     public static let image = MediaType(rawValue: "image")
@@ -20,8 +27,10 @@ public struct MediaType: RawRepresentable, Sendable, Hashable, CustomStringConve
 
 /// The transport protocol of an m= line (RFC 8866 §5.14, §8.2.2), kept as written.
 public struct TransportProtocol: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The protocol as written.
     public var rawValue: String
 
+    /// A transport protocol; known ones are static members.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// RTP with the audio/video profile (RFC 3551).

@@ -2,6 +2,7 @@
 /// below parse the raw attributes when asked and throw an `SDPError` (code `malformedAttribute`, naming the
 /// line) when a known attribute is malformed; the raw attributes stay the truth.
 public protocol SDPAttributeContainer {
+    /// The a= lines, in order.
     var attributes: [Attribute] { get set }
 }
 
