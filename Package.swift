@@ -6,9 +6,11 @@ let package = Package(
     products: [
         .library(name: "SIPMessage", targets: ["SIPMessage"]),
         .library(name: "SIPTransport", targets: ["SIPTransport"]),
+        .library(name: "SDP", targets: ["SDP"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
+        .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
     ],
     targets: [
         // The SIP message layer: URIs, header fields, requests and responses, parser,
@@ -19,6 +21,9 @@ let package = Package(
         .target(name: "SIPTransport", dependencies: ["SIPMessage", "CSystem", "COpenSSL"]),
         // epoll, eventfd, timerfd and glibc's resolver (libresolv) for NAPTR/SRV, wrapped for Swift.
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("resolv")]),
+        // SDP (RFC 8866): model, parser, serializer and the RFC 3264 offer/answer engine. Pure: no I/O,
+        // no clock, no randomness of its own (sources are injected).
+        .target(name: "SDP"),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),
@@ -32,6 +37,7 @@ let package = Package(
 
         // libFuzzer entry point; built with `--sanitize=fuzzer` by scripts/fuzz.
         .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
+        .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
 
         .testTarget(
             name: "SIPMessageTests",
@@ -39,6 +45,7 @@ let package = Package(
             exclude: ["Data"]
         ),
         .testTarget(name: "SIPTransportTests", dependencies: ["SIPTransport", "SIPMessage"]),
+        .testTarget(name: "SDPTests", dependencies: ["SDP"], exclude: ["Data"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,92 @@
+import SDP
+
+// libFuzzer entry point over the SDP parser, every typed attribute view, the serializer and the offer/answer
+// engine. Built only with `--sanitize=fuzzer` (see scripts/fuzz-sdp); a plain build makes an empty program.
+
+/// A fixed "random" word: the fuzzer wants determinism, not entropy.
+struct FixedRandom: RandomNumberGenerator, Sendable {
+    mutating func next() -> UInt64 { 0x0123_4567_89AB_CDEF }
+}
+
+/// Key material that only depends on the number of calls.
+struct CountingKeys: SRTPKeySource {
+    var calls: UInt8 = 0
+
+    mutating func makeKeyMaterial(count: Int) -> [UInt8]? {
+        calls &+= 1
+        return (0..<count).map { UInt8(truncatingIfNeeded: $0) &+ calls }
+    }
+}
+
+/// Limits for parsing what we wrote: U+FFFD replacing a byte of invalid UTF-8 takes three bytes.
+let reparseLimits = SDPLimits(maximumSize: 4 * 65_536, maximumLineLength: 4 * 4096)
+
+/// Reads every typed view; errors are fine, traps are not.
+func touchTypedViews(_ container: some SDPAttributeContainer) {
+    _ = try? container.rtpMaps
+    _ = try? container.formatParameters.map(\.parameters)
+    _ = try? container.packetTime
+    _ = try? container.maximumPacketTime
+    _ = container.direction
+    _ = try? container.rtcp?.attributeValue
+    _ = container.isRTCPMuxed
+    _ = try? container.cryptos.map { crypto in (crypto.attributeValue, crypto.keyParameters.map(\.keySaltBytes)) }
+    _ = try? container.ssrcs.map(\.attributeValue)
+    _ = try? container.mid
+    _ = try? container.setup
+    _ = try? container.fingerprints.map(\.attributeValue)
+}
+
+/// Our own output must always parse.
+func mustParse(_ description: SessionDescription, _ what: String) {
+    guard (try? SessionDescription(parsing: description.serialized(), limits: reparseLimits)) != nil else {
+        fatalError("\(what) does not parse:\n\(description)")
+    }
+}
+
+/// Answers `offer` and takes it as an answer to our offer, under `policy`.
+func negotiate(_ offer: SessionDescription, policy: SRTPPolicy) {
+    let configuration = OfferAnswerConfiguration(
+        address: "192.0.2.1", rtpPort: 40000,
+        codecs: Codec.defaultCodecs + [.telephoneEvent(payloadType: 102, clockRate: 48000)], srtpPolicy: policy)
+    var answerer = OfferAnswer(configuration: configuration, random: FixedRandom(), keySource: CountingKeys())
+    if (try? answerer.receiveOffer(offer)) != nil {
+        guard let answer = try? answerer.makeAnswer() else { fatalError("an accepted offer was not answered") }
+        mustParse(answer.sessionDescription, "answer")
+        if let reOffer = try? answerer.makeHoldOffer() {
+            mustParse(reOffer, "re-offer")
+            guard reOffer.media.count == answer.sessionDescription.media.count else {
+                fatalError("the re-offer changed the m= line count")
+            }
+            _ = try? answerer.receiveAnswer(offer)
+        }
+    }
+    var offerer = OfferAnswer(configuration: configuration, random: FixedRandom(), keySource: CountingKeys())
+    if let ours = try? offerer.makeOffer() {
+        mustParse(ours, "offer")
+        _ = try? offerer.receiveAnswer(offer)
+        _ = try? offerer.receiveAnswer(offer)
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data, size > 0 else { return 0 }
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let session = try? SessionDescription(parsing: bytes) else { return 0 }
+
+    touchTypedViews(session)
+    for media in session.media {
+        touchTypedViews(media)
+        _ = try? media.payloadTypes
+    }
+    let wire = session.serialized()
+    guard let again = try? SessionDescription(parsing: wire, limits: reparseLimits) else {
+        fatalError("round trip failed to parse")
+    }
+    if again != session { fatalError("round trip changed the description") }
+    if again.serialized() != wire { fatalError("second serialization differs") }
+
+    for policy in SRTPPolicy.allCases { negotiate(session, policy: policy) }
+    return 0
+}

@@ -1,0 +1,113 @@
+// Byte constants and character classes of the RFC 8866 grammar (§9), and the decimal helpers the parser and
+// serializer share. Nothing here traps on any input.
+
+enum ASCII {
+    static let nul: UInt8 = 0x00
+    static let tab: UInt8 = 0x09
+    static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    static let space: UInt8 = 0x20
+    static let minus: UInt8 = 0x2D
+    static let dot: UInt8 = 0x2E
+    static let slash: UInt8 = 0x2F
+    static let colon: UInt8 = 0x3A
+    static let equals: UInt8 = 0x3D
+    static let zero: UInt8 = 0x30
+}
+
+extension UInt8 {
+    /// SP or HTAB: the separators the parser accepts between fields (RFC 8866 uses a single SP).
+    var isSDPWhitespace: Bool { self == ASCII.space || self == ASCII.tab }
+
+    var isDigit: Bool { self &- 0x30 < 10 }
+
+    var isAlpha: Bool { (self | 0x20) &- 0x61 < 26 }
+
+    var isLowercaseLetter: Bool { self &- 0x61 < 26 }
+
+    var hexValue: UInt8? {
+        if isDigit { return self &- 0x30 }
+        let lower = self | 0x20
+        if lower &- 0x61 < 6 { return lower &- 0x61 &+ 10 }
+        return nil
+    }
+
+    /// `token-char` of RFC 8866 §9: `%x21 / %x23-27 / %x2A-2B / %x2D-2E / %x30-39 / %x41-5A / %x5E-7E`.
+    var isTokenChar: Bool {
+        switch self {
+        case 0x21, 0x23...0x27, 0x2A...0x2B, 0x2D...0x2E, 0x30...0x39, 0x41...0x5A, 0x5E...0x7E: return true
+        default: return false
+        }
+    }
+
+    /// Any visible byte: what a non-space field (address, username, format) may contain. Bytes above 0x7F
+    /// are allowed so that UTF-8 in free-form fields survives.
+    var isFieldChar: Bool { self > 0x20 && self != 0x7F }
+
+    /// ASCII lower case; other bytes unchanged.
+    var lowercasedASCII: UInt8 { self &- 0x41 < 26 ? self | 0x20 : self }
+}
+
+extension String {
+    init(bytes: [UInt8], range: Range<Int>) {
+        self = String(decoding: bytes[range], as: UTF8.self)
+    }
+
+    /// Compares two strings ignoring ASCII case (encoding names, attribute names, suites).
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let a = utf8
+        let b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { $0.lowercasedASCII == $1.lowercasedASCII }
+    }
+
+    /// True when every byte is a token character and there is at least one.
+    var isSDPToken: Bool { !isEmpty && utf8.allSatisfy(\.isTokenChar) }
+
+    /// True when the string is one or more visible bytes (no white space or controls).
+    var isSDPField: Bool { !isEmpty && utf8.allSatisfy(\.isFieldChar) }
+}
+
+/// Parses `1*DIGIT` in `bytes[range]` as a value no larger than `limit`; `nil` when empty, not all digits,
+/// longer than 20 digits or above the limit.
+func parseDecimal(_ bytes: some Collection<UInt8>, limit: UInt64 = UInt64.max) -> UInt64? {
+    guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
+    var value: UInt64 = 0
+    for b in bytes {
+        guard b.isDigit else { return nil }
+        let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+        let (sum, overflow2) = times10.addingReportingOverflow(UInt64(b &- ASCII.zero))
+        guard !overflow1, !overflow2 else { return nil }
+        value = sum
+    }
+    return value <= limit ? value : nil
+}
+
+/// Parses a decimal string with `parseDecimal`.
+func parseDecimal(_ string: String, limit: UInt64 = UInt64.max) -> UInt64? {
+    parseDecimal(string.utf8, limit: limit)
+}
+
+extension Array where Element == UInt8 {
+    mutating func append(_ string: String) {
+        append(contentsOf: string.utf8)
+    }
+
+    /// Appends `text` with the bytes a line may not hold (NUL, CR, LF) left out, so that no value can break
+    /// the line structure of the output (RFC 8866 §5: text fields hold no NUL, CR or LF).
+    mutating func appendText(_ text: String) {
+        for b in text.utf8 where b != ASCII.nul && b != ASCII.cr && b != ASCII.lf {
+            append(b)
+        }
+    }
+
+    mutating func appendDecimal<T: BinaryInteger>(_ value: T) {
+        append(contentsOf: String(value).utf8)
+    }
+
+    /// Ends a line with CRLF (RFC 8866 §5).
+    mutating func appendLineEnd() {
+        append(ASCII.cr)
+        append(ASCII.lf)
+    }
+}

@@ -1,0 +1,90 @@
+/// An audio codec the engine offers or accepts, with the payload type it uses in its own offers.
+public struct Codec: Sendable, Hashable {
+    /// The payload type used in our offers (answers keep the offerer's numbers, RFC 3264 §6.1).
+    public var payloadType: UInt8
+    /// The encoding name (`opus`, `PCMU`, `PCMA`, `telephone-event`); matched ignoring case.
+    public var encodingName: String
+    /// The RTP clock rate in Hz.
+    public var clockRate: UInt32
+    /// The channel count as signalled in a=rtpmap.
+    public var channels: Int
+    /// The fmtp parameter string we send (what we are able to receive), or `nil`.
+    public var formatParameters: String?
+
+    /// - Parameters:
+    ///   - payloadType: the payload type of our offers.
+    ///   - encodingName: the encoding name.
+    ///   - clockRate: the clock rate in Hz.
+    ///   - channels: the channel count, 1 by default.
+    ///   - formatParameters: the fmtp parameter string, none by default.
+    public init(
+        payloadType: UInt8, encodingName: String, clockRate: UInt32, channels: Int = 1,
+        formatParameters: String? = nil
+    ) {
+        self.payloadType = payloadType
+        self.encodingName = encodingName
+        self.clockRate = clockRate
+        self.channels = channels
+        self.formatParameters = formatParameters
+    }
+
+    /// The default `maxplaybackrate` of `opus(payloadType:maxPlaybackRate:)`: 48000, full band. Our decoder
+    /// always runs at 48 kHz, so there is nothing to save by asking the sender for less.
+    public static let defaultOpusMaxPlaybackRate = 48000
+
+    /// Opus as RFC 7587 §7 requires it: `opus/48000/2` whatever the channel count, and mono receive
+    /// parameters `minptime=10;useinbandfec=1;stereo=0;sprop-stereo=0;maxplaybackrate=<rate>` (the form
+    /// baresip accepts).
+    /// - Parameters:
+    ///   - payloadType: the dynamic payload type, 111 by default.
+    ///   - maxPlaybackRate: the highest sample rate we play back (8000...48000), 48000 by default.
+    public static func opus(payloadType: UInt8 = 111, maxPlaybackRate: Int = defaultOpusMaxPlaybackRate) -> Codec {
+        Codec(
+            payloadType: payloadType, encodingName: "opus", clockRate: 48000, channels: 2,
+            formatParameters: "minptime=10;useinbandfec=1;stereo=0;sprop-stereo=0;maxplaybackrate=\(maxPlaybackRate)")
+    }
+
+    /// G.711 mu-law, static payload type 0 (RFC 3551).
+    public static let pcmu = Codec(payloadType: 0, encodingName: "PCMU", clockRate: 8000)
+
+    /// G.711 A-law, static payload type 8 (RFC 3551).
+    public static let pcma = Codec(payloadType: 8, encodingName: "PCMA", clockRate: 8000)
+
+    /// DTMF events (RFC 4733 §7).
+    /// - Parameters:
+    ///   - payloadType: the dynamic payload type, 101 by default.
+    ///   - clockRate: the clock rate, 8000 by default (match the audio codec's for strict peers).
+    ///   - events: the events we receive, `0-16` (DTMF digits and flash) by default.
+    public static func telephoneEvent(payloadType: UInt8 = 101, clockRate: UInt32 = 8000, events: String = "0-16")
+        -> Codec
+    {
+        Codec(
+            payloadType: payloadType, encodingName: "telephone-event", clockRate: clockRate,
+            formatParameters: events)
+    }
+
+    /// The codecs offered by default, in preference order: Opus, PCMU, PCMA, telephone-event/8000.
+    public static let defaultCodecs: [Codec] = [.opus(), .pcmu, .pcma, .telephoneEvent()]
+
+    /// True for `telephone-event`.
+    public var isTelephoneEvent: Bool { encodingName.equalsIgnoringASCIICase("telephone-event") }
+
+    /// True for `opus`.
+    public var isOpus: Bool { encodingName.equalsIgnoringASCIICase("opus") }
+
+    /// The a=rtpmap for `payloadType`; the channel count is written when it is not 1.
+    func rtpMap(payloadType: UInt8) -> RTPMap {
+        RTPMap(
+            payloadType: payloadType, encodingName: encodingName, clockRate: clockRate,
+            channels: channels == 1 ? nil : channels)
+    }
+
+    /// True when an offered or answered format is this codec: same encoding name (ignoring case), clock rate
+    /// and channel count. Opus is always signalled as two channels (RFC 7587 §7), so its count is not compared.
+    func matches(_ map: RTPMap) -> Bool {
+        guard map.encodingName.equalsIgnoringASCIICase(encodingName), map.clockRate == clockRate else {
+            return false
+        }
+        return isOpus || map.channelCount == channels
+    }
+}

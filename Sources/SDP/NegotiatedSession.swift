@@ -1,0 +1,77 @@
+/// The outcome of an offer/answer exchange for the audio stream: what the media layer needs to send and
+/// receive. "Send" and "receive" are from our side.
+public struct NegotiatedSession: Sendable, Hashable {
+    /// A codec both sides use, with the payload type numbers of each direction.
+    public struct NegotiatedCodec: Sendable, Hashable {
+        /// The encoding name as we configured it (`opus`, `PCMU`, ...).
+        public var encodingName: String
+        /// The clock rate in Hz.
+        public var clockRate: UInt32
+        /// The channel count as signalled.
+        public var channels: Int
+        /// The payload type to put in packets we send: the number the other side declared.
+        public var sendPayloadType: UInt8
+        /// The payload type of packets we receive: the number we declared.
+        public var receivePayloadType: UInt8
+        /// The other side's fmtp: how it wants to receive (what our encoder must respect).
+        public var sendFormatParameters: String?
+        /// Our fmtp: how we want to receive.
+        public var receiveFormatParameters: String?
+    }
+
+    /// SDES-keyed SRTP (RFC 4568) for both directions.
+    public struct SRTPParameters: Sendable, Hashable {
+        /// The negotiated crypto suite.
+        public var suite: CryptoSuite
+        /// The tag of the accepted a=crypto line.
+        public var tag: UInt32
+        /// Our master key and salt: protects what we send.
+        public var localKeySalt: [UInt8]
+        /// The other side's master key and salt: unprotects what we receive.
+        public var remoteKeySalt: [UInt8]
+        /// The other side's key lifetime, when it gave one.
+        public var remoteLifetime: SRTPKeyParameters.Lifetime?
+        /// The other side's MKI, when it uses one (its packets then carry it).
+        public var remoteMKI: SRTPKeyParameters.MasterKeyIdentifier?
+    }
+
+    /// A host and port to send to.
+    public struct TransportAddress: Sendable, Hashable, CustomStringConvertible {
+        /// The address or host name, as written in the SDP.
+        public var host: String
+        /// The port.
+        public var port: UInt16
+
+        public var description: String { host.utf8.contains(ASCII.colon) ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// The index of the audio m= line in the offer and answer.
+    public var mediaIndex: Int
+    /// The codec to send with: the first common one.
+    public var codec: NegotiatedCodec
+    /// Every common codec, `codec` first: the other side may send any of them.
+    public var codecs: [NegotiatedCodec]
+    /// telephone-event (RFC 4733), when both sides support it: the entry whose clock rate is the codec's,
+    /// else the first.
+    public var telephoneEvent: NegotiatedCodec?
+    /// The other side's a=ptime in milliseconds: how it wants to receive.
+    public var remotePacketTime: Int?
+    /// Where to send RTP; `nil` when the other side gave no address (RFC 2543 hold with 0.0.0.0).
+    public var remoteRTPAddress: TransportAddress?
+    /// Where to send RTCP: the RTP address with rtcp-mux, else a=rtcp (RFC 3605), else the RTP port + 1.
+    public var remoteRTCPAddress: TransportAddress?
+    /// Our RTP port.
+    public var localRTPPort: UInt16
+    /// Our RTCP port: the RTP port with rtcp-mux, else the next one (`nil` when there is none).
+    public var localRTCPPort: UInt16?
+    /// True when RTP and RTCP share one port (RFC 5761).
+    public var isRTCPMuxed: Bool
+    /// The direction from our side: `sendonly` means we send and do not receive.
+    public var direction: MediaDirection
+    /// True when we hold the call (we sent sendonly or inactive).
+    public var isLocalHold: Bool
+    /// True when the other side holds the call (it offered sendonly, inactive or a 0.0.0.0 address).
+    public var isRemoteHold: Bool
+    /// SRTP keys and suite; `nil` for plain RTP.
+    public var srtp: SRTPParameters?
+}

@@ -1,0 +1,179 @@
+// Making offers (RFC 3264 §5, §8) and taking their answers (§7).
+
+extension OfferAnswer {
+    /// The direction we offer: `sendonly` when we hold, `inactive` when both hold, `recvonly` when only the
+    /// other side holds, `sendrecv` otherwise (RFC 3264 §8.4).
+    var offerDirection: MediaDirection {
+        MediaDirection(sends: !isRemoteHold, receives: !isLocalHold)
+    }
+
+    /// An offer from the configuration. A re-offer keeps every m= line of the last description we sent in
+    /// place (RFC 3264 §8): the audio line is made afresh, the others stay rejected with port 0.
+    mutating func buildOffer() throws(SDPError) -> SessionDescription {
+        guard !configuration.codecs.isEmpty else { throw SDPError(.noCommonCodec, "no codecs configured") }
+        guard let previous = localDescription, let index = session?.mediaIndex, previous.media.indices.contains(index)
+        else {
+            return makeDescription(media: [try audioOffer(previous: nil, remote: nil)])
+        }
+        let remote = remoteDescription.flatMap { $0.media.indices.contains(index) ? $0.media[index] : nil }
+        var media: [MediaDescription] = []
+        for (i, line) in previous.media.enumerated() {
+            media.append(i == index ? try audioOffer(previous: line, remote: remote) : OfferAnswer.rejected(line))
+        }
+        return makeDescription(media: media)
+    }
+
+    /// The payload type of each configured codec: in a re-offer the number already used for the codec, and
+    /// never a number either side has mapped to another codec (RFC 3264 §8.3.2); a free dynamic number when
+    /// the configured one is taken. Codecs left without a number are left out.
+    private func payloadTypes(previous: MediaDescription?, remote: MediaDescription?) -> [(Codec, UInt8)] {
+        var known: [(pt: UInt8, map: RTPMap)] = []
+        for line in [previous, remote] {
+            guard let line, let formats = try? RTPFormat.formats(of: line) else { continue }
+            for format in formats where !known.contains(where: { $0.pt == format.payloadType }) {
+                known.append((format.payloadType, format.rtpMap))
+            }
+        }
+        var result: [(Codec, UInt8)] = []
+        func isFree(_ pt: UInt8, for map: RTPMap) -> Bool {
+            !result.contains { $0.1 == pt } && known.allSatisfy { $0.pt != pt || $0.map.isSameCodec(as: map) }
+        }
+        for codec in configuration.codecs {
+            let map = codec.rtpMap(payloadType: codec.payloadType)
+            if let used = known.first(where: { $0.map.isSameCodec(as: map) && isFree($0.pt, for: map) }) {
+                result.append((codec, used.pt))
+            } else if isFree(codec.payloadType, for: map) {
+                result.append((codec, codec.payloadType))
+            } else if let free = (96...127).first(where: { isFree(UInt8($0), for: map) }) {
+                result.append((codec, UInt8(free)))
+            }
+        }
+        return result
+    }
+
+    /// The transport to offer: the policy's, or the one already in use when the policy allows it.
+    private func offerTransport(previous: TransportProtocol?) -> TransportProtocol {
+        let secure = previous?.isSecureRTP
+        switch configuration.srtpPolicy {
+        case .mandatory: return secure == true ? previous ?? .rtpSAVP : .rtpSAVP
+        case .optional: return secure != nil ? previous ?? .rtpAVP : .rtpAVP
+        case .off: return secure == false ? previous ?? .rtpAVP : .rtpAVP
+        }
+    }
+
+    private mutating func audioOffer(previous: MediaDescription?, remote: MediaDescription?) throws(SDPError)
+        -> MediaDescription
+    {
+        let codecs = payloadTypes(previous: previous, remote: remote)
+        var media = MediaDescription(
+            mediaType: .audio, port: configuration.rtpPort, transport: offerTransport(previous: previous?.transport),
+            formats: codecs.map { String($0.1) })
+        for (codec, payloadType) in codecs {
+            media.append(codec.rtpMap(payloadType: payloadType))
+            if let parameters = codec.formatParameters {
+                media.append(FormatParameters(format: String(payloadType), parameterString: parameters))
+            }
+        }
+        media.attributes.append(Attribute("ptime", String(configuration.packetTime)))
+        if configuration.isRTCPMuxEnabled { media.attributes.append(Attribute("rtcp-mux")) }
+        if configuration.srtpPolicy != .off {
+            for (i, suite) in configuration.usableCryptoSuites.enumerated() {
+                let key = try localKey(for: suite)
+                media.append(
+                    CryptoAttribute(
+                        tag: UInt32(i + 1), suite: suite, keyParameters: [SRTPKeyParameters(keySalt: key)]))
+            }
+        }
+        media.setDirection(offerDirection)
+        return media
+    }
+
+    /// Checks the answer against our offer and works out the session (RFC 3264 §7).
+    func negotiate(answer: SessionDescription, to offer: SessionDescription) throws(SDPError) -> NegotiatedSession {
+        guard answer.media.count == offer.media.count else {
+            throw SDPError(
+                .answerMismatch, "the answer has \(answer.media.count) m= lines, the offer \(offer.media.count)")
+        }
+        guard let index = offer.media.firstIndex(where: { $0.port != 0 && $0.mediaType.matches(.audio) }) else {
+            throw SDPError(.noAcceptableMedia, "our offer has no audio stream")
+        }
+        let offered = offer.media[index]
+        let answered = answer.media[index]
+        guard answered.mediaType.matches(.audio) else {
+            throw SDPError(.answerMismatch, "the answer's m= line \(index + 1) is not audio", line: answered.mediaLine)
+        }
+        guard answered.port != 0 else {
+            throw SDPError(.noAcceptableMedia, "the answer rejected the audio stream", line: answered.mediaLine)
+        }
+        guard answered.transport.matches(offered.transport) else {
+            throw SDPError(.answerMismatch, "the answer changed the transport", line: answered.mediaLine)
+        }
+
+        let ours = try RTPFormat.formats(of: offered)
+        let theirs = try RTPFormat.formats(of: answered) { pt in
+            ours.first { $0.payloadType == pt }?.rtpMap ?? RTPMap.staticAudio(pt)
+        }
+        var codecs: [NegotiatedSession.NegotiatedCodec] = []
+        var events: [NegotiatedSession.NegotiatedCodec] = []
+        for format in theirs {
+            guard let own = ours.first(where: { $0.rtpMap.isSameCodec(as: format.rtpMap) }) else { continue }
+            let codec = NegotiatedSession.NegotiatedCodec(own: own, theirs: format, receiveParameters: nil)
+            if format.isTelephoneEvent { events.append(codec) } else { codecs.append(codec) }
+        }
+        guard let chosen = codecs.first else {
+            throw SDPError(.noCommonCodec, "the answer has none of the offered codecs", line: answered.mediaLine)
+        }
+
+        let srtp = try answeredSRTP(offered: offered, answered: answered)
+        let isMuxed = offered.isRTCPMuxed && answered.isRTCPMuxed
+        let addresses = try OfferAnswer.remoteAddresses(in: answer, at: index, isRTCPMuxed: isMuxed)
+        let direction = OfferAnswer.remoteDirection(of: answer, at: index).reversed
+            .intersection(offer.direction(forMediaAt: index))
+        return NegotiatedSession(
+            mediaIndex: index, codec: chosen, codecs: codecs,
+            telephoneEvent: events.first { $0.clockRate == chosen.clockRate } ?? events.first,
+            remotePacketTime: try answered.packetTime, remoteRTPAddress: addresses.rtp,
+            remoteRTCPAddress: addresses.rtcp, localRTPPort: offered.port,
+            localRTCPPort: localRTCPPort(isRTCPMuxed: isMuxed), isRTCPMuxed: isMuxed, direction: direction,
+            isLocalHold: isLocalHold, isRemoteHold: isRemoteHold, srtp: srtp)
+    }
+
+    /// The SRTP keys of an answer to our offer: its a=crypto must echo one of our tags with the same suite
+    /// (RFC 4568 §7.1.3).
+    private func answeredSRTP(offered: MediaDescription, answered: MediaDescription) throws(SDPError)
+        -> NegotiatedSession.SRTPParameters?
+    {
+        let ourCryptos = try offered.cryptos
+        guard !ourCryptos.isEmpty else { return nil }
+        let theirLines = answered.attributes(named: CryptoAttribute.attributeName)
+        guard !theirLines.isEmpty else {
+            if offered.transport.isSecureRTP == true || configuration.srtpPolicy == .mandatory {
+                throw SDPError(.srtpRequired, "the answer has no a=crypto", line: answered.mediaLine)
+            }
+            return nil
+        }
+        let suites = ourCryptos.map(\.suite)
+        for line in theirLines {
+            guard let usable = UsableCrypto(line, suites: suites),
+                let own = ourCryptos.first(where: { $0.tag == usable.attribute.tag && $0.suite.matches(usable.suite) }),
+                let ownKey = own.keyParameters.first?.keySaltBytes
+            else { continue }
+            return NegotiatedSession.SRTPParameters(
+                suite: usable.suite, tag: own.tag, localKeySalt: ownKey, remoteKeySalt: usable.keySalt,
+                remoteLifetime: usable.key.lifetime, remoteMKI: usable.key.mki)
+        }
+        throw SDPError(.noAcceptableCrypto, "no a=crypto of the answer fits the offer", line: answered.mediaLine)
+    }
+}
+
+extension NegotiatedSession.NegotiatedCodec {
+    /// A codec from our format and theirs: we send with their payload type and parameters and receive with
+    /// ours.
+    init(own: RTPFormat, theirs: RTPFormat, receiveParameters: String?) {
+        self.init(
+            encodingName: own.rtpMap.encodingName, clockRate: own.rtpMap.clockRate,
+            channels: own.rtpMap.channelCount, sendPayloadType: theirs.payloadType,
+            receivePayloadType: own.payloadType, sendFormatParameters: theirs.parameters?.parameterString,
+            receiveFormatParameters: receiveParameters ?? own.parameters?.parameterString)
+    }
+}

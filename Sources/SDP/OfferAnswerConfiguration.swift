@@ -1,0 +1,81 @@
+/// Whether and how media is encrypted (RFC 3711 SRTP keyed by RFC 4568 SDES).
+public enum SRTPPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Plain RTP: offers carry no a=crypto; RTP/SAVP offers are refused (488).
+    case off
+    /// Best effort: offers are RTP/AVP with a=crypto; answers use SRTP when the other side offers or accepts
+    /// a crypto suite we support, plain RTP otherwise.
+    case optional
+    /// SRTP or nothing: offers are RTP/SAVP with a=crypto; offers and answers without usable crypto are
+    /// refused (488).
+    case mandatory
+}
+
+/// What the offer/answer engine offers and accepts for the one audio stream of a call.
+public struct OfferAnswerConfiguration: Sendable, Hashable {
+    /// The codecs in preference order, telephone-event included (`Codec.defaultCodecs` by default).
+    public var codecs: [Codec]
+    /// The packetization we ask for, in milliseconds (a=ptime), 20 by default.
+    public var packetTime: Int
+    /// The SRTP policy, `.off` by default.
+    public var srtpPolicy: SRTPPolicy
+    /// The crypto suites offered and accepted, in preference order; suites outside `CryptoSuite.supported`
+    /// are ignored.
+    public var cryptoSuites: [CryptoSuite]
+    /// The address we receive media on, written in o= and c= (IP4, or IP6 when it holds a colon).
+    public var address: String
+    /// The port we receive RTP on; RTCP is on the next port unless rtcp-mux is negotiated.
+    public var rtpPort: UInt16
+    /// Whether we offer and accept rtcp-mux (RFC 5761), true by default.
+    public var isRTCPMuxEnabled: Bool
+    /// Whether answers list the common codecs in the offerer's order instead of ours (false by default).
+    public var prefersOffererCodecOrder: Bool
+    /// The o= username, `-` by default.
+    public var username: String
+    /// The s= line, `-` by default.
+    public var sessionName: String
+
+    /// - Parameters:
+    ///   - address: the media address.
+    ///   - rtpPort: the RTP port.
+    ///   - codecs: the codecs in preference order.
+    ///   - packetTime: a=ptime in milliseconds.
+    ///   - srtpPolicy: the SRTP policy.
+    ///   - cryptoSuites: the crypto suites in preference order (80-bit tag first by default).
+    ///   - isRTCPMuxEnabled: whether to offer and accept rtcp-mux.
+    public init(
+        address: String, rtpPort: UInt16, codecs: [Codec] = Codec.defaultCodecs, packetTime: Int = 20,
+        srtpPolicy: SRTPPolicy = .off, cryptoSuites: [CryptoSuite] = CryptoSuite.supported,
+        isRTCPMuxEnabled: Bool = true
+    ) {
+        self.codecs = codecs
+        self.packetTime = packetTime
+        self.srtpPolicy = srtpPolicy
+        self.cryptoSuites = cryptoSuites
+        self.address = address
+        self.rtpPort = rtpPort
+        self.isRTCPMuxEnabled = isRTCPMuxEnabled
+        self.prefersOffererCodecOrder = false
+        self.username = "-"
+        self.sessionName = "-"
+    }
+
+    /// The configured suites the engine supports, in preference order, without repeats.
+    var usableCryptoSuites: [CryptoSuite] {
+        var result: [CryptoSuite] = []
+        for suite in cryptoSuites {
+            guard let supported = CryptoSuite.supported.first(where: { $0.matches(suite) }),
+                !result.contains(supported)
+            else { continue }
+            result.append(supported)
+        }
+        return result
+    }
+}
+
+/// Where SRTP master keys come from. The engine stays pure: the real source (OpenSSL's `RAND_bytes`) is
+/// plugged in by the media layer; tests plug in a deterministic one.
+public protocol SRTPKeySource: Sendable {
+    /// Returns `count` fresh, unpredictable bytes (a master key and salt, RFC 4568 §6.1), or `nil` when
+    /// none can be had; the engine then refuses to make the offer or answer.
+    mutating func makeKeyMaterial(count: Int) -> [UInt8]?
+}

@@ -1,0 +1,214 @@
+extension SessionDescription {
+    /// Parses a session description (RFC 8866 §5, §9). Accepts CRLF or bare LF line ends, runs of spaces or
+    /// tabs between fields, blank lines, and optional lines in another order than §5's (they are written back
+    /// in §5's order). Refuses what would make the description ambiguous: a missing or late v=, o= or s=, a
+    /// repeated single line, session-level lines after the first m=, and media sections without an address.
+    /// - Parameters:
+    ///   - bytes: the body, as received.
+    ///   - limits: size bounds, checked before anything is built.
+    /// - Throws: `SDPError` naming the line and fault; its `status` is 400.
+    public init(parsing bytes: [UInt8], limits: SDPLimits = SDPLimits()) throws(SDPError) {
+        var parser = SDPParser(limits: limits)
+        self = try parser.parse(bytes)
+    }
+
+    /// Parses a session description from text (see `init(parsing:limits:)` for bytes).
+    public init(parsing text: String, limits: SDPLimits = SDPLimits()) throws(SDPError) {
+        try self.init(parsing: Array(text.utf8), limits: limits)
+    }
+}
+
+/// The line-by-line parser behind `SessionDescription(parsing:)`.
+struct SDPParser {
+    let limits: SDPLimits
+
+    private var hasVersion = false
+    private var origin: Origin?
+    private var sessionName: String?
+    private var session = SessionDescription(origin: Origin(sessionID: "0", sessionVersion: 0, address: "-"))
+    /// Type letters seen in the current section, for duplicate checks.
+    private var seen: Set<UInt8> = []
+    /// The type letter of the last known line in the current section (where unknown lines are anchored).
+    private var lastKnown: Character = "v"
+    private var mediaLineNumbers: [Int] = []
+    private var lineNumber = 0
+
+    init(limits: SDPLimits) {
+        self.limits = limits
+        session.timing = []
+    }
+
+    mutating func parse(_ bytes: [UInt8]) throws(SDPError) -> SessionDescription {
+        guard bytes.count <= limits.maximumSize else {
+            throw SDPError(.descriptionTooLarge, "\(bytes.count) bytes, at most \(limits.maximumSize) accepted")
+        }
+        var start = 0
+        while start < bytes.count {
+            lineNumber += 1
+            guard lineNumber <= limits.maximumLines else {
+                throw SDPError(.tooManyLines, "at most \(limits.maximumLines) lines accepted", lineNumber: lineNumber)
+            }
+            var stop = start
+            while stop < bytes.count, bytes[stop] != ASCII.lf { stop += 1 }
+            let lineStart = start
+            start = stop + 1
+            let contentEnd = stop > lineStart && bytes[stop - 1] == ASCII.cr ? stop - 1 : stop
+            if contentEnd == lineStart { continue }
+            let text = String(bytes: bytes, range: lineStart..<min(contentEnd, lineStart + 100))
+            guard contentEnd - lineStart <= limits.maximumLineLength else {
+                throw SDPError(
+                    .lineTooLong, "at most \(limits.maximumLineLength) bytes per line accepted", line: text,
+                    lineNumber: lineNumber)
+            }
+            if bytes[lineStart..<contentEnd].contains(where: { $0 == ASCII.nul || $0 == ASCII.cr }) {
+                throw SDPError(.invalidCharacter, "NUL or CR inside a line", line: text, lineNumber: lineNumber)
+            }
+            guard contentEnd - lineStart >= 2, bytes[lineStart].isLowercaseLetter, bytes[lineStart + 1] == ASCII.equals
+            else {
+                throw SDPError(.malformedLine, "expected <type>=<value>", line: text, lineNumber: lineNumber)
+            }
+            let value = String(bytes: bytes, range: (lineStart + 2)..<contentEnd)
+            do {
+                try handle(bytes[lineStart], value)
+            } catch {
+                throw error.at(lineNumber: lineNumber, line: text)
+            }
+        }
+        return try finish()
+    }
+
+    private mutating func handle(_ type: UInt8, _ value: String) throws(SDPError) {
+        guard hasVersion || type == UInt8(ascii: "v") else {
+            throw SDPError(.missingLine, "v= must be the first line")
+        }
+        if session.media.isEmpty {
+            try handleSession(type, value)
+        } else {
+            try handleMedia(type, value)
+        }
+    }
+
+    /// Marks a single-instance line as seen; throws when it was seen before in this section.
+    private mutating func once(_ type: UInt8) throws(SDPError) {
+        guard seen.insert(type).inserted else {
+            throw SDPError(.duplicateLine, "\(Character(Unicode.Scalar(type)))= may appear once per section")
+        }
+    }
+
+    private mutating func handleSession(_ type: UInt8, _ value: String) throws(SDPError) {
+        switch UnicodeScalar(type) {
+        case "v":
+            try once(type)
+            guard value == "0" else { throw SDPError(.unsupportedVersion, "only v=0 is defined") }
+            hasVersion = true
+        case "o":
+            try once(type)
+            origin = try Origin(parsing: value)
+        case "s":
+            try once(type)
+            sessionName = value
+        case "i":
+            try once(type)
+            session.information = value
+        case "u":
+            try once(type)
+            session.uri = value
+        case "e": session.emails.append(value)
+        case "p": session.phones.append(value)
+        case "c":
+            try once(type)
+            session.connection = try Connection(parsing: value)
+        case "b": session.bandwidths.append(try Bandwidth(parsing: value))
+        case "t": session.timing.append(try Timing(parsing: value))
+        case "r":
+            guard !session.timing.isEmpty else { throw SDPError(.misplacedLine, "r= before any t=") }
+            let repeatValue = try Timing.normalizedRepeat(value)
+            session.timing[session.timing.count - 1].repeats.append(repeatValue)
+            lastKnown = "t"
+            return
+        case "z":
+            try once(type)
+            session.timeZones = try Timing.normalizedTimeZones(value)
+        case "k":
+            try once(type)
+            session.key = value
+        case "a": session.attributes.append(try Attribute(parsing: value))
+        case "m":
+            try startMedia(value)
+            return
+        default:
+            SDPParser.insert(unknownLine(type, value), into: &session.unknownLines, order: SDPParser.sessionOrder)
+            return
+        }
+        lastKnown = Character(Unicode.Scalar(type))
+    }
+
+    /// The order in which the serializer writes the line groups of each section (RFC 8866 §5).
+    private static let sessionOrder: [Character] = ["v", "o", "s", "i", "u", "e", "p", "c", "b", "t", "z", "k", "a"]
+    private static let mediaOrder: [Character] = ["m", "i", "c", "b", "k", "a"]
+
+    /// Keeps unknown lines in the order they are written back in (by the group they follow, then as received),
+    /// so that parsing what was written gives an equal description even when the input's lines were out of
+    /// order.
+    private static func insert(_ line: UnknownLine, into lines: inout [UnknownLine], order: [Character]) {
+        let rank = order.firstIndex(of: line.follows) ?? order.count
+        let index = lines.firstIndex { (order.firstIndex(of: $0.follows) ?? order.count) > rank } ?? lines.count
+        lines.insert(line, at: index)
+    }
+
+    private mutating func startMedia(_ value: String) throws(SDPError) {
+        guard session.media.count < limits.maximumMediaDescriptions else {
+            throw SDPError(.tooManyMediaDescriptions, "at most \(limits.maximumMediaDescriptions) m= lines accepted")
+        }
+        session.media.append(try MediaDescription(parsingMediaLine: value))
+        mediaLineNumbers.append(lineNumber)
+        seen = []
+        lastKnown = "m"
+    }
+
+    private mutating func handleMedia(_ type: UInt8, _ value: String) throws(SDPError) {
+        let index = session.media.count - 1
+        switch UnicodeScalar(type) {
+        case "m":
+            try startMedia(value)
+            return
+        case "i":
+            try once(type)
+            session.media[index].information = value
+        case "c": session.media[index].connections.append(try Connection(parsing: value))
+        case "b": session.media[index].bandwidths.append(try Bandwidth(parsing: value))
+        case "k":
+            try once(type)
+            session.media[index].key = value
+        case "a": session.media[index].attributes.append(try Attribute(parsing: value))
+        case "v", "o", "s", "u", "e", "p", "t", "r", "z":
+            throw SDPError(.misplacedLine, "a session-level line inside a media section")
+        default:
+            SDPParser.insert(
+                unknownLine(type, value), into: &session.media[index].unknownLines, order: SDPParser.mediaOrder)
+            return
+        }
+        lastKnown = Character(Unicode.Scalar(type))
+    }
+
+    private func unknownLine(_ type: UInt8, _ value: String) -> UnknownLine {
+        UnknownLine(type: Character(Unicode.Scalar(type)), value: value, follows: lastKnown)
+    }
+
+    private mutating func finish() throws(SDPError) -> SessionDescription {
+        guard hasVersion else { throw SDPError(.missingLine, "v= must be the first line") }
+        guard let origin else { throw SDPError(.missingLine, "no o= line") }
+        guard let sessionName else { throw SDPError(.missingLine, "no s= line") }
+        session.origin = origin
+        session.sessionName = sessionName
+        if session.connection == nil {
+            for (index, media) in session.media.enumerated() where media.connections.isEmpty && media.port != 0 {
+                let number = mediaLineNumbers.indices.contains(index) ? mediaLineNumbers[index] : nil
+                throw SDPError(
+                    .missingConnection, "media section without c= and no session-level c=", line: media.mediaLine,
+                    lineNumber: number)
+            }
+        }
+        return session
+    }
+}
