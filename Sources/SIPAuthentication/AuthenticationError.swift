@@ -19,7 +19,7 @@ public struct AuthenticationError: Error, Hashable, Sendable, CustomStringConver
         /// Every challenge uses another scheme, an unknown algorithm, an unknown qop, or lacks realm or nonce.
         public static let noSupportedChallenge = Code(raw: 3, name: "no supported challenge")
         /// The credentials lookup has nothing for the realm.
-        public static let noCredentials = Code(raw: 4, name: "no credentials for the realm")
+        public static let noCredentials = Code(raw: 4, name: "no credentials")
         /// Challenged again, without `stale=true`, right after credentials were sent: wrong credentials.
         public static let authenticationFailed = Code(raw: 5, name: "authentication failed: wrong credentials")
         /// `stale=true` again for the nonce that a stale retry had just brought.
@@ -53,7 +53,7 @@ public struct AuthenticationError: Error, Hashable, Sendable, CustomStringConver
 
     public var description: String {
         var text = code.name
-        if let realm { text += " (realm \"\(realm)\")" }
+        if let realm { text += " for realm \"\(realm)\"" }
         if let detail { text += ": \(detail)" }
         if let response { text += " [\(response.statusCode) \(response.reasonPhrase)]" }
         return text

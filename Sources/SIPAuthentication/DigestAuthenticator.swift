@@ -194,6 +194,7 @@ extension DigestAuthenticator {
     public mutating func authorize(_ request: inout SIPRequest) throws(AuthenticationError) -> Bool {
         guard request.method != .ack, request.method != .cancel else { return false }
         var states = realms
+        var authorized = request
         var added = false
         for i in states.indices {
             let kind = states[i].challenge.kind
@@ -202,10 +203,11 @@ extension DigestAuthenticator {
                 let credentials = lookup(realm), credentials.secret.canAnswer(states[i].challenge.algorithm)
             else { continue }
             let value = try Self.credentials(for: &states[i], credentials, request: request)
-            request.headerFields.append(kind.credentialsField, value)
+            authorized.headerFields.append(kind.credentialsField, value)
             added = true
         }
         realms = states
+        request = authorized
         return added
     }
 
