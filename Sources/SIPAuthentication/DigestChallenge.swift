@@ -19,6 +19,7 @@ public struct DigestChallenge: Sendable, Hashable, CustomStringConvertible {
     /// `userhash=true`: send H(username:realm) instead of the user name (RFC 7616 §3.4.4).
     public var isUserhash: Bool
 
+    /// A challenge from its parts (a verifier builds its challenges this way).
     public init(
         kind: ChallengeKind, realm: String, nonce: String, opaque: String? = nil, algorithm: DigestAlgorithm = .md5,
         qopOptions: [DigestQop] = [.auth], isStale: Bool = false, isUserhash: Bool = false

@@ -60,6 +60,7 @@ public struct DigestCredentials: Sendable, CustomStringConvertible, CustomDebugS
     /// The password or stored hash.
     public var secret: DigestSecret
 
+    /// A user name and a password or stored hash.
     public init(username: String, secret: DigestSecret) {
         self.username = username
         self.secret = secret

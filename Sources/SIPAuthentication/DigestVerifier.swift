@@ -15,7 +15,9 @@ public struct DigestVerifier: Sendable, CustomStringConvertible, CustomDebugStri
         /// Whether `username` is a user hash; the lookup then finds the user whose
         /// `algorithm.userhash(username:realm:)` equals it.
         public var isUserhash: Bool
+        /// The verifier's realm.
         public var realm: String
+        /// The algorithm of the credentials: the one a stored hash must match.
         public var algorithm: DigestAlgorithm
     }
 

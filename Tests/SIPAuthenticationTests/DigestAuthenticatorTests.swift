@@ -335,4 +335,22 @@ struct DigestAuthenticatorTests {
         #expect(try client.authorize(&bye))
         #expect(try bye.authorization.count == 1)
     }
+
+    @Test func defaultRandomSourceIsOpenSSL() throws {
+        // Default nonce key and nonces on the server, default cnonces on the client.
+        var server = TestServer([DigestVerifier(realm: "example.com")], directory: directory)
+        var cnonces: Set<String> = []
+        for _ in 0..<2 {
+            var client = DigestAuthenticator(credentials: keychain.lookup)
+            let exchange = try Exchange.run(
+                try Messages.request(.register, "sip:example.com"), client: &client, server: &server)
+            #expect(exchange.final?.statusCode == 200)
+            let cnonce = try #require(try exchange.sent.last?.authorization.first?.cnonce)
+            #expect(cnonce.utf8.count == 32)
+            cnonces.insert(cnonce)
+        }
+        #expect(cnonces.count == 2)
+        var generator = OpenSSLRandomNumberGenerator()
+        #expect(generator.next() != generator.next())
+    }
 }
