@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SIPMessage", targets: ["SIPMessage"]),
         .library(name: "SIPTransport", targets: ["SIPTransport"]),
         .library(name: "SDP", targets: ["SDP"]),
+        .library(name: "SIPAuthentication", targets: ["SIPAuthentication"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -24,6 +25,9 @@ let package = Package(
         // SDP (RFC 8866): model, parser, serializer and the RFC 3264 offer/answer engine. Pure: no I/O,
         // no clock, no randomness of its own (sources are injected).
         .target(name: "SDP"),
+        // Digest authentication (RFC 7616, RFC 8760): the client that answers 401/407 challenges and the
+        // verifier that issues and checks them. Pure: no sockets; time and randomness are injected.
+        .target(name: "SIPAuthentication", dependencies: ["SIPMessage", "COpenSSL"]),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),
@@ -46,6 +50,7 @@ let package = Package(
         ),
         .testTarget(name: "SIPTransportTests", dependencies: ["SIPTransport", "SIPMessage"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], exclude: ["Data"]),
+        .testTarget(name: "SIPAuthenticationTests", dependencies: ["SIPAuthentication", "SIPMessage"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]
