@@ -1,7 +1,7 @@
 import SDP
 
 // libFuzzer entry point over the SDP parser, every typed attribute view, the serializer and the offer/answer
-// engine. Built only with `--sanitize=fuzzer` (see scripts/fuzz-sdp); a plain build makes an empty program.
+// engine. Built only with `--sanitize=fuzzer` (see scripts/fuzz sdp); a plain build makes an empty program.
 
 /// A fixed "random" word: the fuzzer wants determinism, not entropy.
 struct FixedRandom: RandomNumberGenerator, Sendable {
