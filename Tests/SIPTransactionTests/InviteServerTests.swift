@@ -41,6 +41,7 @@ struct InviteServerTests {
         let id = try start(&h, invite)
         h.advance(by: .milliseconds(150))
         try h.respond(try Messages.response(to: invite, 180), in: id)
+        #expect(!h.scheduler.isArmed(TimerID(id, .trying)))
         h.advance(by: .seconds(5))
         #expect(h.sentResponses.map(\.statusCode) == [180])
         #expect(h.timersAreClean)

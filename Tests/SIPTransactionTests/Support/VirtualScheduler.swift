@@ -39,6 +39,9 @@ struct VirtualScheduler {
     /// When `timer` will fire, if armed.
     func deadline(of timer: TimerID) -> Duration? { live[timer]?.deadline }
 
+    /// The earliest deadline among armed timers.
+    var nextDeadline: Duration? { live.values.map(\.deadline).min() }
+
     /// Every armed timer.
     var armed: [TimerID] { Array(live.keys) }
 
