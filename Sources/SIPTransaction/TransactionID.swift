@@ -1,8 +1,10 @@
-/// Names one transaction of a `TransactionLayer` for as long as the layer lives: identifiers are never
-/// reused, so a timer or a transport error that arrives after its transaction ended finds nothing and is
-/// ignored.
+/// Names one transaction of a `TransactionLayer`. An identifier carries the transaction's storage slot and
+/// that slot's generation, which changes each time the slot is freed: a timer or a transport error that
+/// arrives after its transaction ended finds nothing and is ignored (a slot would have to be reused 2^32
+/// times for an old identifier to name a new transaction).
 public struct TransactionID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The number; a driver may store it (in a timer wheel, a connection table) and rebuild the identifier.
+    /// The number (generation << 32 | slot << 2 | kind); a driver may store it (in a timer wheel, a
+    /// connection table) and rebuild the identifier.
     public let rawValue: UInt64
 
     public init(_ rawValue: UInt64) {

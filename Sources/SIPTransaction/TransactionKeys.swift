@@ -5,6 +5,10 @@ import SIPMessage
 struct ClientKey: Hashable, Sendable {
     var branch: String
     var method: SIPMethod
+
+    /// The branch alone tells transactions apart but for a CANCEL and its INVITE: hashing it alone halves
+    /// the cost; `==` still compares both.
+    func hash(into hasher: inout Hasher) { hasher.combine(branch) }
 }
 
 /// §17.2.3 for requests whose branch carries the `z9hG4bK` cookie: branch, sent-by and method, with ACK
@@ -14,6 +18,9 @@ struct ServerKey: Hashable, Sendable {
     var host: String
     var port: UInt16?
     var method: SIPMethod
+
+    /// Hashes the branch alone (see `ClientKey`); `==` compares every part.
+    func hash(into hasher: inout Hasher) { hasher.combine(branch) }
 }
 
 /// §17.2.3 for RFC 2543 requests (no cookie): the hashable part of the fallback match. Request-URI, top
@@ -24,13 +31,18 @@ struct LegacyKey: Hashable, Sendable {
     var fromTag: String?
 }
 
-/// §8.2.2.2: From tag, Call-ID and CSeq of a request without a To tag; a second such request that matches
-/// no transaction arrived on another path (a fork that merged again).
+/// §8.2.2.2: Call-ID and CSeq of a request that created a server transaction. A new request without a To
+/// tag that finds a live transaction here, and has its From tag, was merged (a fork that came back). The
+/// From tags are compared only then, so the common case parses neither From nor To.
 struct MergeKey: Hashable, Sendable {
-    var fromTag: String
     var callID: String
     var cseqNumber: UInt32
     var method: SIPMethod
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(callID)
+        hasher.combine(cseqNumber)
+    }
 }
 
 /// What the layer reads from an incoming request to match it, read once. `nil` means the request cannot
@@ -72,14 +84,13 @@ struct RequestSummary {
         return .some(to.tag)
     }
 
-    var legacyKey: LegacyKey? {
+    func legacyKey(callID: String?) -> LegacyKey? {
         guard let callID else { return nil }
         return LegacyKey(callID: callID, cseqNumber: cseq.sequenceNumber, fromTag: fromTag)
     }
 
-    /// The merge key of a request without a To tag (§8.2.2.2); `nil` for one with a tag.
-    var mergeKey: MergeKey? {
-        guard case .some(.none) = toTag, let fromTag, let callID else { return nil }
-        return MergeKey(fromTag: fromTag, callID: callID, cseqNumber: cseq.sequenceNumber, method: request.method)
+    func mergeKey(callID: String?) -> MergeKey? {
+        guard let callID else { return nil }
+        return MergeKey(callID: callID, cseqNumber: cseq.sequenceNumber, method: request.method)
     }
 }

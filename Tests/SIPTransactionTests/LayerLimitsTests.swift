@@ -94,11 +94,17 @@ struct LayerLimitsTests {
         #expect(h.layer.count > 80)
         h.advance(by: .seconds(60))
         #expect(h.layer.count == 0)
-        #expect(h.layer.table.isEmpty)
-        #expect(h.layer.clientIndex.isEmpty)
-        #expect(h.layer.serverIndex.isEmpty)
-        #expect(h.layer.legacyIndex.isEmpty)
-        #expect(h.layer.mergeIndex.isEmpty)
+        let table = h.layer.table
+        #expect(table.count == 0)
+        #expect(table.inviteClients.elements.allSatisfy { $0 == nil })
+        #expect(table.nonInviteClients.elements.allSatisfy { $0 == nil })
+        #expect(table.inviteServers.elements.allSatisfy { $0 == nil })
+        #expect(table.nonInviteServers.elements.allSatisfy { $0 == nil })
+        #expect(table.clientIndex.isEmpty)
+        #expect(table.serverIndex.isEmpty)
+        #expect(table.legacyIndex.isEmpty)
+        #expect(table.mergeIndex.isEmpty)
+        #expect(h.layer.addresses.allSatisfy { $0 == nil })
         #expect(h.scheduler.armed.isEmpty)
         #expect(ids.allSatisfy { h.isTerminated($0) })
         #expect(h.timersAreClean)
@@ -113,6 +119,15 @@ struct LayerLimitsTests {
         #expect(layer.timerFired(TimerID(id, .f)).isEmpty)
         #expect(layer.transportError(id).isEmpty)
         #expect(layer.timerFired(TimerID(TransactionID(999), .a)).isEmpty)
+        // A new transaction reuses the slot with another generation: the old identifier stays dead.
+        let (reused, _) = try layer.sendRequest(
+            try Messages.request(.options, branch: "z9hG4bK-2"), to: "x", isReliable: true)
+        #expect(reused != id)
+        #expect(reused.rawValue & 0xFFFF_FFFF == id.rawValue & 0xFFFF_FFFF)
+        #expect(layer.timerFired(TimerID(id, .f)).isEmpty)
+        #expect(layer.transaction(id) == nil)
+        #expect(layer.transaction(reused) != nil)
+        #expect(layer.timerFired(TimerID(reused, .f)).last == .deliver(.terminated(reused)))
     }
 
     @Test func sendRequestRefusesWhatCannotBeATransaction() throws {

@@ -33,12 +33,12 @@ struct LegacyMatchingTests {
         h.receive(try Messages.request(.options, branch: nil, sentBy: "a.example", toTag: "t"))
         h.receive(try Messages.request(.info, branch: nil, sentBy: "a.example"))
         #expect(h.newRequests.count == 6)
-        #expect(h.layer.statistics.retransmissions == 0)
+        #expect(h.layer.statistics.absorbed == 0)
         // An equivalent Request-URI (§19.1.4: case-insensitive host) and the same everything: a retransmission.
         h.receive(try Messages.request(.options, branch: nil, sentBy: "a.example", uri: "sip:bob@EXAMPLE.org"))
         #expect(h.newRequests.count == 6)
         #expect(h.sendTimes(status: 482).count == 2)
-        #expect(h.layer.statistics.retransmissions == 1)
+        #expect(h.layer.statistics.absorbed == 1)
     }
 
     @Test func ackMatchesByTheToTagOfTheResponseSent() throws {

@@ -80,7 +80,7 @@ struct MatchingTests {
         h.receive(try Messages.request(.options, branch: "z9hG4bK-k", sentBy: "A.EXAMPLE"))
         #expect(h.newRequests.count == 4)
         #expect(Set(h.newRequests.map(\.id)).count == 4)
-        #expect(h.layer.statistics.retransmissions == 1)
+        #expect(h.layer.statistics.absorbed == 1)
     }
 
     @Test func ackWithoutATransactionGoesToTheTU() throws {

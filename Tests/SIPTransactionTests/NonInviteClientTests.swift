@@ -64,7 +64,7 @@ struct NonInviteClientTests {
         #expect(h.terminationTime(id) == .milliseconds(650))
         h.receive(ok)
         #expect(h.strayResponses.count == 1)
-        #expect(h.layer.statistics.retransmissions == 2)
+        #expect(h.layer.statistics.absorbed == 2)
         #expect(h.timersAreClean)
     }
 

@@ -20,7 +20,7 @@ struct NonInviteServerTests {
         h.receive(request)
         #expect(h.sent.isEmpty)
         #expect(h.newRequests.count == 1)
-        #expect(h.layer.statistics.retransmissions == 2)
+        #expect(h.layer.statistics.absorbed == 2)
         // No timer runs in Trying: the transaction waits for the TU.
         #expect(h.scheduler.armed.isEmpty)
         guard case .nonInviteServer(let t) = h.layer.transaction(id) else {
