@@ -61,8 +61,9 @@ struct RequestSummary {
         self.request = request
         self.topVia = via
         self.cseq = cseq
+        // One read of the branch: each read of a Via parameter scans the parameters again.
         let branch = via.branch
-        self.branch = via.hasMagicCookie ? branch : nil
+        self.branch = branch.flatMap { $0.hasPrefix(Via.magicCookie) ? $0 : nil }
     }
 
     /// The method transactions are matched by: ACK matches the INVITE (§17.2.3).
