@@ -119,6 +119,8 @@ struct LayerLimitsTests {
         #expect(layer.timerFired(TimerID(id, .f)).isEmpty)
         #expect(layer.transportError(id).isEmpty)
         #expect(layer.timerFired(TimerID(TransactionID(999), .a)).isEmpty)
+        #expect(layer.timerFired(TimerID(TransactionID(.max), .a)).isEmpty)
+        #expect(layer.transportError(TransactionID(0x3FFF_FFFF_FFFF)).isEmpty)
         // A new transaction reuses the slot with another generation: the old identifier stays dead.
         let (reused, _) = try layer.sendRequest(
             try Messages.request(.options, branch: "z9hG4bK-2"), to: "x", isReliable: true)
