@@ -4,14 +4,15 @@ import SIPTransaction
 
 // Call flows through two transaction layers in one process: a client layer and a server layer, each with a
 // minimal transaction user. One flow is INVITE -> 200 -> ACK (for the 2xx, sent by the client core outside
-// any transaction) then BYE -> 200, with unique branches, Call-ID and tags per flow. The TUs build every
-// message from templates (the INVITE and its 200 carry a 160-byte SDP body), so a flow's cost includes
-// message building.
+// any transaction) then BYE -> 200, with unique branches, Call-ID and tags per flow; the INVITE and its 200
+// carry a 160-byte SDP body.
 //
 // Two carriages: "values" hands each Message to the other layer as a value; "wire" serializes it and parses
-// the bytes again, as a socket would force. After each flow the timers still armed (Timers L, M, and over
-// UDP J and K) are fired at once, as if their time had passed, so both tables end every flow empty; the
-// run checks that they do.
+// the bytes again, as a socket would force. Two ways of getting the messages: prepared for a batch of flows
+// before the batch is timed (the figure for the transaction layers themselves), or built by the TUs from
+// templates inside the timed flow ("+tu": what a UA core on SIPMessage adds). After each flow the timers
+// still armed (Timers L, M, and over UDP J and K) are fired at once, as if their time had passed, so both
+// tables end every flow empty; the run checks that they do.
 
 /// Which side of the in-process call a message is for.
 enum BenchPeer: Hashable, Sendable {
@@ -19,11 +20,22 @@ enum BenchPeer: Hashable, Sendable {
     case server
 }
 
+/// The five messages of one flow, as the TUs send them.
+struct FlowMessages {
+    var invite: SIPRequest
+    var ack: SIPRequest
+    var bye: SIPRequest
+    var inviteOK: SIPResponse
+    var byeOK: SIPResponse
+}
+
 struct TransactionFlowBench {
     typealias Layer = TransactionLayer<BenchPeer>
 
     let isSerialized: Bool
     let isReliable: Bool
+    /// The current flow's messages when they were prepared in advance; `nil` makes the TUs build them.
+    var prepared: FlowMessages?
     var client: Layer
     var server: Layer
     /// Timers armed and not cancelled, per side; fired when the flow is over.
@@ -60,11 +72,25 @@ struct TransactionFlowBench {
 
     // MARK: One flow
 
-    /// Runs one call; returns whether it completed and left both tables empty.
-    mutating func runFlow() -> Bool {
+    /// The messages of the next flow, built in advance.
+    mutating func prepareNextFlow() -> FlowMessages? {
         flow &+= 1
-        let callsBefore = completedCalls
+        defer { flow &-= 1 }
         let invite = makeRequest(.invite, toTag: nil)
+        let bye = makeRequest(.bye, toTag: "t" + String(flow, radix: 16))
+        guard let inviteOK = makeOK(for: invite, withBody: true), let byeOK = makeOK(for: bye, withBody: false) else {
+            return nil
+        }
+        let ack = makeRequest(.ack, toTag: "t" + String(flow, radix: 16))
+        return FlowMessages(invite: invite, ack: ack, bye: bye, inviteOK: inviteOK, byeOK: byeOK)
+    }
+
+    /// Runs one call; returns whether it completed and left both tables empty.
+    mutating func runFlow(_ messages: FlowMessages? = nil) -> Bool {
+        flow &+= 1
+        prepared = messages
+        let callsBefore = completedCalls
+        let invite = messages?.invite ?? makeRequest(.invite, toTag: nil)
         guard let started = try? client.sendRequest(invite, to: .server, isReliable: isReliable) else {
             failures += 1
             return false
@@ -118,7 +144,8 @@ struct TransactionFlowBench {
         switch event {
         case .request(let request, let id, _):
             let isInvite = request.method == .invite
-            guard let ok = makeOK(for: request, withBody: isInvite),
+            guard
+                let ok = (isInvite ? prepared?.inviteOK : prepared?.byeOK) ?? makeOK(for: request, withBody: isInvite),
                 let actions = try? server.sendResponse(ok, in: id)
             else {
                 failures += 1
@@ -142,9 +169,15 @@ struct TransactionFlowBench {
                 return
             }
             if cseq.method == .invite {
-                let toTag = (try? response.to)??.tag
-                let bye = makeRequest(.bye, toTag: toTag)
-                deliver(.request(makeRequest(.ack, toTag: toTag)), from: .client)
+                let ack: SIPRequest
+                let bye: SIPRequest
+                if let prepared {
+                    (ack, bye) = (prepared.ack, prepared.bye)
+                } else {
+                    let toTag = (try? response.to)??.tag
+                    (ack, bye) = (makeRequest(.ack, toTag: toTag), makeRequest(.bye, toTag: toTag))
+                }
+                deliver(.request(ack), from: .client)
                 guard let started = try? client.sendRequest(bye, to: .server, isReliable: isReliable) else {
                     failures += 1
                     return
@@ -233,43 +266,88 @@ struct TransactionFlowBench {
     }
 }
 
-/// Runs `n` call flows `repetitions` times per carriage and transport and prints one RESULT row each:
-/// flows per second (median, min, max over the repetitions), nanoseconds per flow (median), allocations
-/// per flow.
+/// Times `flows` flows; with `buildsMessages` false each batch of flows gets its messages prepared first,
+/// outside the timed part. Returns the seconds spent in the timed part.
+func timeFlows(_ bench: inout TransactionFlowBench, flows: Int, buildsMessages: Bool) -> Double {
+    let batchSize = 500
+    var seconds = 0.0
+    var done = 0
+    var batch: [FlowMessages] = []
+    batch.reserveCapacity(batchSize)
+    while done < flows {
+        let count = min(batchSize, flows - done)
+        batch.removeAll(keepingCapacity: true)
+        if !buildsMessages {
+            for k in 0..<count {
+                bench.flow &+= k
+                if let messages = bench.prepareNextFlow() { batch.append(messages) }
+                bench.flow &-= k
+            }
+        }
+        let start = ContinuousClock.now
+        if buildsMessages {
+            for _ in 0..<count { _ = bench.runFlow() }
+        } else {
+            for messages in batch { _ = bench.runFlow(messages) }
+        }
+        let elapsed = ContinuousClock.now - start
+        seconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        done += count
+    }
+    return seconds
+}
+
+/// Runs `n` call flows `repetitions` times per row and prints one RESULT row each: flows per second
+/// (median, min, max over the repetitions), nanoseconds per flow (median), heap allocations per flow.
 func runTransactionBenchmark(n: Int, repetitions: Int) {
     let flows = max(1, n)
-    print("# switchboard SIPTransaction benchmark: flows=\(flows) reps=\(repetitions)")
+    let reps = max(1, repetitions)
+    print("# switchboard SIPTransaction benchmark: flows=\(flows) reps=\(reps)")
     print("# one flow: INVITE/200/ACK + BYE/200 through a client and a server TransactionLayer")
+    print("# rows: values|wire (messages as values | serialized and parsed), udp|tcp, +tu (TUs build the messages)")
     print(
-        "# columns: RESULT stack transactions carriage flows_per_s_med flows_per_s_min flows_per_s_max ns_per_flow_med allocs_per_flow reps n"
-    )
-    for isSerialized in [false, true] {
-        for isReliable in [false, true] {
-            let name = (isSerialized ? "wire" : "values") + "-" + (isReliable ? "tcp" : "udp")
-            var bench = TransactionFlowBench(isSerialized: isSerialized, isReliable: isReliable)
-            for _ in 0..<max(1, flows / 10) { _ = bench.runFlow() }
-            var seconds: [Double] = []
-            for _ in 0..<max(1, repetitions) {
-                let start = ContinuousClock.now
-                for _ in 0..<flows { _ = bench.runFlow() }
-                let elapsed = ContinuousClock.now - start
-                seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        "# columns: RESULT stack transactions row flows_per_s_med flows_per_s_min flows_per_s_max ns_per_flow_med"
+            + " allocs_per_flow reps n")
+    let rows: [(serialized: Bool, reliable: Bool, builds: Bool)] = [
+        (false, false, false), (false, true, false), (true, false, false), (true, true, false),
+        (false, false, true), (true, false, true),
+    ]
+    for row in rows {
+        let name =
+            (row.serialized ? "wire" : "values") + "-" + (row.reliable ? "tcp" : "udp") + (row.builds ? "+tu" : "")
+        var bench = TransactionFlowBench(isSerialized: row.serialized, isReliable: row.reliable)
+        _ = timeFlows(&bench, flows: max(1, flows / 10), buildsMessages: row.builds)
+        var rates: [Double] = []
+        for _ in 0..<reps {
+            rates.append(Double(flows) / timeFlows(&bench, flows: flows, buildsMessages: row.builds))
+        }
+        rates.sort()
+        // Allocations of the flows alone: the messages are prepared before counting when the row says so.
+        let allocationFlows = 500
+        var batch: [FlowMessages] = []
+        if !row.builds {
+            for k in 0..<allocationFlows {
+                bench.flow &+= k
+                if let messages = bench.prepareNextFlow() { batch.append(messages) }
+                bench.flow &-= k
             }
-            let allocationFlows = 1_000
-            let before = switchboard_allocation_count()
+        }
+        let before = switchboard_allocation_count()
+        if row.builds {
             for _ in 0..<allocationFlows { _ = bench.runFlow() }
-            let allocations = Double(switchboard_allocation_count() - before) / Double(allocationFlows)
-            let rates = seconds.map { Double(flows) / $0 }.sorted()
-            let median = rates[rates.count / 2]
-            let row: [String] = [
-                "RESULT", "switchboard", "transactions", name, String(Int(median)), String(Int(rates[0])),
-                String(Int(rates[rates.count - 1])), String(Int(1e9 / median)), String(Int(allocations.rounded())),
-                String(repetitions), String(flows),
-            ]
-            print(row.joined(separator: "\t"))
-            if bench.failures > 0 {
-                print("# \(name): \(bench.failures) flows failed (\(bench.completedCalls) completed)")
-            }
+        } else {
+            for messages in batch { _ = bench.runFlow(messages) }
+        }
+        let allocations = Double(switchboard_allocation_count() - before) / Double(allocationFlows)
+        let median = rates[rates.count / 2]
+        let columns: [String] = [
+            "RESULT", "switchboard", "transactions", name, String(Int(median)), String(Int(rates[0])),
+            String(Int(rates[rates.count - 1])), String(Int(1e9 / median)), String(Int(allocations.rounded())),
+            String(reps), String(flows),
+        ]
+        print(columns.joined(separator: "\t"))
+        if bench.failures > 0 {
+            print("# \(name): \(bench.failures) flows failed (\(bench.completedCalls) completed)")
         }
     }
 }
