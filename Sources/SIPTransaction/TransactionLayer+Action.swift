@@ -32,8 +32,9 @@ extension TransactionLayer {
         /// A response for client transaction `transaction`: provisional and final responses (§17.1.1.2,
         /// §17.1.2.2), and in Accepted every further 2xx (RFC 6026 §8.4), which the TU must ACK.
         case response(SIPResponse, transaction: TransactionID)
-        /// A well-formed response that matches no client transaction (§18.1.2). RFC 6026 §8 has every
-        /// element but a stateless proxy discard it; it is delivered so that the core can log or forward it.
+        /// A well-formed response that matches no client transaction (§18.1.2). RFC 6026, updating
+        /// §18.1.2, has every element but a stateless proxy discard it; it is delivered so that the core can
+        /// log it (or, as a stateless proxy, forward it).
         case strayResponse(SIPResponse, source: Address)
         /// The transaction timed out: Timer B or F (no final response) or Timer H (no ACK).
         case timeout(TransactionID)

@@ -9,6 +9,21 @@ import SIPMessage
 /// expiries (`timerFired`) and transport failures (`transportError`). Each call returns the actions to take,
 /// in order. `Address` is whatever the transport uses to name a peer (a socket address, a connection).
 ///
+/// ```swift
+/// var layer = TransactionLayer<Peer>()
+/// func perform(_ actions: [TransactionLayer<Peer>.Action]) {
+///     for action in actions {
+///         switch action {
+///         case .send(let message, let peer, let id): transport.send(message, to: peer, failure: id)
+///         case .startTimer(let timer, let delay): loop.arm(timer, after: delay)  // then timerFired(timer)
+///         case .cancelTimer(let timer): loop.disarm(timer)
+///         case .deliver(let event): core.handle(event)  // may call layer.sendResponse / sendRequest
+///         }
+///     }
+/// }
+/// perform(layer.receive(message, from: peer, isReliable: false))  // likewise timerFired, transportError
+/// ```
+///
 /// A struct: the driver keeps it in one place (a `var` on its loop) and mutates it there. The work is done
 /// by a non-generic table compiled in this module; this wrapper only attaches addresses, and is inlinable so
 /// that it is specialized for the driver's `Address`. Every call costs O(1) dictionary operations, apart
