@@ -41,7 +41,8 @@ public struct InviteClientTransaction: Sendable {
     public mutating func start() -> [TransactionAction] {
         guard !isStarted else { return [] }
         isStarted = true
-        var actions: [TransactionAction] = [.sendRequest(request)]
+        var actions = [TransactionAction].reserved()
+        actions.append(.sendRequest(request))
         if !isReliable { actions.append(.startTimer(.a, after: timerAInterval)) }
         actions.append(.startTimer(.b, after: timers.initialValue(of: .b, isReliable: isReliable)))
         return actions
@@ -52,7 +53,8 @@ public struct InviteClientTransaction: Sendable {
         let code = response.statusCode
         switch state {
         case .calling, .proceeding:
-            var actions = state == .calling ? stopCallingTimers() : []
+            var actions = [TransactionAction].reserved()
+            if state == .calling { stopCallingTimers(&actions) }
             switch code {
             case 100...199:
                 state = .proceeding
@@ -68,7 +70,7 @@ public struct InviteClientTransaction: Sendable {
                 state = .completed
                 actions.append(.sendRequest(ack))
                 actions.append(.passResponse(response))
-                actions.append(contentsOf: enterWait(.d))
+                enterWait(.d, &actions)
             default:
                 return []
             }
@@ -93,7 +95,8 @@ public struct InviteClientTransaction: Sendable {
             return [.sendRequest(request), .startTimer(.a, after: timerAInterval)]
         case (.calling, .b):
             state = .terminated
-            var actions: [TransactionAction] = isReliable ? [] : [.cancelTimer(.a)]
+            var actions = [TransactionAction].reserved()
+            if !isReliable { actions.append(.cancelTimer(.a)) }
             actions.append(.timeout)
             actions.append(.terminated)
             return actions
@@ -109,7 +112,8 @@ public struct InviteClientTransaction: Sendable {
     public mutating func transportError() -> [TransactionAction] {
         switch state {
         case .calling:
-            var actions = stopCallingTimers()
+            var actions = [TransactionAction].reserved()
+            stopCallingTimers(&actions)
             state = .terminated
             actions.append(.transportError)
             actions.append(.terminated)
@@ -123,15 +127,19 @@ public struct InviteClientTransaction: Sendable {
         }
     }
 
-    private func stopCallingTimers() -> [TransactionAction] {
-        isReliable ? [.cancelTimer(.b)] : [.cancelTimer(.a), .cancelTimer(.b)]
+    private func stopCallingTimers(_ actions: inout [TransactionAction]) {
+        if !isReliable { actions.append(.cancelTimer(.a)) }
+        actions.append(.cancelTimer(.b))
     }
 
     /// Arms a wait timer, or, when it is zero (reliable transports), terminates at once.
-    private mutating func enterWait(_ kind: TimerKind) -> [TransactionAction] {
+    private mutating func enterWait(_ kind: TimerKind, _ actions: inout [TransactionAction]) {
         let value = timers.initialValue(of: kind, isReliable: isReliable)
-        if value > .zero { return [.startTimer(kind, after: value)] }
-        state = .terminated
-        return [.terminated]
+        if value > .zero {
+            actions.append(.startTimer(kind, after: value))
+        } else {
+            state = .terminated
+            actions.append(.terminated)
+        }
     }
 }

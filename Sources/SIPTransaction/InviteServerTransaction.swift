@@ -70,7 +70,8 @@ public struct InviteServerTransaction: Sendable {
     private mutating func receiveACK(_ ack: SIPRequest) -> [TransactionAction] {
         switch state {
         case .completed:
-            var actions: [TransactionAction] = isReliable ? [] : [.cancelTimer(.g)]
+            var actions = [TransactionAction].reserved()
+            if !isReliable { actions.append(.cancelTimer(.g)) }
             actions.append(.cancelTimer(.h))
             let i = timers.initialValue(of: .i, isReliable: isReliable)
             if i > .zero {
@@ -96,7 +97,7 @@ public struct InviteServerTransaction: Sendable {
         switch state {
         case .proceeding:
             guard (100...699).contains(code) else { return [] }
-            var actions: [TransactionAction] = []
+            var actions = [TransactionAction].reserved()
             if isTryingTimerArmed {
                 isTryingTimerArmed = false
                 actions.append(.cancelTimer(.trying))
@@ -139,7 +140,8 @@ public struct InviteServerTransaction: Sendable {
         case (.completed, .h):
             // §17.2.1: the ACK never came; the TU learns of the failure.
             state = .terminated
-            var actions: [TransactionAction] = isReliable ? [] : [.cancelTimer(.g)]
+            var actions = [TransactionAction].reserved()
+            if !isReliable { actions.append(.cancelTimer(.g)) }
             actions.append(.timeout)
             actions.append(.terminated)
             return actions
@@ -160,7 +162,8 @@ public struct InviteServerTransaction: Sendable {
             return [.transportError]
         case .completed:
             state = .terminated
-            var actions: [TransactionAction] = isReliable ? [] : [.cancelTimer(.g)]
+            var actions = [TransactionAction].reserved()
+            if !isReliable { actions.append(.cancelTimer(.g)) }
             actions.append(.cancelTimer(.h))
             actions.append(.transportError)
             actions.append(.terminated)

@@ -37,7 +37,8 @@ public struct NonInviteClientTransaction: Sendable {
     public mutating func start() -> [TransactionAction] {
         guard !isStarted else { return [] }
         isStarted = true
-        var actions: [TransactionAction] = [.sendRequest(request)]
+        var actions = [TransactionAction].reserved()
+        actions.append(.sendRequest(request))
         if !isReliable { actions.append(.startTimer(.e, after: timerEInterval)) }
         actions.append(.startTimer(.f, after: timers.initialValue(of: .f, isReliable: isReliable)))
         return actions
@@ -54,7 +55,8 @@ public struct NonInviteClientTransaction: Sendable {
                 return [.passResponse(response)]
             case 200...699:
                 state = .completed
-                var actions = stopTimers()
+                var actions = [TransactionAction].reserved()
+                stopTimers(&actions)
                 actions.append(.passResponse(response))
                 let k = timers.initialValue(of: .k, isReliable: isReliable)
                 if k > .zero {
@@ -85,7 +87,8 @@ public struct NonInviteClientTransaction: Sendable {
             return [.sendRequest(request), .startTimer(.e, after: timerEInterval)]
         case (.trying, .f), (.proceeding, .f):
             state = .terminated
-            var actions: [TransactionAction] = isReliable ? [] : [.cancelTimer(.e)]
+            var actions = [TransactionAction].reserved()
+            if !isReliable { actions.append(.cancelTimer(.e)) }
             actions.append(.timeout)
             actions.append(.terminated)
             return actions
@@ -101,7 +104,8 @@ public struct NonInviteClientTransaction: Sendable {
     public mutating func transportError() -> [TransactionAction] {
         switch state {
         case .trying, .proceeding:
-            var actions = stopTimers()
+            var actions = [TransactionAction].reserved()
+            stopTimers(&actions)
             state = .terminated
             actions.append(.transportError)
             actions.append(.terminated)
@@ -111,7 +115,8 @@ public struct NonInviteClientTransaction: Sendable {
         }
     }
 
-    private func stopTimers() -> [TransactionAction] {
-        isReliable ? [.cancelTimer(.f)] : [.cancelTimer(.e), .cancelTimer(.f)]
+    private func stopTimers(_ actions: inout [TransactionAction]) {
+        if !isReliable { actions.append(.cancelTimer(.e)) }
+        actions.append(.cancelTimer(.f))
     }
 }

@@ -25,3 +25,13 @@ public enum TransactionAction: Sendable, Hashable {
     /// The transaction is in the Terminated state and must be destroyed now (§17.1.1.2).
     case terminated
 }
+
+extension [TransactionAction] {
+    /// An empty list with room for the most actions one event produces (five), so that building it costs
+    /// one allocation rather than one per growth.
+    static func reserved() -> [TransactionAction] {
+        var actions: [TransactionAction] = []
+        actions.reserveCapacity(5)
+        return actions
+    }
+}
