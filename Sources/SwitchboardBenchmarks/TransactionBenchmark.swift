@@ -269,7 +269,7 @@ struct TransactionFlowBench {
 /// Times `flows` flows; with `buildsMessages` false each batch of flows gets its messages prepared first,
 /// outside the timed part. Returns the seconds spent in the timed part.
 func timeFlows(_ bench: inout TransactionFlowBench, flows: Int, buildsMessages: Bool) -> Double {
-    let batchSize = 500
+    let batchSize = 64
     var seconds = 0.0
     var done = 0
     var batch: [FlowMessages] = []
