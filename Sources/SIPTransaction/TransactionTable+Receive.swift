@@ -134,7 +134,10 @@ extension TransactionTable {
         }
         if let key = keys.server { serverIndex[key] = id }
         if let key = keys.legacy { legacyIndex[key, default: []].append(id) }
-        if let key = keys.merge { mergeIndex[key] = id }
+        // The first live transaction keeps the merge key: two live ones share Call-ID, CSeq and method only
+        // with different From tags (two calls under one Call-ID, §8.1.1.4 forbids it), and then a merged
+        // copy of the second is taken for a new request.
+        if let key = keys.merge, mergeIndex[key] == nil { mergeIndex[key] = id }
         return (id, actions)
     }
 

@@ -163,15 +163,35 @@ struct MatchingTests {
         #expect(h.layer.count == 2)
     }
 
-    @Test func requestsThatDifferOrCarryAToTagAreNotMerged() throws {
+    /// Each differs from a live INVITE in one of the fields §8.2.2.2 compares, or carries a To tag.
+    static let unmerged: [(cseq: UInt32, fromTag: String, callID: String, toTag: String?)] = [
+        (2, "from-1", "call-1", nil), (1, "other", "call-1", nil), (1, "from-1", "call-2", nil),
+        (1, "from-1", "call-1", "in-dialog"),
+    ]
+
+    @Test(arguments: unmerged)
+    func requestsThatDifferOrCarryAToTagAreNotMerged(cseq: UInt32, fromTag: String, callID: String, toTag: String?)
+        throws
+    {
         var h = Harness()
-        h.receive(try Messages.request(.invite, branch: "z9hG4bK-a"))
-        h.receive(try Messages.request(.invite, branch: "z9hG4bK-b", cseq: 2))
-        h.receive(try Messages.request(.invite, branch: "z9hG4bK-c", fromTag: "other"))
-        h.receive(try Messages.request(.invite, branch: "z9hG4bK-d", callID: "call-2"))
-        h.receive(try Messages.request(.invite, branch: "z9hG4bK-e", toTag: "in-dialog"))
-        #expect(h.newRequests.count == 5)
+        h.receive(try Messages.request(.invite, branch: "z9hG4bK-a", sentBy: "proxy-a.example"))
+        h.receive(
+            try Messages.request(
+                .invite, branch: "z9hG4bK-b", sentBy: "proxy-b.example", callID: callID, fromTag: fromTag,
+                toTag: toTag, cseq: cseq))
+        #expect(h.newRequests.count == 2)
         #expect(h.sendTimes(status: 482).isEmpty)
+    }
+
+    @Test func aCallIDCollisionDoesNotHideTheFirstTransaction() throws {
+        var h = Harness()
+        h.receive(try Messages.request(.invite, branch: "z9hG4bK-a", sentBy: "proxy-a.example"))
+        // Another call under the same Call-ID and CSeq (another From tag): new, and not merged.
+        h.receive(try Messages.request(.invite, branch: "z9hG4bK-c", sentBy: "proxy-a.example", fromTag: "other"))
+        // The first call's request arriving again by another path is still recognized as merged.
+        h.receive(try Messages.request(.invite, branch: "z9hG4bK-b", sentBy: "proxy-b.example"))
+        #expect(h.newRequests.count == 2)
+        #expect(h.sendTimes(status: 482).count == 1)
     }
 
     @Test func mergeDetectionCanBeTurnedOffForProxies() throws {
