@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "SIPTransport", targets: ["SIPTransport"]),
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "SIPAuthentication", targets: ["SIPAuthentication"]),
+        .library(name: "SIPTransaction", targets: ["SIPTransaction"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -28,12 +29,16 @@ let package = Package(
         // Digest authentication (RFC 7616, RFC 8760): the client that answers 401/407 challenges and the
         // verifier that issues and checks them. Pure: no sockets; time and randomness are injected.
         .target(name: "SIPAuthentication", dependencies: ["SIPMessage", "COpenSSL"]),
+        // The transaction layer: the four RFC 3261 §17 state machines (with RFC 6026), matching and
+        // timers. Sans-I/O: a driver feeds it messages, timer expiries and transport errors.
+        .target(name: "SIPTransaction", dependencies: ["SIPMessage"]),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),
 
         // Release-mode benchmarks; built in CI, run by hand.
-        .executableTarget(name: "SwitchboardBenchmarks", dependencies: ["SIPMessage", "CAllocationCounter"]),
+        .executableTarget(
+            name: "SwitchboardBenchmarks", dependencies: ["SIPMessage", "SIPTransaction", "CAllocationCounter"]),
         .target(name: "CAllocationCounter"),
 
         // OpenSSL (libssl-dev): TLS, digests, randomness; macros wrapped in shim.h.
@@ -51,6 +56,7 @@ let package = Package(
         .testTarget(name: "SIPTransportTests", dependencies: ["SIPTransport", "SIPMessage"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], exclude: ["Data"]),
         .testTarget(name: "SIPAuthenticationTests", dependencies: ["SIPAuthentication", "SIPMessage"]),
+        .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]

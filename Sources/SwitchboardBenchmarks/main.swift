@@ -29,7 +29,7 @@ func parseOptions() -> Options {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views] [--view NAME]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions] [--view NAME]\n"
                         .utf8)
             )
             exit(2)
@@ -104,6 +104,10 @@ func report(_ parser: String, _ mode: String, _ name: String, _ bytes: Int, _ m:
 }
 
 let options = parseOptions()
+if options.filter == "transactions" {
+    runTransactionBenchmark(n: options.n, repetitions: options.repetitions)
+    exit(0)
+}
 let corpusURL = URL(fileURLWithPath: options.corpus)
 guard
     let names = try? FileManager.default.contentsOfDirectory(atPath: corpusURL.path).filter({ $0.hasSuffix(".sip") })

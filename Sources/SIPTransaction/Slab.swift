@@ -1,0 +1,43 @@
+/// Storage for one kind of transaction: an array of slots reused through a free list, each with a
+/// generation that changes when the slot is freed, so that an identifier that outlived its transaction
+/// finds nothing. Lookups are array indexing, and an element is mutated in place.
+struct Slab<Element: Sendable>: Sendable {
+    private(set) var elements: [Element?] = []
+    private var generations: [UInt32] = []
+    private var freeSlots: [Int] = []
+    private(set) var count = 0
+
+    /// Stores `element`; returns its slot and the slot's current generation.
+    mutating func insert(_ element: Element) -> (slot: Int, generation: UInt32) {
+        count += 1
+        if let slot = freeSlots.popLast() {
+            elements[slot] = element
+            return (slot, generations[slot])
+        }
+        elements.append(element)
+        generations.append(0)
+        return (elements.count - 1, 0)
+    }
+
+    /// The slot of a live element, when `generation` is still the slot's. A free slot's generation has not
+    /// been handed out yet (it changed when the slot was freed), so a match means the slot is occupied.
+    func slot(_ slot: Int, generation: UInt32) -> Int? {
+        guard slot >= 0, slot < generations.count, generations[slot] == generation else { return nil }
+        return slot
+    }
+
+    /// The element in a slot, read and mutated in place (no copy of the whole element).
+    subscript(slot: Int) -> Element? {
+        _read { yield elements[slot] }
+        _modify { yield &elements[slot] }
+    }
+
+    /// Frees a slot and returns its element, moved out; identifiers that name the slot stop matching.
+    mutating func remove(at slot: Int) -> Element? {
+        guard slot < elements.count, let element = elements[slot].take() else { return nil }
+        generations[slot] &+= 1
+        freeSlots.append(slot)
+        count -= 1
+        return element
+    }
+}

@@ -1,0 +1,97 @@
+import SIPMessage
+
+/// §17.1.3: a response belongs to the client transaction whose request had the same top Via branch and
+/// the same CSeq method (a CANCEL shares its INVITE's branch).
+struct ClientKey: Hashable, Sendable {
+    var branch: String
+    var method: SIPMethod
+
+    /// The branch alone tells transactions apart but for a CANCEL and its INVITE: hashing it alone halves
+    /// the cost; `==` still compares both.
+    func hash(into hasher: inout Hasher) { hasher.combine(branch) }
+}
+
+/// §17.2.3 for requests whose branch carries the `z9hG4bK` cookie: branch, sent-by and method, with ACK
+/// standing for the INVITE it acknowledges.
+struct ServerKey: Hashable, Sendable {
+    var branch: String
+    var host: String
+    var port: UInt16?
+    var method: SIPMethod
+
+    /// Hashes the branch alone (see `ClientKey`); `==` compares every part.
+    func hash(into hasher: inout Hasher) { hasher.combine(branch) }
+}
+
+/// §17.2.3 for RFC 2543 requests (no cookie): the hashable part of the fallback match. Request-URI, top
+/// Via, To tag and method are compared on the candidates this key finds.
+struct LegacyKey: Hashable, Sendable {
+    var callID: String
+    var cseqNumber: UInt32
+    var fromTag: String?
+}
+
+/// §8.2.2.2: Call-ID and CSeq of a request that created a server transaction. A new request without a To
+/// tag that finds a live transaction here, and has its From tag, was merged (a fork that came back). The
+/// From tags are compared only then, so the common case parses neither From nor To.
+struct MergeKey: Hashable, Sendable {
+    var callID: String
+    var cseqNumber: UInt32
+    var method: SIPMethod
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(callID)
+        hasher.combine(cseqNumber)
+    }
+}
+
+/// What the layer reads from an incoming request to match it, read once. `nil` means the request cannot
+/// be matched at all (no usable top Via or CSeq) and is dropped.
+struct RequestSummary {
+    var request: SIPRequest
+    var topVia: Via
+    var cseq: CSeq
+    /// The branch when it carries the RFC 3261 cookie; `nil` selects the RFC 2543 rules.
+    var branch: String?
+
+    init?(_ request: SIPRequest) {
+        guard let via = try? request.topVia, let cseq = try? request.cseq else { return nil }
+        // A CSeq naming another method would match the wrong transaction (§8.2 answers it with 400).
+        guard cseq.method == request.method else { return nil }
+        self.request = request
+        self.topVia = via
+        self.cseq = cseq
+        // One read of the branch: each read of a Via parameter scans the parameters again.
+        let branch = via.branch
+        self.branch = branch.flatMap { $0.hasPrefix(Via.magicCookie) ? $0 : nil }
+    }
+
+    /// The method transactions are matched by: ACK matches the INVITE (§17.2.3).
+    var matchingMethod: SIPMethod { request.method == .ack ? .invite : request.method }
+
+    func serverKey(method: SIPMethod) -> ServerKey? {
+        guard let branch else { return nil }
+        let host = topVia.host
+        let name = host.kind == .hostname ? host.text.lowercased() : host.text
+        return ServerKey(branch: branch, host: name, port: topVia.port, method: method)
+    }
+
+    var callID: String? { (try? request.callID) ?? nil }
+    var fromTag: String? { ((try? request.from) ?? nil)?.tag }
+
+    /// `nil` when the To header field is missing or malformed; `.some(nil)` when it has no tag.
+    var toTag: String?? {
+        guard let to = (try? request.to) ?? nil else { return nil }
+        return .some(to.tag)
+    }
+
+    func legacyKey(callID: String?) -> LegacyKey? {
+        guard let callID else { return nil }
+        return LegacyKey(callID: callID, cseqNumber: cseq.sequenceNumber, fromTag: fromTag)
+    }
+
+    func mergeKey(callID: String?) -> MergeKey? {
+        guard let callID else { return nil }
+        return MergeKey(callID: callID, cseqNumber: cseq.sequenceNumber, method: request.method)
+    }
+}
