@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
         .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
+        .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
     ],
     targets: [
         // The SIP message layer: URIs, header fields, requests and responses, parser,
@@ -32,6 +33,13 @@ let package = Package(
         // The transaction layer: the four RFC 3261 §17 state machines (with RFC 6026), matching and
         // timers. Sans-I/O: a driver feeds it messages, timer expiries and transport errors.
         .target(name: "SIPTransaction", dependencies: ["SIPMessage"]),
+
+        // The transaction layer driven over the transport layer on an event loop, with validation.
+        .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
+
+        // A small SIP endpoint (UAS and UAC for OPTIONS, MESSAGE, INVITE) that the Interop suite drives.
+        .executableTarget(
+            name: "InteropEndpoint", dependencies: ["SIPCore", "SIPMessage", "SIPTransport", "SIPTransaction"]),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),

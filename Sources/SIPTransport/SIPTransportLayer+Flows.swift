@@ -58,7 +58,8 @@ extension SIPTransportLayer {
 
     func scheduleKeepAlive(_ connection: StreamConnection) {
         guard let interval = connection.keepAliveInterval else { return }
-        connection.keepAliveTimer = loop.scheduleTimer(after: interval) { [unowned self] in
+        connection.keepAliveTimer = loop.scheduleTimer(after: interval) { [weak self] in
+            guard let self else { return }
             guard connection.state == .established else { return }
             self.ping(connection)
             self.scheduleKeepAlive(connection)
@@ -68,7 +69,8 @@ extension SIPTransportLayer {
     func ping(_ connection: StreamConnection) {
         write([0x0D, 0x0A, 0x0D, 0x0A], on: connection, completion: nil)
         guard connection.pongTimer == nil else { return }
-        connection.pongTimer = loop.scheduleTimer(after: configuration.pongTimeout) { [unowned self] in
+        connection.pongTimer = loop.scheduleTimer(after: configuration.pongTimeout) { [weak self] in
+            guard let self else { return }
             connection.pongTimer = nil
             guard connection.state != .closed else { return }
             self.onFlowEvent?(.dead(connection.id))
@@ -81,7 +83,8 @@ extension SIPTransportLayer {
     func startIdleSweep() {
         guard idleSweep == nil else { return }
         let period = max(configuration.idleTimeout / 4, .milliseconds(50))
-        idleSweep = loop.scheduleTimer(after: period) { [unowned self] in
+        idleSweep = loop.scheduleTimer(after: period) { [weak self] in
+            guard let self else { return }
             self.idleSweep = nil
             let now = ContinuousClock.now
             for connection in Array(self.connections.values)

@@ -63,7 +63,8 @@ extension SIPTransportLayer {
                 connection.tls = session
             }
             do {
-                try loop.register(fd: client, events: sb_EPOLLIN | sb_EPOLLRDHUP) { [unowned self] events in
+                try loop.register(fd: client, events: sb_EPOLLIN | sb_EPOLLRDHUP) { [weak self] events in
+                    guard let self else { return }
                     self.connectionReady(connection, events: events)
                 }
             } catch {

@@ -178,7 +178,8 @@ extension SIPTransportLayer {
             isOutbound: true, state: .connecting, limits: configuration.parserLimits)
         connection.tls = session
         do {
-            try loop.register(fd: fd, events: sb_EPOLLIN | sb_EPOLLOUT | sb_EPOLLRDHUP) { [unowned self] events in
+            try loop.register(fd: fd, events: sb_EPOLLIN | sb_EPOLLOUT | sb_EPOLLRDHUP) { [weak self] events in
+                guard let self else { return }
                 self.connectionReady(connection, events: events)
             }
         } catch {
@@ -192,7 +193,8 @@ extension SIPTransportLayer {
                 transport: destination.transport, remote: destination.address,
                 serverName: destination.transport == .tls ? destination.serverName : nil)] = connection.id
         statistics.connectionsOpened += 1
-        connection.connectTimer = loop.scheduleTimer(after: configuration.connectTimeout) { [unowned self] in
+        connection.connectTimer = loop.scheduleTimer(after: configuration.connectTimeout) { [weak self] in
+            guard let self else { return }
             guard connection.state == .connecting || connection.state == .handshaking else { return }
             let error = TransportError(.timedOut, "connection to \(connection.remote) not established")
             self.failPending(connection, error)

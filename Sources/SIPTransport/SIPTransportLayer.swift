@@ -82,7 +82,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
             let fd = try Socket.udp(bind: address)
             let bound = Socket.localAddress(fd) ?? address
             udpListeners.append(UDPListener(fd: fd, address: bound))
-            try loop.register(fd: fd, events: sb_EPOLLIN) { [unowned self] _ in self.readDatagrams(fd: fd, local: bound)
+            try loop.register(fd: fd, events: sb_EPOLLIN) { [weak self] _ in self?.readDatagrams(fd: fd, local: bound)
             }
             return bound
         case .tcp, .tls:
@@ -92,7 +92,8 @@ public final class SIPTransportLayer: @unchecked Sendable {
             let fd = try Socket.tcpListen(bind: address)
             let bound = Socket.localAddress(fd) ?? address
             streamListeners.append(StreamListener(fd: fd, address: bound, transport: transport))
-            try loop.register(fd: fd, events: sb_EPOLLIN) { [unowned self] _ in
+            try loop.register(fd: fd, events: sb_EPOLLIN) { [weak self] _ in
+                guard let self else { return }
                 self.acceptConnections(fd: fd, transport: transport, local: bound)
             }
             startIdleSweep()

@@ -54,6 +54,16 @@ public struct IncomingMessage: Sendable {
     public var local: SocketAddress
     /// The connection it arrived on (streams), for responses and outbound flows.
     public var flow: FlowID?
+
+    public init(
+        message: Message, transport: TransportProtocol, source: SocketAddress, local: SocketAddress, flow: FlowID?
+    ) {
+        self.message = message
+        self.transport = transport
+        self.source = source
+        self.local = local
+        self.flow = flow
+    }
 }
 
 /// Things that happen to flows.

@@ -1,0 +1,57 @@
+import CSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Random identifiers for branches, tags and Call-IDs: 64 or more bits each, drawn from a buffer that is
+/// refilled with one getrandom(2) call per 512 bytes (`UUID()` per message costs a system call per word).
+/// Loop-confined like the core that owns it.
+struct RandomTokens {
+    private var buffer = [UInt8](repeating: 0, count: 512)
+    private var offset = 512
+
+    private static let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+
+    private mutating func refill() {
+        var filled = 0
+        buffer.withUnsafeMutableBytes { raw in
+            while filled < raw.count {
+                let n = getrandom(raw.baseAddress?.advanced(by: filled), raw.count - filled, 0)
+                if n <= 0 { break }
+                filled += n
+            }
+        }
+        if filled < buffer.count {
+            // getrandom cannot fail after boot on Linux; keep going with the system generator if it does.
+            var generator = SystemRandomNumberGenerator()
+            for i in filled..<buffer.count { buffer[i] = UInt8.random(in: .min ... .max, using: &generator) }
+        }
+        offset = 0
+    }
+
+    /// `count` characters of [0-9a-zA-Z] (5.95 bits each; 16 characters carry 95 bits).
+    mutating func token(_ count: Int) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        while out.count < count {
+            if offset >= buffer.count { refill() }
+            let byte = buffer[offset]
+            offset += 1
+            // Rejection sampling keeps the characters uniform: 248 = 4 * 62.
+            if byte < 248 { out.append(RandomTokens.alphabet[Int(byte % 62)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A Via branch: the RFC 3261 magic cookie and 16 random characters (95 bits).
+    mutating func branch() -> String { "z9hG4bK" + token(16) }
+
+    /// A From/To tag (10 characters, 59 bits).
+    mutating func tag() -> String { token(10) }
+
+    /// A Call-ID (20 characters, 119 bits).
+    mutating func callID() -> String { token(20) }
+}

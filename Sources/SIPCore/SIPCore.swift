@@ -1,0 +1,287 @@
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+
+/// The peer of a transaction as the transport names it: where requests go, or where a request came from
+/// (with its connection, so responses return over it, RFC 3261 §18.2.2).
+public struct Peer: Sendable, Hashable, CustomStringConvertible {
+    public var transport: TransportProtocol
+    public var address: SocketAddress
+    public var serverName: String?
+    public var flow: FlowID?
+
+    public init(transport: TransportProtocol, address: SocketAddress, serverName: String? = nil, flow: FlowID? = nil) {
+        self.transport = transport
+        self.address = address
+        self.serverName = serverName
+        self.flow = flow
+    }
+
+    public init(_ destination: Destination) {
+        self.init(transport: destination.transport, address: destination.address, serverName: destination.serverName)
+    }
+
+    public var destination: Destination {
+        Destination(transport: transport, address: address, serverName: serverName)
+    }
+
+    public var description: String { "\(transport.rawValue):\(address)" }
+}
+
+/// What happens to a client transaction, told to the handler given to `sendRequest`.
+public enum ClientTransactionEvent: Sendable {
+    /// A provisional or final response (and, for INVITE, 2xx retransmissions while Accepted).
+    case response(SIPResponse)
+    /// Timer B or F fired: no final response in 64*T1.
+    case timeout
+    /// The transport could not deliver the request (refused, TLS verification, closed).
+    case transportError(TransportError?)
+    /// The transaction is gone; no more events.
+    case terminated
+}
+
+/// A request that started a server transaction.
+public struct ServerRequest: Sendable {
+    public var request: SIPRequest
+    public var transaction: TransactionID
+    public var peer: Peer
+}
+
+/// The signalling core on one event loop: the RFC 3261 §17 transaction layer driven over the transport
+/// layer, with its timers on the loop. Requests are validated (RFC 3261 §8.2) before they reach the
+/// transaction user, and answered with the prescribed error when they fail.
+///
+/// Loop-confined: call it on `loop` (use `loop.execute` from elsewhere); callbacks run on the loop.
+public final class SIPCore: @unchecked Sendable {
+    // @unchecked Sendable: all state is confined to `loop`'s thread, like the transport layer's.
+
+    public let loop: EventLoop
+    public let transport: SIPTransportLayer
+    private var layer: TransactionLayer<Peer>
+    private var timers: [TimerID: TimerHandle] = [:]
+    private var clientHandlers: [TransactionID: (ClientTransactionEvent) -> Void] = [:]
+    private var sentRequests: Set<TransactionID> = []
+    private var tokens = RandomTokens()
+
+    /// Checks applied to every incoming request; `nil` checks syntax only.
+    public var capabilities: Capabilities?
+    /// New requests (each with a server transaction to answer through `respond`).
+    public var onRequest: ((ServerRequest) -> Void)?
+    /// A CANCEL (answered 200 by the stack) and the INVITE transaction it cancels, if any.
+    public var onCancel: ((ServerRequest, TransactionID?) -> Void)?
+    /// ACKs for 2xx (they belong to the dialog, not to a transaction).
+    public var onACK: ((SIPRequest, Peer) -> Void)?
+    /// Responses that match no transaction (2xx retransmissions after the INVITE transaction ended, ...).
+    public var onStrayResponse: ((SIPResponse, Peer) -> Void)?
+    /// A server transaction timed out (Timer H: no ACK for a final response).
+    public var onServerTimeout: ((TransactionID) -> Void)?
+
+    public struct Statistics: Sendable {
+        /// Requests sent again by client transactions (Timers A, E).
+        public var requestRetransmissions = 0
+        /// Responses sent again by server transactions (Timer G, or a retransmitted request).
+        public var responseRetransmissions = 0
+        /// Requests refused by validation.
+        public var rejectedRequests = 0
+    }
+
+    public private(set) var statistics = Statistics()
+    private var sentResponses: [TransactionID: Int] = [:]
+
+    public init(transport: SIPTransportLayer, configuration: TransactionConfiguration = TransactionConfiguration()) {
+        self.loop = transport.loop
+        self.transport = transport
+        self.layer = TransactionLayer(configuration: configuration)
+    }
+
+    /// Starts taking messages from the transport layer.
+    public func start() {
+        transport.onMessage = { [weak self] incoming in self?.receive(incoming) }
+    }
+
+    /// The transaction layer's own counters (absorbed retransmissions, strays, 482s, 503s).
+    public var transactionStatistics: TransactionStatistics { layer.statistics }
+
+    /// The number of live transactions.
+    public var transactionCount: Int { layer.count }
+
+    public var configuration: TransactionConfiguration { layer.configuration }
+
+    // MARK: Identifiers
+
+    /// A new Via branch (z9hG4bK + 95 random bits).
+    public func makeBranch() -> String { tokens.branch() }
+    /// A new tag.
+    public func makeTag() -> String { tokens.tag() }
+    /// A new Call-ID.
+    public func makeCallID() -> String { tokens.callID() }
+
+    // MARK: Client transactions
+
+    /// Sends `request` in a new client transaction to `destination`. If the request has no Via, one is added
+    /// for the route to the destination with a new branch and `rport`. `handler` hears the responses and
+    /// the outcome on the loop.
+    @discardableResult
+    public func sendRequest(
+        _ request: SIPRequest, to destination: Destination, handler: @escaping (ClientTransactionEvent) -> Void
+    ) throws(TransactionError) -> TransactionID {
+        var request = request
+        if !request.headerFields.contains(.via), let via = transport.makeVia(for: destination, branch: makeBranch()) {
+            request.headerFields.insert(.via, via, at: 0)
+        }
+        let (id, actions) = try layer.sendRequest(
+            request, to: Peer(destination), isReliable: destination.transport.isReliable)
+        clientHandlers[id] = handler
+        run(actions)
+        return id
+    }
+
+    // MARK: Server transactions
+
+    /// Sends `response` through server transaction `transaction`.
+    public func respond(_ response: SIPResponse, to transaction: TransactionID) {
+        guard let actions = try? layer.sendResponse(response, in: transaction) else { return }
+        run(actions)
+    }
+
+    /// A response to `request` with the headers RFC 3261 §8.2.6.2 copies (Via, From, To with `toTag` added
+    /// when the request's To has none, Call-ID, CSeq), ready for more fields.
+    public func makeResponse(_ status: Int, reason: String? = nil, to request: SIPRequest, toTag: String? = nil)
+        -> SIPResponse
+    {
+        var response = SIPResponse(statusCode: status, reasonPhrase: reason)
+        for field in request.headerFields[fields: .via] { response.headerFields.append(field) }
+        for name in [SIPField.Name.from, .to, .callID, .cseq] {
+            guard let field = request.headerFields[fields: name].first else { continue }
+            response.headerFields.append(field)
+        }
+        if status > 100, let to = try? request.to, to.tag == nil {
+            var tagged = to
+            tagged.tag = toTag ?? makeTag()
+            response.headerFields.set(.to, tagged)
+        }
+        return response
+    }
+
+    // MARK: Driving
+
+    private func receive(_ incoming: IncomingMessage) {
+        let peer = Peer(transport: incoming.transport, address: incoming.source, flow: incoming.flow)
+        switch incoming.message {
+        case .response(let response):
+            guard (try? response.validate()) != nil else { return }
+            run(layer.receive(response, from: peer))
+        case .request(let request):
+            run(layer.receive(request, from: peer, isReliable: incoming.transport.isReliable))
+        }
+    }
+
+    private func run(_ actions: [TransactionLayer<Peer>.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let message, let peer, let transaction):
+                send(message, to: peer, transaction: transaction)
+            case .startTimer(let timer, let delay):
+                if let old = timers[timer] { loop.cancelTimer(old) }
+                timers[timer] = loop.scheduleTimer(after: delay) { [weak self] in
+                    guard let self else { return }
+                    self.timers[timer] = nil
+                    self.run(self.layer.timerFired(timer))
+                }
+            case .cancelTimer(let timer):
+                if let handle = timers.removeValue(forKey: timer) { loop.cancelTimer(handle) }
+            case .deliver(let event):
+                deliver(event)
+            }
+        }
+    }
+
+    private func send(_ message: Message, to peer: Peer, transaction: TransactionID?) {
+        switch message {
+        case .request(let request):
+            if let transaction, request.method != .ack {
+                if sentRequests.contains(transaction) {
+                    statistics.requestRetransmissions += 1
+                } else {
+                    sentRequests.insert(transaction)
+                }
+            }
+            transport.send(request: request, to: peer.destination) { [weak self] error in
+                guard let self else { return }
+                guard let error, let transaction else { return }
+                self.lastTransportErrors[transaction] = error
+                self.run(self.layer.transportError(transaction))
+            }
+        case .response(let response):
+            if let transaction {
+                let count = sentResponses[transaction, default: 0]
+                if count > 0, response.statusCode >= 200 { statistics.responseRetransmissions += 1 }
+                if response.statusCode >= 200 { sentResponses[transaction] = count + 1 }
+            }
+            let incoming = IncomingMessage(
+                message: .response(response), transport: peer.transport, source: peer.address,
+                local: peer.address, flow: peer.flow)
+            transport.send(response: response, toRequest: incoming) { [weak self] error in
+                guard let self else { return }
+                guard error != nil, let transaction else { return }
+                self.run(self.layer.transportError(transaction))
+            }
+        }
+    }
+
+    private var lastTransportErrors: [TransactionID: TransportError] = [:]
+
+    private func deliver(_ event: TransactionLayer<Peer>.Event) {
+        switch event {
+        case .request(let request, let transaction, let source):
+            if let status = reject(request) {
+                statistics.rejectedRequests += 1
+                var response = makeResponse(status.status ?? 400, reason: status.reasonPhrase, to: request)
+                if status.code == .badExtension {
+                    response.headerFields.append(.unsupported, status.detail.joined(separator: ", "))
+                }
+                respond(response, to: transaction)
+                return
+            }
+            onRequest?(ServerRequest(request: request, transaction: transaction, peer: source))
+        case .cancel(let request, let transaction, let cancelling, let source):
+            // §9.2: 200 to the CANCEL, or 481 when it matches no transaction.
+            respond(makeResponse(cancelling == nil ? 481 : 200, to: request), to: transaction)
+            if cancelling != nil {
+                onCancel?(ServerRequest(request: request, transaction: transaction, peer: source), cancelling)
+            }
+        case .ack(let request, _, let source):
+            onACK?(request, source)
+        case .response(let response, let transaction):
+            clientHandlers[transaction]?(.response(response))
+        case .strayResponse(let response, let source):
+            onStrayResponse?(response, source)
+        case .timeout(let transaction):
+            if let handler = clientHandlers[transaction] {
+                handler(.timeout)
+            } else {
+                onServerTimeout?(transaction)
+            }
+        case .transportError(let transaction):
+            clientHandlers[transaction]?(.transportError(lastTransportErrors.removeValue(forKey: transaction)))
+        case .terminated(let transaction):
+            clientHandlers.removeValue(forKey: transaction)?(.terminated)
+            sentRequests.remove(transaction)
+            sentResponses[transaction] = nil
+            lastTransportErrors[transaction] = nil
+            for kind in TimerKind.allCases {
+                if let handle = timers.removeValue(forKey: TimerID(transaction, kind)) { loop.cancelTimer(handle) }
+            }
+        }
+    }
+
+    /// The error a request gets from validation, if any.
+    private func reject(_ request: SIPRequest) -> MessageError? {
+        do {
+            try request.validate(capabilities: capabilities)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
