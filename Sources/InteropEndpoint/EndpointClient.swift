@@ -65,13 +65,18 @@ final class EndpointClient: @unchecked Sendable {
             }
             started += 1
             inFlight += 1
-            send()
+            if !send() {
+                // Refused at once (the table is full, say): counted, and the loop goes on without recursing.
+                inFlight -= 1
+                finishedCount += 1
+            }
         }
         if finishedCount == options.count { finish() }
     }
 
-    func send() {
-        guard let destination, let uri = targetURI else { return }
+    /// Starts one transaction; false if it could not even start.
+    func send() -> Bool {
+        guard let destination, let uri = targetURI else { return false }
         let method = SIPMethod(rawValue: options.method) ?? .options
         var request = SIPRequest(method: method, uri: .sip(uri))
         let local = core.transport.localAddress(for: destination) ?? .loopback()
@@ -116,8 +121,9 @@ final class EndpointClient: @unchecked Sendable {
             }
         } catch {
             transportErrors.append("\(error)")
-            complete()
+            return false
         }
+        return true
     }
 
     var outcomeKnown: Set<TransactionID> = []

@@ -63,8 +63,10 @@ let transport = SIPTransportLayer(
             trustedCAFile: options.trustedCA, certificateFile: options.certificate, privateKeyFile: options.privateKey))
 )
 var seed = SystemRandomNumberGenerator()
+// Room for the transactions that linger in Completed (Timer K = T4 over UDP) at high rates.
 let core = SIPCore(
-    transport: transport, configuration: TransactionConfiguration(timers: timers, tagSeed: seed.next()))
+    transport: transport,
+    configuration: TransactionConfiguration(timers: timers, maximumTransactions: 262_144, tagSeed: seed.next()))
 
 DispatchQueue.global().async {
     var set = terminationSignals()
