@@ -41,7 +41,7 @@ extension SIPTransportLayer {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let client = withUnsafeMutablePointer(to: &storage) { p in
                 p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sb_accept4(fd, $0, &length, sb_SOCK_NONBLOCK | sb_SOCK_CLOEXEC)
+                    sb_accept_nonblocking(fd, $0, &length)
                 }
             }
             guard client >= 0 else { return }

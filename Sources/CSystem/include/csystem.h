@@ -1,9 +1,6 @@
 #ifndef SWITCHBOARD_CSYSTEM_H
 #define SWITCHBOARD_CSYSTEM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 
 // Linux system interfaces that Glibc's Swift module does not export (epoll, eventfd, timerfd), plus
 // small wrappers for macros.
@@ -27,8 +24,17 @@
 #include <string.h>
 
 static inline int sb_errno(void) { return errno; }
-static inline int sb_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
-    return accept4(fd, address, length, flags);
+/// accept(2), then non-blocking and close-on-exec (accept4 would need _GNU_SOURCE, which changes glibc's
+/// fd_set and clashes with Swift's Glibc module).
+static inline int sb_accept_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {
+    int client = accept(fd, address, length);
+    if (client < 0) return client;
+    int flags = fcntl(client, F_GETFL, 0);
+    if (flags < 0 || fcntl(client, F_SETFL, flags | O_NONBLOCK) < 0 || fcntl(client, F_SETFD, FD_CLOEXEC) < 0) {
+        close(client);
+        return -1;
+    }
+    return client;
 }
 static inline const struct in6_addr *sb_in6addr_loopback(void) { return &in6addr_loopback; }
 static inline const struct in6_addr *sb_in6addr_any(void) { return &in6addr_any; }
