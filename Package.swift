@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "SIPAuthentication", targets: ["SIPAuthentication"]),
         .library(name: "SIPTransaction", targets: ["SIPTransaction"]),
+        .library(name: "SIPUserAgent", targets: ["SIPUserAgent"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -34,6 +35,9 @@ let package = Package(
         // timers. Sans-I/O: a driver feeds it messages, timer expiries and transport errors.
         .target(name: "SIPTransaction", dependencies: ["SIPMessage"]),
 
+        // The user agent: registration, dialogs, INVITE sessions and the other methods (sans-I/O state machines).
+        .target(name: "SIPUserAgent", dependencies: ["SIPMessage", "SDP", "SIPAuthentication"]),
+
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
 
@@ -41,8 +45,18 @@ let package = Package(
         .executableTarget(
             name: "InteropEndpoint", dependencies: ["SIPCore", "SIPMessage", "SIPTransport", "SIPTransaction"]),
 
+        // The public API (CallProvider and friends) and the engine that runs the stack for it.
+        .target(
+            name: "Switchboard",
+            dependencies: [
+                "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
+            ]
+        ),
+
         // The `switchboard` command line (see CLI.md).
-        .executableTarget(name: "SwitchboardCLI", dependencies: ["SIPMessage"]),
+        .executableTarget(
+            name: "SwitchboardCLI",
+            dependencies: ["Switchboard", "SIPMessage", "SIPTransport", "SIPUserAgent", "SIPAuthentication"]),
 
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(
@@ -64,6 +78,7 @@ let package = Package(
         .testTarget(name: "SIPTransportTests", dependencies: ["SIPTransport", "SIPMessage"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], exclude: ["Data"]),
         .testTarget(name: "SIPAuthenticationTests", dependencies: ["SIPAuthentication", "SIPMessage"]),
+        .testTarget(name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication"]),
         .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],

@@ -94,9 +94,28 @@ public final class SIPCore: @unchecked Sendable {
         self.layer = TransactionLayer(configuration: configuration)
     }
 
-    /// Starts taking messages from the transport layer.
+    /// Starts taking messages and flow events from the transport layer.
     public func start() {
         transport.onMessage = { [weak self] incoming in self?.receive(incoming) }
+        transport.onFlowEvent = { [weak self] event in
+            guard let self else { return }
+            for observer in self.flowObservers.values { observer(event) }
+        }
+    }
+
+    private var flowObservers: [Int: (FlowEvent) -> Void] = [:]
+    private var nextObserver = 0
+
+    /// Registers `observer` for connection closes and keep-alive deaths; returns a key for
+    /// `removeFlowObserver`. Registrations and dialogs watch the flows they use this way.
+    public func addFlowObserver(_ observer: @escaping (FlowEvent) -> Void) -> Int {
+        nextObserver += 1
+        flowObservers[nextObserver] = observer
+        return nextObserver
+    }
+
+    public func removeFlowObserver(_ key: Int) {
+        flowObservers[key] = nil
     }
 
     /// The transaction layer's own counters (absorbed retransmissions, strays, 482s, 503s).

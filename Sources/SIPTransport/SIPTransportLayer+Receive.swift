@@ -192,6 +192,12 @@ extension SIPTransportLayer {
         _ message: Message, transport: TransportProtocol, source: SocketAddress, local: SocketAddress, flow: FlowID?
     ) {
         statistics.messagesReceived += 1
+        if let onTrace {
+            onTrace(
+                TraceRecord(
+                    direction: .incoming, transport: transport, local: local, remote: source, time: .now,
+                    bytes: message.serialized()))
+        }
         var message = message
         if case .request(var request) = message {
             SIPTransportLayer.stampReceived(&request, source: source)

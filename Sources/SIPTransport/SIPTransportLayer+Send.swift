@@ -94,6 +94,10 @@ extension SIPTransportLayer {
             do {
                 try Socket.sendDatagram(listener.fd, bytes, to: destination.address)
                 statistics.messagesSent += 1
+                onTrace?(
+                    TraceRecord(
+                        direction: .outgoing, transport: .udp, local: listener.address, remote: destination.address,
+                        time: .now, bytes: bytes))
                 completion?(nil)
             } catch {
                 completion?(error)
@@ -134,6 +138,7 @@ extension SIPTransportLayer {
             try connection.flush()
             connection.lastActivity = .now
             statistics.messagesSent += 1
+            traceStream(bytes, on: connection)
             updateWriteInterest(connection)
             completion?(nil)
         } catch {
@@ -148,10 +153,20 @@ extension SIPTransportLayer {
         for item in pending {
             try connection.enqueue(item.bytes)
             statistics.messagesSent += 1
+            traceStream(item.bytes, on: connection)
         }
         try connection.flush()
         updateWriteInterest(connection)
         for item in pending { item.completion?(nil) }
+    }
+
+    func traceStream(_ bytes: [UInt8], on connection: StreamConnection) {
+        // Keep-alive pings and pongs are not SIP messages.
+        guard let onTrace, !bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) else { return }
+        onTrace(
+            TraceRecord(
+                direction: .outgoing, transport: connection.transport, local: connection.local,
+                remote: connection.remote, time: .now, bytes: bytes))
     }
 
     func failPending(_ connection: StreamConnection, _ error: TransportError) {

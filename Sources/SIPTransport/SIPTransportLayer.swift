@@ -22,6 +22,8 @@ public final class SIPTransportLayer: @unchecked Sendable {
     public var onMessage: ((IncomingMessage) -> Void)?
     /// Connections that close or die.
     public var onFlowEvent: ((FlowEvent) -> Void)?
+    /// Every SIP message sent or received (keep-alives excluded), when set.
+    public var onTrace: ((TraceRecord) -> Void)?
     /// Counters for tests and statistics.
     public internal(set) var statistics = Statistics()
 

@@ -108,3 +108,32 @@ public struct TransportConfiguration: Sendable {
         self.tls = tls
     }
 }
+
+/// One SIP message as it crossed the transport, for traces, pcap export and call-flow diagrams.
+public struct TraceRecord: Sendable {
+    public enum Direction: Sendable, Hashable {
+        case incoming
+        case outgoing
+    }
+
+    public var direction: Direction
+    public var transport: TransportProtocol
+    public var local: SocketAddress
+    public var remote: SocketAddress
+    /// Wall-clock time is the observer's business; this is monotonic.
+    public var time: ContinuousClock.Instant
+    /// The message bytes as sent or received.
+    public var bytes: [UInt8]
+
+    public init(
+        direction: Direction, transport: TransportProtocol, local: SocketAddress, remote: SocketAddress,
+        time: ContinuousClock.Instant, bytes: [UInt8]
+    ) {
+        self.direction = direction
+        self.transport = transport
+        self.local = local
+        self.remote = remote
+        self.time = time
+        self.bytes = bytes
+    }
+}

@@ -30,12 +30,16 @@ enum SwitchboardCommand {
 
         commands:
           parse FILE...   print the message layer's verdict on SIP messages in files
+          register        register to a registrar, stay registered, unregister
 
         switchboard <command> --help    help for one command
         switchboard --version           print the version
         """
 
-    static func run(_ arguments: [String], io: CommandIO = .standard) -> Int32 {
+    static func run(
+        _ arguments: [String], io: CommandIO = .standard,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Int32 {
         guard let command = arguments.first else {
             io.error(help)
             return 2
@@ -50,6 +54,8 @@ enum SwitchboardCommand {
             return 0
         case "parse":
             return ParseCommand.run(rest, io: io)
+        case "register":
+            return RegisterCommand.run(rest, io: io, environment: environment)
         default:
             io.error("switchboard: unknown command '\(command)'\n\(help)")
             return 2

@@ -124,3 +124,34 @@ struct ArgumentTests {
         #expect(throws: UsageError.self) { try parseArguments(["-x"], specs: specs) }
     }
 }
+
+@Suite("Trace redaction")
+struct TraceRedactionTests {
+    @Test func credentialsNeverAppear() {
+        let message =
+            "REGISTER sip:example.com SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1;branch=z9hG4bK1\r\nAuthorization: Digest username=\"alice\", response=\"c94ae52f769bdf96a53f18d18412a218\"\r\nproxy-authorization: Bearer abc.def.ghi\r\nContent-Length: 0\r\n\r\n"
+        let out = SIPTracer.redacted(message)
+        #expect(!out.contains("c94ae52f"))
+        #expect(!out.contains("alice"))
+        #expect(!out.contains("abc.def"))
+        #expect(out.contains("Authorization: Digest <redacted>"))
+        #expect(out.contains("proxy-authorization: Bearer <redacted>"))
+        #expect(out.contains("Via: SIP/2.0/UDP 127.0.0.1;branch=z9hG4bK1"))
+    }
+}
+
+@Suite("Event lines")
+struct EventLineTests {
+    @Test func textAndJSON() {
+        let lines = Mutex<[String]>([])
+        let printer = EventPrinter(json: false) { line in lines.withLock { $0.append(line) } }
+        printer.emit(
+            "ended", [("reason", .string("remoteEnded")), ("status", .int(200)), ("phrase", .string("Busy Here"))])
+        let json = EventPrinter(json: true) { line in lines.withLock { $0.append(line) } }
+        json.emit("registered", [("expires", .int(60)), ("contact", .string("sip:a@b"))])
+        let out = lines.withLock { $0 }
+        #expect(out[0].wholeMatch(of: #/T=\d+\.\d{3} ended reason=remoteEnded status=200 phrase="Busy Here"/#) != nil)
+        #expect(
+            out[1].wholeMatch(of: #/\{"t":\d+\.\d{3},"event":"registered","expires":60,"contact":"sip:a@b"\}/#) != nil)
+    }
+}

@@ -1,0 +1,39 @@
+import SIPCore
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+
+/// The signalling machinery of one provider: an event loop, the transport layer and the transaction core.
+/// Loop-confined except for `execute` and `shutdown`.
+package final class Engine: @unchecked Sendable {
+    // @unchecked Sendable: state lives on `loop`; other threads only post work through `loop.execute`.
+
+    package let loop: EventLoop
+    package let transport: SIPTransportLayer
+    package let core: SIPCore
+
+    package init(
+        transport configuration: TransportConfiguration = TransportConfiguration(),
+        transactions: TransactionConfiguration = TransactionConfiguration()
+    ) throws {
+        loop = try EventLoop(name: "signalling")
+        transport = SIPTransportLayer(loop: loop, configuration: configuration)
+        var seeded = transactions
+        var generator = SystemRandomNumberGenerator()
+        if seeded.tagSeed == 0 { seeded.tagSeed = generator.next() }
+        core = SIPCore(transport: transport, configuration: seeded)
+        loop.start()
+        loop.execute { [core] in core.start() }
+    }
+
+    /// Runs `body` on the loop.
+    package func execute(_ body: @escaping @Sendable () -> Void) {
+        loop.execute(body)
+    }
+
+    /// Closes every socket and stops the loop (not from the loop itself).
+    package func shutdown() {
+        loop.execute { [transport] in transport.shutdown() }
+        loop.stop()
+    }
+}

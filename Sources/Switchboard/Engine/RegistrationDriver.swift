@@ -1,0 +1,221 @@
+import SIPAuthentication
+import SIPCore
+import SIPMessage
+import SIPTransport
+import SIPUserAgent
+
+/// Runs a `RegistrationClient` over the engine: resolves the registrar (RFC 3263), sends each REGISTER in
+/// a client transaction, fills the contact from the transport, keeps the registration's TCP/TLS flow open and
+/// pinged (RFC 5626 §4.4.1, whether or not the registrar advertises outbound), and re-registers when that flow
+/// dies. Loop-confined.
+package final class RegistrationDriver: @unchecked Sendable {
+    // @unchecked Sendable: loop-confined; the reference crosses threads only to post work back to the loop.
+
+    package struct Settings: Sendable {
+        package var addressOfRecord: SIPURI
+        package var registrar: SIPURI
+        package var transport: TransportProtocol?
+        package var contactUser: String
+        package var expires: UInt32
+        package var keepAliveInterval: Duration
+        package var instanceID: String?
+        package var userAgent: String?
+        package var resolver: ResolverConfiguration
+
+        package init(
+            addressOfRecord: SIPURI, registrar: SIPURI, transport: TransportProtocol? = nil, contactUser: String,
+            expires: UInt32 = 3600, keepAliveInterval: Duration = .seconds(30), instanceID: String? = nil,
+            userAgent: String? = nil, resolver: ResolverConfiguration = ResolverConfiguration()
+        ) {
+            self.addressOfRecord = addressOfRecord
+            self.registrar = registrar
+            self.transport = transport
+            self.contactUser = contactUser
+            self.expires = expires
+            self.keepAliveInterval = keepAliveInterval
+            self.instanceID = instanceID
+            self.userAgent = userAgent
+            self.resolver = resolver
+        }
+    }
+
+    let engine: Engine
+    let settings: Settings
+    let credentials: @Sendable (String) -> DigestCredentials?
+    var client: RegistrationClient?
+    var destination: Destination?
+    var flow: FlowID?
+    var timer: TimerHandle?
+    var observer: Int?
+    /// Every state change, on the loop.
+    package var onState: ((RegistrationState) -> Void)?
+
+    package init(engine: Engine, settings: Settings, credentials: @escaping @Sendable (String) -> DigestCredentials?) {
+        self.engine = engine
+        self.settings = settings
+        self.credentials = credentials
+    }
+
+    /// Resolves the registrar and registers. Call on the loop.
+    package func start() {
+        observer = engine.core.addFlowObserver { [weak self] event in self?.flowEvent(event) }
+        var uri = settings.registrar
+        if let transport = settings.transport, uri.transport == nil, transport != .udp || uri.isSecure {
+            if transport == .tls { uri.isSecure = true } else { uri.transport = transport.rawValue }
+        }
+        let resolver = SIPResolver(configuration: settings.resolver)
+        let target = uri
+        // Names are resolved off the loop; the result comes back to it.
+        Task.detached { [weak self, engine] in
+            let result: Result<[Destination], TransportError>
+            do throws(TransportError) {
+                result = .success(try await resolver.resolve(target))
+            } catch {
+                result = .failure(error)
+            }
+            engine.execute { [weak self] in self?.resolved(result) }
+        }
+    }
+
+    private func resolved(_ result: Result<[Destination], TransportError>) {
+        switch result {
+        case .failure(let error):
+            onState?(.failed(RegistrationError(.registrarUnreachable, reason: "\(error)"), willRetry: false))
+        case .success(let destinations):
+            guard var destination = destinations.first else {
+                onState?(.failed(RegistrationError(.registrarUnreachable, reason: "no address"), willRetry: false))
+                return
+            }
+            if let transport = settings.transport, destination.transport != transport, !settings.registrar.isSecure {
+                destination.transport = transport
+            }
+            self.destination = destination
+            ensureListening(for: destination)
+            let configuration = RegistrationConfiguration(
+                addressOfRecord: settings.addressOfRecord, registrar: settings.registrar,
+                contact: contact(for: destination), expires: settings.expires, instanceID: settings.instanceID,
+                regID: settings.instanceID == nil ? nil : 1, userAgent: settings.userAgent)
+            let authenticator = DigestAuthenticator(credentials: credentials)
+            client = RegistrationClient(
+                configuration: configuration, callID: engine.core.makeCallID(), fromTag: engine.core.makeTag(),
+                authenticator: authenticator)
+            run { $0.start() }
+        }
+    }
+
+    /// Unregisters. Call on the loop.
+    package func stop() {
+        guard client != nil else {
+            onState?(.unregistered)
+            return
+        }
+        run { $0.stop() }
+    }
+
+    /// A UDP listener is needed to send at all; streams connect on demand.
+    private func ensureListening(for destination: Destination) {
+        let family = destination.address.family
+        if engine.transport.listeningAddress(.udp, family: family) == nil {
+            let any = family == .ipv4 ? SocketAddress.loopback() : SocketAddress.loopbackIPv6()
+            let wildcard = SocketAddress(ip: family == .ipv4 ? "0.0.0.0" : "::", port: 0) ?? any
+            _ = try? engine.transport.listen(.udp, on: wildcard)
+        }
+    }
+
+    /// Our contact toward `destination`: the route's address and the listener's port, with the transport.
+    private func contact(for destination: Destination) -> SIPURI {
+        let local = engine.transport.localAddress(for: destination) ?? .loopback()
+        let host = SIPHost(local.host) ?? SIPHost("127.0.0.1")
+        var uri = SIPURI(
+            user: settings.contactUser, host: host ?? settings.registrar.host, port: local.port == 0 ? nil : local.port,
+            isSecure: destination.transport == .tls && settings.registrar.isSecure)
+        if destination.transport != .udp { uri.transport = destination.transport.rawValue }
+        return uri
+    }
+
+    private func run(_ step: (inout RegistrationClient) -> [RegistrationClient.Action]) {
+        guard var client else { return }
+        let actions = step(&client)
+        self.client = client
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: RegistrationClient.Action) {
+        switch action {
+        case .send(let request):
+            guard let destination else { return }
+            do {
+                try engine.core.sendRequest(request, to: destination) { [weak self] event in
+                    self?.transactionEvent(event)
+                }
+            } catch {
+                run { $0.transportFailed("\(error)") }
+            }
+        case .startTimer(let after):
+            if let timer { engine.loop.cancelTimer(timer) }
+            timer = engine.loop.scheduleTimer(after: after) { [weak self] in
+                self?.timer = nil
+                self?.run { $0.timerFired() }
+            }
+        case .cancelTimer:
+            if let timer { engine.loop.cancelTimer(timer) }
+            timer = nil
+        case .stateChanged(let state):
+            if case .registered = state { holdFlow() }
+            if state == .unregistered { releaseFlow() }
+            onState?(state)
+        }
+    }
+
+    private func transactionEvent(_ event: ClientTransactionEvent) {
+        switch event {
+        case .response(let response):
+            run { $0.receive(response) }
+        case .timeout:
+            run { $0.timedOut() }
+        case .transportError(let error):
+            run { $0.transportFailed(error.map { "\($0)" } ?? "transport error") }
+        case .terminated:
+            break
+        }
+    }
+
+    /// Keep the registration's connection open and pinged (TCP/TLS only).
+    private func holdFlow() {
+        guard let destination, destination.transport != .udp, let current = engine.transport.flow(to: destination),
+            current != flow
+        else { return }
+        releaseFlow()
+        flow = current
+        engine.transport.retain(flow: current)
+        engine.transport.setKeepAlive(flow: current, interval: settings.keepAliveInterval)
+    }
+
+    private func releaseFlow() {
+        guard let flow else { return }
+        engine.transport.setKeepAlive(flow: flow, interval: nil)
+        engine.transport.release(flow: flow)
+        self.flow = nil
+    }
+
+    private func flowEvent(_ event: FlowEvent) {
+        switch event {
+        case .dead(let dead) where dead == flow:
+            flow = nil
+            run { $0.flowDied() }
+        case .closed(let closed, let error) where closed == flow:
+            flow = nil
+            // Registrars such as Asterisk forget TCP/TLS bindings when the connection closes: register again.
+            run { $0.transportFailed(error.map { "\($0)" } ?? "connection closed") }
+        default:
+            break
+        }
+    }
+
+    /// Stops watching flows.
+    package func detach() {
+        if let observer { engine.core.removeFlowObserver(observer) }
+        releaseFlow()
+        if let timer { engine.loop.cancelTimer(timer) }
+    }
+}

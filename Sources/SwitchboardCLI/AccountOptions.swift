@@ -1,0 +1,123 @@
+import Foundation
+import SIPMessage
+import SIPTransport
+
+/// The account and transport flags shared by `register`, `call` and `answer` (CLI.md "Accounts and
+/// transport"), with `--config FILE` (`key = value` lines, `#` comments) and the precedence flag >
+/// environment (`SWITCHBOARD_<KEY>`, e.g. `SWITCHBOARD_PASSWORD`) > file.
+struct AccountOptions {
+    static let flags: [FlagSpec] = [
+        FlagSpec(name: "user", valueName: "USER[@DOMAIN]", help: "the address of record (alice@example.com)"),
+        FlagSpec(name: "auth-user", valueName: "NAME", help: "authentication user name (default: the user part)"),
+        FlagSpec(name: "password", valueName: "SECRET", help: "password (or SWITCHBOARD_PASSWORD)"),
+        FlagSpec(name: "registrar", valueName: "SIPURI", help: "registrar (sip:example.com)"),
+        FlagSpec(name: "proxy", valueName: "SIPURI", help: "outbound proxy"),
+        FlagSpec(name: "transport", valueName: "udp|tcp|tls", help: "transport (a URI's transport parameter wins)"),
+        FlagSpec(name: "tls-ca", valueName: "FILE", help: "trusted CA certificates (PEM) for TLS"),
+        FlagSpec(
+            name: "listen", valueName: "ADDR:PORT", help: "local address (default port 5060, 5061 for TLS; :0 = any)"),
+        FlagSpec(name: "config", valueName: "FILE", help: "key = value lines with the long flag names"),
+        FlagSpec(name: "json", valueName: nil, help: "print events as JSON lines"),
+        FlagSpec(name: "trace", valueName: nil, help: "print every SIP message on stderr (Authorization redacted)"),
+        FlagSpec(name: "duration", valueName: "S", help: "how long to stay registered or connected"),
+        FlagSpec(name: "help", valueName: nil, help: "show this help"),
+    ]
+
+    var values: [String: String]
+
+    /// Merges flags, environment and the config file.
+    static func resolve(_ parsed: ParsedArguments, environment: [String: String], readFile: (String) -> [UInt8]?)
+        throws(UsageError) -> AccountOptions
+    {
+        var values: [String: String] = [:]
+        let known = Set(flags.map(\.name))
+        if let path = parsed.flags["config"] {
+            guard let bytes = readFile(path) else { throw UsageError(message: "cannot read --config file \(path)") }
+            for (number, rawLine) in String(decoding: bytes, as: UTF8.self).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).enumerated() {
+                var line = Substring(rawLine)
+                if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+                let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                if trimmed.isEmpty { continue }
+                guard let eq = trimmed.firstIndex(of: "=") else {
+                    throw UsageError(message: "--config \(path):\(number + 1): expected key = value")
+                }
+                let key = trimmed[..<eq].trimmingCharacters(in: .whitespaces)
+                let value = trimmed[trimmed.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+                values[key] = value
+            }
+        }
+        for (key, value) in environment where key.hasPrefix("SWITCHBOARD_") {
+            let name = key.dropFirst("SWITCHBOARD_".count).lowercased().replacingOccurrences(of: "_", with: "-")
+            values[name] = value
+        }
+        for (key, value) in parsed.flags { values[key] = value }
+        _ = known
+        return AccountOptions(values: values)
+    }
+
+    subscript(_ key: String) -> String? { values[key] }
+    func has(_ key: String) -> Bool { values[key] != nil && values[key] != "false" }
+
+    var transport: TransportProtocol? {
+        get throws(UsageError) {
+            guard let text = values["transport"] else { return nil }
+            guard let t = TransportProtocol(token: text) else {
+                throw UsageError(message: "bad value for --transport: \(text)")
+            }
+            return t
+        }
+    }
+
+    var duration: Double? {
+        get throws(UsageError) {
+            guard let text = values["duration"] else { return nil }
+            guard let d = Double(text), d >= 0 else { throw UsageError(message: "bad value for --duration: \(text)") }
+            return d
+        }
+    }
+
+    var registrar: SIPURI? {
+        get throws(UsageError) {
+            guard let text = values["registrar"] else { return nil }
+            guard let uri = try? SIPURI(text.hasPrefix("sip") ? text : "sip:" + text) else {
+                throw UsageError(message: "bad value for --registrar: \(text)")
+            }
+            return uri
+        }
+    }
+
+    /// The address of record: `user@domain`, or the user at the registrar's host, or at `fallbackHost`.
+    func addressOfRecord(fallbackHost: String) throws(UsageError) -> SIPURI {
+        guard let user = values["user"], !user.isEmpty else { throw UsageError(message: "--user is required") }
+        var text = user
+        if text.hasPrefix("sip:") || text.hasPrefix("sips:") {
+            text = String(text.drop(while: { $0 != ":" }).dropFirst())
+        }
+        let host: String
+        let name: String
+        if let at = text.firstIndex(of: "@") {
+            name = String(text[..<at])
+            host = String(text[text.index(after: at)...])
+        } else {
+            name = text
+            host = (try? registrar)?.host.description ?? fallbackHost
+        }
+        guard let parsedHost = SIPHost(host) else { throw UsageError(message: "bad value for --user: \(user)") }
+        return SIPURI(user: name, host: parsedHost)
+    }
+
+    var authUser: String? { values["auth-user"] }
+    var password: String? { values["password"] }
+
+    func listenAddress(default transport: TransportProtocol) throws(UsageError) -> SocketAddress? {
+        guard let text = values["listen"] else { return nil }
+        var body = text
+        if body.hasPrefix(":") { body = "0.0.0.0" + body }
+        guard let address = SocketAddress(parsing: body, defaultPort: transport.defaultPort) else {
+            throw UsageError(message: "bad value for --listen: \(text)")
+        }
+        return address
+    }
+}
