@@ -53,15 +53,15 @@ public struct StreamFramer: Sendable {
         if let closeError { return .close(closeError) }
         compactIfUseful()
         let end = buffer.count
+        // Stray bare line feeds between messages are skipped (a loop: a peer may send any number of them).
+        if pending == nil {
+            while readIndex < end, buffer[readIndex] == ASCII.lf { readIndex += 1 }
+            scanIndex = max(scanIndex, readIndex)
+        }
         guard readIndex < end else { return nil }
 
-        // Keep-alives and stray line breaks between messages.
-        if pending == nil, buffer[readIndex] == ASCII.cr || buffer[readIndex] == ASCII.lf {
-            if buffer[readIndex] == ASCII.lf {
-                readIndex += 1
-                scanIndex = readIndex
-                return next()
-            }
+        // Keep-alives between messages.
+        if pending == nil, buffer[readIndex] == ASCII.cr {
             guard readIndex + 1 < end else { return .needMore(minimum: 1) }
             guard buffer[readIndex + 1] == ASCII.lf else {
                 return close(.init(.malformedStartLine, status: 400, "Bare CR"))

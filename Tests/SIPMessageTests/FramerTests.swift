@@ -56,6 +56,17 @@ struct FramerTests {
         #expect(out.last == .pong)
     }
 
+    /// Found by the fuzzer: each stray LF used to cost a recursive call, so a long run of them overflowed
+    /// the stack. They are skipped in a loop now, however many arrive.
+    @Test func manyStrayLineFeedsAreSkippedWithoutRecursion() {
+        var framer = StreamFramer()
+        framer.append([UInt8](repeating: 0x0A, count: 200_000) + options)
+        let out = drain(&framer)
+        #expect(out.count == 1)
+        if case .message = out.first {} else { Issue.record("expected the message after the line feeds") }
+        #expect(framer.bufferedByteCount == 0)
+    }
+
     @Test func partialBodyNeedsExactlyTheRest() {
         var framer = StreamFramer()
         framer.append(options.dropLast(3))
