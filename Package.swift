@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "SIPAuthentication", targets: ["SIPAuthentication"]),
         .library(name: "SIPTransaction", targets: ["SIPTransaction"]),
+        .library(name: "SIPUserAgent", targets: ["SIPUserAgent"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -33,6 +34,10 @@ let package = Package(
         // The transaction layer: the four RFC 3261 §17 state machines (with RFC 6026), matching and
         // timers. Sans-I/O: a driver feeds it messages, timer expiries and transport errors.
         .target(name: "SIPTransaction", dependencies: ["SIPMessage"]),
+        // The user-agent core: dialogs (RFC 3261 §12), INVITE sessions with offer/answer, re-INVITE, UPDATE,
+        // PRACK and session timers, and the other methods (INFO, MESSAGE, REFER, SUBSCRIBE/NOTIFY, OPTIONS).
+        // Sans-I/O: a driver feeds it messages, transaction outcomes and timer expiries.
+        .target(name: "SIPUserAgent", dependencies: ["SIPMessage", "SDP", "SIPAuthentication"]),
 
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
@@ -65,6 +70,7 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], exclude: ["Data"]),
         .testTarget(name: "SIPAuthenticationTests", dependencies: ["SIPAuthentication", "SIPMessage"]),
         .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
+        .testTarget(name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]
