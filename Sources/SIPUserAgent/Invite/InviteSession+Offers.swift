@@ -148,14 +148,14 @@ extension InviteSession {
             guard state == .confirmed || state == .early else { return }
             dialog?.receiveSuccess(response, to: isInvite ? .invite : .update)
             if let allowsUpdate = response.allows(.update) { peer.allowsUpdate = allowsUpdate }
+            var changed = false
             if offerAnswer.state == .localOfferPending {
                 let before = offerAnswer.session
                 do {
                     guard let answer = try response.sessionDescription() else { throw MissingSessionDescription() }
                     let session = try offerAnswer.receiveAnswer(answer)
-                    if offer.intent != .refresh || session != before {
-                        actions.append(.event(.mediaUpdated(session)))
-                    }
+                    changed = session != before
+                    if changed { actions.append(.event(.mediaUpdated(session))) }
                 } catch {
                     offerAnswer.cancelPendingOffer()
                     let phrase = (error as? SDPError)?.reasonPhrase ?? MissingSessionDescription().reasonPhrase
@@ -167,7 +167,7 @@ extension InviteSession {
                     return
                 }
             }
-            startSessionTimer(fromUACResponse: response, isRefresh: true, into: &actions)
+            startSessionTimer(fromUACResponse: response, isRefresh: !changed, into: &actions)
             sendQueuedOffer(into: &actions)
             return
         }

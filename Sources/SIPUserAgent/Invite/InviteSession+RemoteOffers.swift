@@ -136,15 +136,20 @@ extension InviteSession {
         return response
     }
 
-    private mutating func applyRemoteSessionTimer(_ pending: PendingRemoteOffer, into actions: inout [SessionAction]) {
+    /// Re-arms the session timer from a re-INVITE or UPDATE this side answers (every one refreshes the
+    /// session, RFC 4028 §10); `reportsRefresh` when the exchange changed no media (one event per exchange).
+    private mutating func applyRemoteSessionTimer(
+        _ pending: PendingRemoteOffer, reportsRefresh: Bool = true, into actions: inout [SessionAction]
+    ) {
         if let expires = pending.sessionExpires {
-            activateSessionTimer(expires, localRefresher: .uas, isRefresh: true, into: &actions)
+            activateSessionTimer(expires, localRefresher: .uas, isRefresh: reportsRefresh, into: &actions)
         }
     }
 
     /// Answers a re-offer with 200 and the answer; a re-INVITE's 200 is re-sent until its ACK.
     private mutating func answerRemoteOffer(_ pending: PendingRemoteOffer, into actions: inout [SessionAction]) {
         let wasHeld = offerAnswer.isRemoteHold
+        let before = offerAnswer.session
         let answer: OfferAnswer.Answer
         do {
             answer = try offerAnswer.makeAnswer()
@@ -167,8 +172,9 @@ extension InviteSession {
         if answer.session.isRemoteHold != wasHeld {
             actions.append(.event(.remoteHoldChanged(isOnHold: answer.session.isRemoteHold)))
         }
-        actions.append(.event(.mediaUpdated(answer.session)))
-        applyRemoteSessionTimer(pending, into: &actions)
+        let changed = answer.session != before
+        if changed { actions.append(.event(.mediaUpdated(answer.session))) }
+        applyRemoteSessionTimer(pending, reportsRefresh: !changed, into: &actions)
     }
 
     /// Answers the re-offer reported with `offerReceived` (when offers are not answered automatically),
