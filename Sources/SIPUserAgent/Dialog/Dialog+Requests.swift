@@ -20,6 +20,13 @@ extension Dialog {
     /// The driver resolves it (RFC 3263) unless an outbound proxy or an existing flow decides.
     public var nextHop: URI { routeSet.first?.uri ?? remoteTarget }
 
+    /// The Replaces value that names this dialog to the other side (RFC 3891 §6.1): its `to-tag` is the
+    /// other side's tag (the tag of whoever receives the INVITE that carries it), its `from-tag` this side's.
+    /// Put it in a Refer-To for an attended transfer.
+    public var replaces: Replaces {
+        Replaces(callID: id.callID, toTag: id.remoteTag, fromTag: id.localTag)
+    }
+
     /// A request in the dialog with the headers §12.2.1.1 prescribes: Request-URI and Route from the route
     /// set, To with the remote tag, From with the local tag, Call-ID, CSeq one above the last one sent (1 for
     /// the first), Max-Forwards 70. Contact, Via and the rest are the caller's.

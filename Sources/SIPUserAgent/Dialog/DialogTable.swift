@@ -54,6 +54,10 @@ public struct DialogTable<Value: Sendable>: Sendable {
             return .unknownDialog(response: request.method == .ack ? nil : SIPResponse(answering: request, status: 400))
         }
         if let value = entries[id] { return .dialog(id, value) }
+        // A subscription waiting for its first NOTIFY is registered with an empty remote tag (RFC 6665
+        // §4.1.2.4: the NOTIFY may come before the 2xx and names the notifier's tag first).
+        let pending = DialogID(callID: id.callID, localTag: id.localTag, remoteTag: "")
+        if request.method == .notify, let value = entries[pending] { return .dialog(pending, value) }
         return .unknownDialog(response: request.method == .ack ? nil : SIPResponse(answering: request, status: 481))
     }
 

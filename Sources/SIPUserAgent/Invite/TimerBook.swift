@@ -1,3 +1,11 @@
+/// An action type that can arm and disarm timers (sessions' and subscriptions').
+protocol TimerActions {
+    static func startTimer(_ timer: SessionTimer, after delay: Duration) -> Self
+    static func cancelTimer(_ timer: SessionTimer) -> Self
+}
+
+extension SessionAction: TimerActions {}
+
 /// The timers a session or subscription has armed: at most one per kind, each arm a new generation, so a
 /// late expiry of a cancelled timer is told apart from the live one.
 struct TimerBook: Sendable, Hashable {
@@ -9,7 +17,9 @@ struct TimerBook: Sendable, Hashable {
     func isArmed(_ kind: SessionTimer.Kind) -> Bool { armed.contains { $0.kind == kind } }
 
     /// Arms `kind` (disarming the previous one of that kind) and appends the actions.
-    mutating func start(_ kind: SessionTimer.Kind, after delay: Duration, into actions: inout [SessionAction]) {
+    mutating func start<Action: TimerActions>(
+        _ kind: SessionTimer.Kind, after delay: Duration, into actions: inout [Action]
+    ) {
         cancel(kind, into: &actions)
         generation &+= 1
         let timer = SessionTimer(kind: kind, generation: generation)
@@ -18,13 +28,13 @@ struct TimerBook: Sendable, Hashable {
     }
 
     /// Disarms `kind` if it is armed.
-    mutating func cancel(_ kind: SessionTimer.Kind, into actions: inout [SessionAction]) {
+    mutating func cancel<Action: TimerActions>(_ kind: SessionTimer.Kind, into actions: inout [Action]) {
         guard let index = armed.firstIndex(where: { $0.kind == kind }) else { return }
         actions.append(.cancelTimer(armed.remove(at: index)))
     }
 
     /// Disarms every timer but `keeping`.
-    mutating func cancelAll(keeping: [SessionTimer.Kind] = [], into actions: inout [SessionAction]) {
+    mutating func cancelAll<Action: TimerActions>(keeping: [SessionTimer.Kind] = [], into actions: inout [Action]) {
         for timer in armed where !keeping.contains(timer.kind) { actions.append(.cancelTimer(timer)) }
         armed.removeAll { !keeping.contains($0.kind) }
     }

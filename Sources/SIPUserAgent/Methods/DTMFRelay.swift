@@ -29,7 +29,7 @@ public struct DTMFRelay: Sendable, Hashable, CustomStringConvertible {
         var signal: String?
         var duration = 250
         let text = String(decoding: body, as: UTF8.self)
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        for line in text.split(whereSeparator: \.isNewline) {
             let parts = line.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { continue }
             let name = parts[0].trimmingCharacters(in: " \t").lowercased()

@@ -20,7 +20,7 @@ public struct SipFragmentStatus: Sendable, Hashable, CustomStringConvertible {
     /// status line `SIP/2.0 ddd phrase`.
     public init?(parsing body: some Collection<UInt8>) {
         let text = String(decoding: body.prefix(1024), as: UTF8.self)
-        guard let line = text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).first else { return nil }
+        guard let line = text.split(whereSeparator: \.isNewline).first else { return nil }
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
         guard parts.count >= 2, parts[0].uppercased() == "SIP/2.0", parts[1].count == 3,
             let code = Int(parts[1]), (100...699).contains(code)
