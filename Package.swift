@@ -34,8 +34,10 @@ let package = Package(
         // The transaction layer: the four RFC 3261 §17 state machines (with RFC 6026), matching and
         // timers. Sans-I/O: a driver feeds it messages, timer expiries and transport errors.
         .target(name: "SIPTransaction", dependencies: ["SIPMessage"]),
-
-        // The user agent: registration, dialogs, INVITE sessions and the other methods (sans-I/O state machines).
+        // The user-agent core: dialogs (RFC 3261 §12), INVITE sessions with offer/answer, re-INVITE, UPDATE,
+        // PRACK and session timers, registration, and the other methods (INFO, MESSAGE, REFER, SUBSCRIBE/NOTIFY,
+        // OPTIONS).
+        // Sans-I/O: a driver feeds it messages, transaction outcomes and timer expiries.
         .target(name: "SIPUserAgent", dependencies: ["SIPMessage", "SDP", "SIPAuthentication"]),
 
         // The transaction layer driven over the transport layer on an event loop, with validation.
@@ -78,8 +80,8 @@ let package = Package(
         .testTarget(name: "SIPTransportTests", dependencies: ["SIPTransport", "SIPMessage"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], exclude: ["Data"]),
         .testTarget(name: "SIPAuthenticationTests", dependencies: ["SIPAuthentication", "SIPMessage"]),
-        .testTarget(name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication"]),
         .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
+        .testTarget(name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,153 @@
+import SIPMessage
+
+/// The state of one dialog (RFC 3261 §12): the peer-to-peer relationship an INVITE, a SUBSCRIBE or a REFER
+/// creates, a value.
+///
+/// A dialog is created by the UAC from a 1xx with a To tag (early) or a 2xx (confirmed), and by the UAS from
+/// the request it answers with such a response. It builds the requests sent inside it (§12.2.1: Request-URI,
+/// Route, From, To, Call-ID, CSeq) and checks the ones received (§12.2.2: CSeq order, target refresh).
+///
+/// The addresses are copied out of the messages they arrived in, so a dialog holds no message alive.
+public struct Dialog: Sendable, Hashable {
+    /// Where the dialog stands (§12: early, confirmed; terminated once a BYE or a final non-2xx ends it).
+    public enum State: Sendable, Hashable {
+        /// Created by a provisional response; the final response may still end it.
+        case early
+        /// Created or confirmed by a 2xx.
+        case confirmed
+        /// Ended.
+        case terminated
+    }
+
+    /// Where the dialog stands.
+    public var state: State
+    /// The Call-ID and tags.
+    public let id: DialogID
+    /// This side's address of record: the From of requests it sends (§12.1.1: the To of the request it answered).
+    public let localAddress: NameAddress
+    /// The other side's address of record: the To of requests this side sends.
+    public let remoteAddress: NameAddress
+    /// Where requests go: the Contact of the other side's last target refresh (§12.2).
+    public internal(set) var remoteTarget: URI
+    /// The Route values of requests in the dialog, first hop first (§12.1.1, §12.1.2).
+    public internal(set) var routeSet: [NameAddress]
+    /// The CSeq number of the last request this side sent in the dialog; `nil` until it sends one (a UAS).
+    public internal(set) var localSequence: UInt32?
+    /// The CSeq number of the last request the other side sent; `nil` until one arrives (a UAC).
+    public internal(set) var remoteSequence: UInt32?
+    /// Whether the dialog was set up with a `sips:` Request-URI (§12.1.1; the transport must then be TLS).
+    public let isSecure: Bool
+
+    /// A dialog from its parts.
+    /// - Parameters:
+    ///   - id: the Call-ID and tags.
+    ///   - state: early or confirmed.
+    ///   - localAddress: this side's address (without tag).
+    ///   - remoteAddress: the other side's address (without tag).
+    ///   - remoteTarget: where requests go.
+    ///   - routeSet: Route values, first hop first.
+    ///   - localSequence: the last CSeq sent, if any.
+    ///   - remoteSequence: the last CSeq received, if any.
+    ///   - isSecure: whether the dialog is secure.
+    public init(
+        id: DialogID, state: State, localAddress: NameAddress, remoteAddress: NameAddress, remoteTarget: URI,
+        routeSet: [NameAddress] = [], localSequence: UInt32? = nil, remoteSequence: UInt32? = nil,
+        isSecure: Bool = false
+    ) {
+        self.id = id
+        self.state = state
+        self.localAddress = localAddress.compactedWithoutTag
+        self.remoteAddress = remoteAddress.compactedWithoutTag
+        self.remoteTarget = remoteTarget.compacted
+        self.routeSet = routeSet.map(\.compacted)
+        self.localSequence = localSequence
+        self.remoteSequence = remoteSequence
+        self.isSecure = isSecure
+    }
+
+    /// The UAC's dialog from the request it sent and a 1xx (with a To tag) or 2xx response (§12.1.2): the
+    /// route set is the response's Record-Route reversed, the remote target its Contact.
+    ///
+    /// A provisional response without Contact leaves the Request-URI as the remote target until a later
+    /// response or target refresh gives one; a 2xx without Contact is refused.
+    /// - Throws: `DialogError` when the response has no To tag, or a header field is missing or malformed.
+    public init(uac request: SIPRequest, response: SIPResponse) throws(DialogError) {
+        let fields = try DialogFields(response)
+        guard let remoteTag = fields.to.tag else {
+            throw DialogError(.missingTag, status: 400, "No To tag in the response")
+        }
+        let recordRoute: [NameAddress]
+        let contact: Contact?
+        do {
+            recordRoute = try response.recordRoute
+            contact = try response.firstContact
+        } catch {
+            throw .malformed("Record-Route or Contact", error)
+        }
+        let target: URI
+        if let uri = contact?.uri {
+            target = uri
+        } else if response.isProvisional {
+            target = request.uri
+        } else {
+            throw DialogError(.missingContact, status: 400, "No Contact in the 2xx")
+        }
+        self.init(
+            id: DialogID(callID: fields.callID, localTag: fields.from.tag ?? "", remoteTag: remoteTag),
+            state: response.isSuccess ? .confirmed : .early, localAddress: fields.from, remoteAddress: fields.to,
+            remoteTarget: target, routeSet: recordRoute.reversed(), localSequence: fields.cseq.sequenceNumber,
+            remoteSequence: nil, isSecure: request.uri.sipURI?.isSecure ?? false)
+    }
+
+    /// The UAS's dialog from the request it answers with a 1xx or 2xx carrying `localTag` (§12.1.1): the
+    /// route set is the request's Record-Route in order, the remote target its Contact.
+    /// - Throws: `DialogError` (400) when Contact is missing or a header field is missing or malformed.
+    public init(uas request: SIPRequest, localTag: String, state: State = .early) throws(DialogError) {
+        let fields = try DialogFields(request)
+        let recordRoute: [NameAddress]
+        let contact: Contact?
+        do {
+            recordRoute = try request.recordRoute
+            contact = try request.firstContact
+        } catch {
+            throw .malformed("Record-Route or Contact", error)
+        }
+        guard let target = contact?.uri else {
+            throw DialogError(.missingContact, status: 400, "Missing Contact")
+        }
+        self.init(
+            id: DialogID(callID: fields.callID, localTag: localTag, remoteTag: fields.from.tag ?? ""),
+            state: state, localAddress: fields.to, remoteAddress: fields.from, remoteTarget: target,
+            routeSet: recordRoute, localSequence: nil, remoteSequence: fields.cseq.sequenceNumber,
+            isSecure: request.uri.sipURI?.isSecure ?? false)
+    }
+
+    /// The methods whose requests and 2xx responses replace the remote target (RFC 3261 §12.2, RFC 3311 §5,
+    /// RFC 6665 §4.1.2.4).
+    public static let targetRefreshMethods: [SIPMethod] = [.invite, .update, .subscribe, .notify]
+}
+
+/// The header fields every dialog operation reads, parsed once.
+struct DialogFields {
+    var callID: String
+    var from: NameAddress
+    var to: NameAddress
+    var cseq: CSeq
+
+    init(_ message: some SIPHeaderFieldsContainer) throws(DialogError) {
+        do {
+            guard let callID = try message.callID else { throw DialogError.missing("Call-ID") }
+            guard let from = try message.from else { throw DialogError.missing("From") }
+            guard let to = try message.to else { throw DialogError.missing("To") }
+            guard let cseq = try message.cseq else { throw DialogError.missing("CSeq") }
+            self.callID = callID
+            self.from = from
+            self.to = to
+            self.cseq = cseq
+        } catch let error as DialogError {
+            throw error
+        } catch {
+            throw DialogError(.malformedHeader, status: 400, "Malformed Call-ID, From, To or CSeq")
+        }
+    }
+}

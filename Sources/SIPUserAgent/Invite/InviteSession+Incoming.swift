@@ -1,0 +1,332 @@
+import SDP
+import SIPMessage
+
+// The UAS's initial INVITE (RFC 3261 §13.3): checks, provisional responses, the 2xx retransmitted until the
+// ACK (§13.3.1.4), rejection and CANCEL (§9.2).
+
+extension InviteSession {
+    mutating func startIncoming(into actions: inout [SessionAction]) {
+        guard state == .incoming, dialog == nil, var incoming = incomingInvite, !incoming.isFinal else { return }
+        let request = incoming.request
+        do {
+            dialog = try Dialog(uas: request, localTag: localTag)
+        } catch {
+            rejectIncoming(
+                makeResponse(to: request, status: error.status, reason: error.detail),
+                EndReason(.failed, statusCode: error.status, reasonPhrase: error.detail), into: &actions)
+            return
+        }
+        // §8.2.2.3: refuse extensions this side does not understand.
+        let understood = configuration.supportedExtensions
+        let unsupported = ((try? request.require) ?? []).filter { !understood.contains($0.lowercased()) }
+        if !unsupported.isEmpty {
+            var response = makeResponse(to: request, status: 420)
+            response.headerFields.append(.unsupported, unsupported.joined(separator: ", "))
+            rejectIncoming(response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"), into: &actions)
+            return
+        }
+        incoming.peerSupports100rel = request.supportsOption("100rel")
+        incoming.peerRequires100rel = request.requiresOption("100rel")
+        incoming.peerSupportsTimer = request.supportsOption("timer")
+        peer.allowsUpdate = request.allows(.update) ?? false
+        peer.supportsTimer = incoming.peerSupportsTimer
+        incomingInvite = incoming
+        // RFC 3262 §3: a UAS that requires 100rel refuses an INVITE that does not support it.
+        if configuration.reliableProvisionalResponses == .required, !incoming.peerSupports100rel {
+            var response = makeResponse(to: request, status: 421)
+            response.headerFields.append(.require, "100rel")
+            rejectIncoming(
+                response, EndReason(.failed, statusCode: 421, reasonPhrase: "Extension Required"), into: &actions)
+            return
+        }
+        switch sessionTimerDecision(for: request) {
+        case .tooSmall(let minimum):
+            var response = makeResponse(to: request, status: 422)
+            response.headerFields.append(.minSE, minimum)
+            rejectIncoming(
+                response, EndReason(.failed, statusCode: 422, reasonPhrase: response.reasonPhrase), into: &actions)
+            return
+        case .use(let expires, let requiresTimer):
+            incoming.sessionExpires = expires
+            incoming.requiresTimer = requiresTimer
+        case .none:
+            break
+        }
+        do {
+            if let offer = try request.sessionDescription() {
+                try offerAnswer.receiveOffer(offer)
+                incoming.hasOffer = true
+                actions.append(.event(.offerReceived(offer)))
+            }
+        } catch {
+            incomingInvite = incoming
+            rejectIncoming(
+                refuse(request, error),
+                EndReason(
+                    error.status == 488 ? .notAcceptable : .failed, statusCode: error.status,
+                    reasonPhrase: error.reasonPhrase), into: &actions)
+            return
+        }
+        incomingInvite = incoming
+        // RFC 3262 §3: the first RSeq is random, below 2^31 (kept low enough never to wrap).
+        reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
+    }
+
+    /// UAS: sends a provisional response: 180 Ringing by default, 183 Session Progress with early media.
+    ///
+    /// With `earlyMedia` the response carries the answer to the INVITE's offer, or (an INVITE without offer)
+    /// an offer when it can go reliably. It is sent reliably (RFC 3262) when the UAC requires 100rel, or
+    /// supports it and the policy is `required` or the response carries SDP; a reliable response waits for
+    /// the PRACK of the previous one.
+    /// - Parameters:
+    ///   - status: 101...199.
+    ///   - reasonPhrase: the reason phrase, the standard one when `nil`.
+    ///   - earlyMedia: whether to put SDP in it.
+    ///   - headers: extra header fields (Alert-Info, P-Early-Media, ...).
+    public mutating func ring(
+        status: Int = 180, reasonPhrase: String? = nil, earlyMedia: Bool = false, headers: [SIPField] = []
+    ) -> [SessionAction] {
+        guard role == .uas, state == .incoming || state == .early, var incoming = incomingInvite, !incoming.isFinal,
+            (101...199).contains(status)
+        else { return [] }
+        var actions: [SessionAction] = []
+        var response = makeDialogResponse(status: status, reason: reasonPhrase)
+        for field in headers { response.headerFields.append(field) }
+        var carriesSDP = false
+        if earlyMedia {
+            if incoming.hasOffer {
+                if offerAnswer.state == .remoteOfferPending {
+                    do {
+                        let answer = try offerAnswer.makeAnswer()
+                        response.setBody(answer.sessionDescription)
+                        actions.append(.event(.earlyMedia(answer.session)))
+                    } catch {
+                        rejectIncoming(
+                            refuse(incoming.request, error),
+                            EndReason(.notAcceptable, statusCode: error.status, reasonPhrase: error.reasonPhrase),
+                            into: &actions)
+                        finishIfDone(into: &actions)
+                        return actions
+                    }
+                } else if let local = offerAnswer.localDescription {
+                    response.setBody(local)
+                }
+                carriesSDP = true
+            } else if sendsReliably(carryingSDP: true), offerAnswer.state == .stable, offerAnswer.session == nil,
+                let offer = try? offerAnswer.makeOffer()
+            {
+                response.setBody(offer)
+                carriesSDP = true
+            }
+        }
+        let reliably = sendsReliably(carryingSDP: carriesSDP)
+        if carriesSDP, incoming.hasOffer, incoming.answerDelivery != .reliable {
+            incoming.answerDelivery = reliably ? .reliable : .unreliable
+        }
+        incomingInvite = incoming
+        state = .early
+        announceDialog(into: &actions)
+        if reliably {
+            sendReliableProvisional(response, carriesSDP: carriesSDP, into: &actions)
+        } else {
+            actions.append(.sendResponse(response, transaction: incoming.token))
+        }
+        return actions
+    }
+
+    /// Whether a provisional response goes reliably (RFC 3262 §3).
+    func sendsReliably(carryingSDP: Bool) -> Bool {
+        guard configuration.reliableProvisionalResponses != .disabled, let incoming = incomingInvite,
+            incoming.peerSupports100rel
+        else { return false }
+        return incoming.peerRequires100rel || configuration.reliableProvisionalResponses == .required || carryingSDP
+    }
+
+    /// A response to the INVITE that creates the dialog (§12.1.1): Record-Route copied, Contact added.
+    func makeDialogResponse(status: Int, reason: String? = nil) -> SIPResponse {
+        guard let request = incomingInvite?.request else { return SIPResponse(statusCode: status) }
+        var response = makeResponse(to: request, status: status, reason: reason)
+        for field in request.headerFields[fields: .recordRoute] { response.headerFields.append(field) }
+        response.headerFields.append(.contact, configuration.contact)
+        return response
+    }
+
+    /// UAS: answers the call with 200 OK: the answer to the INVITE's offer (again, when it only went in an
+    /// unreliable 183), or an offer when the INVITE had none (its answer comes in the ACK). Waits for the
+    /// PRACK of a reliable provisional response that carried SDP (RFC 3262 §3). The 2xx is re-sent until the
+    /// ACK arrives; the call is `connected` on the ACK.
+    /// - Parameter headers: extra header fields.
+    public mutating func answer(headers: [SIPField] = []) -> [SessionAction] {
+        guard role == .uas, state == .incoming || state == .early, var incoming = incomingInvite, !incoming.isFinal
+        else { return [] }
+        var actions: [SessionAction] = []
+        if let pending = reliable?.pending, pending.carriesSDP {
+            incoming.deferredAnswerHeaders = headers
+            incomingInvite = incoming
+            return actions
+        }
+        sendAnswer(headers: headers, into: &actions)
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    mutating func sendAnswer(headers: [SIPField], into actions: inout [SessionAction]) {
+        guard var incoming = incomingInvite, !incoming.isFinal else { return }
+        var response = makeDialogResponse(status: 200)
+        response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
+        response.headerFields.append(.supported, configuration.supportedExtensions.joined(separator: ", "))
+        var expectsAnswer = false
+        do {
+            if incoming.hasOffer {
+                if offerAnswer.state == .remoteOfferPending {
+                    response.setBody(try offerAnswer.makeAnswer().sessionDescription)
+                } else if incoming.answerDelivery == .unreliable, let local = offerAnswer.localDescription {
+                    response.setBody(local)
+                }
+            } else if offerAnswer.state == .stable, offerAnswer.session == nil {
+                response.setBody(try offerAnswer.makeOffer())
+                expectsAnswer = true
+            }
+        } catch {
+            rejectIncoming(
+                refuse(incoming.request, error),
+                EndReason(.notAcceptable, statusCode: error.status, reasonPhrase: error.reasonPhrase), into: &actions)
+            return
+        }
+        if let expires = incoming.sessionExpires {
+            response.headerFields.append(.sessionExpires, expires)
+            if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
+        }
+        for field in headers { response.headerFields.append(field) }
+        stopReliableProvisionals(into: &actions)
+        incoming.isFinal = true
+        incoming.deferredAnswerHeaders = nil
+        incomingInvite = incoming
+        dialog?.state = .confirmed
+        state = .connecting
+        announceDialog(into: &actions)
+        let sequenceNumber = (try? incoming.request.cseq)??.sequenceNumber ?? 0
+        startAwaitingACK(
+            AwaitingACK(
+                token: incoming.token, response: response, sequenceNumber: sequenceNumber,
+                interval: configuration.t1, isInitial: true, expectsAnswer: expectsAnswer), into: &actions)
+        if let expires = incoming.sessionExpires {
+            activateSessionTimer(expires, localRefresher: .uas, into: &actions)
+        }
+    }
+
+    /// Sends a 2xx to an INVITE and re-sends it on T1, 2*T1, ... up to T2 until the ACK; BYE after 64*T1.
+    mutating func startAwaitingACK(_ waiting: AwaitingACK, into actions: inout [SessionAction]) {
+        awaitingACK = waiting
+        actions.append(.sendResponse(waiting.response, transaction: waiting.token))
+        timers.start(.retransmit2xx, after: waiting.interval, into: &actions)
+        timers.start(.ackTimeout, after: configuration.t1 * 64, into: &actions)
+    }
+
+    /// UAS: rejects the call with a final response (300-699) and an optional Reason (RFC 3326). The call
+    /// ends as `localEnded` with that status.
+    /// - Parameters:
+    ///   - status: 300...699 (603 Decline by default; 486 Busy Here, 480, 488, ...).
+    ///   - reasonPhrase: the reason phrase, the standard one when `nil`.
+    ///   - reason: a Reason header field.
+    ///   - headers: extra header fields (Retry-After, Contact of a 3xx, Warning, ...).
+    public mutating func reject(
+        status: Int = 603, reasonPhrase: String? = nil, reason: Reason? = nil, headers: [SIPField] = []
+    ) -> [SessionAction] {
+        guard role == .uas, state == .incoming || state == .early, let incoming = incomingInvite, !incoming.isFinal,
+            (300...699).contains(status)
+        else { return [] }
+        var actions: [SessionAction] = []
+        var response = makeResponse(to: incoming.request, status: status, reason: reasonPhrase)
+        if let reason { response.headerFields.append(.reason, reason) }
+        for field in headers { response.headerFields.append(field) }
+        let ending = EndReason(
+            .localEnded, statusCode: status, reasonPhrase: response.reasonPhrase, reasons: reason.map { [$0] } ?? [])
+        rejectIncoming(response, ending, into: &actions)
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    mutating func rejectIncoming(_ response: SIPResponse, _ reason: EndReason, into actions: inout [SessionAction]) {
+        guard var incoming = incomingInvite, !incoming.isFinal else { return }
+        incoming.isFinal = true
+        incomingInvite = incoming
+        stopReliableProvisionals(into: &actions)
+        actions.append(.sendResponse(response, transaction: incoming.token))
+        offerAnswer.cancelPendingOffer()
+        end(reason, into: &actions)
+    }
+
+    /// UAS: the CANCEL of the INVITE arrived (the driver answered it 200, §9.2). Before the final response
+    /// the INVITE gets 487 and the call ends as `answeredElsewhere` (`Reason: SIP;cause=200`),
+    /// `declinedElsewhere` (cause 603 or 600) or `cancelledByCaller`; after it, nothing happens.
+    public mutating func receiveCancel(_ cancel: SIPRequest) -> [SessionAction] {
+        guard role == .uas, let incoming = incomingInvite, !incoming.isFinal else { return [] }
+        var actions: [SessionAction] = []
+        rejectIncoming(makeResponse(to: incoming.request, status: 487), EndReason(cancel: cancel), into: &actions)
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    /// The ACK of a 2xx this side sent (§13.3.1.4): stops its retransmissions, takes the answer it carries
+    /// (an offer went in the 2xx), confirms the call (`connected`) or completes a re-INVITE. ACKs that match
+    /// no 2xx (retransmissions) are ignored.
+    public mutating func receiveACK(_ ack: SIPRequest) -> [SessionAction] {
+        guard let waiting = awaitingACK, let cseq = (try? ack.cseq) ?? nil,
+            cseq.sequenceNumber == waiting.sequenceNumber
+        else { return [] }
+        var actions: [SessionAction] = []
+        awaitingACK = nil
+        timers.cancel(.retransmit2xx, into: &actions)
+        timers.cancel(.ackTimeout, into: &actions)
+        if let reasons = deferredBye {
+            deferredBye = nil
+            sendBye(reasons: reasons, into: &actions)
+            finishIfDone(into: &actions)
+            return actions
+        }
+        if waiting.expectsAnswer {
+            let before = offerAnswer.session
+            do {
+                guard let answer = try ack.sessionDescription() else { throw MissingSessionDescription() }
+                let session = try offerAnswer.receiveAnswer(answer)
+                if !waiting.isInitial, session != before { actions.append(.event(.mediaUpdated(session))) }
+            } catch {
+                offerAnswer.cancelPendingOffer()
+                let phrase = (error as? SDPError)?.reasonPhrase ?? MissingSessionDescription().reasonPhrase
+                let reason = Reason(protocol: "SIP", cause: 488, text: phrase)
+                sendBye(reasons: [reason], into: &actions)
+                end(EndReason(.notAcceptable, statusCode: 488, reasonPhrase: phrase, reasons: [reason]), into: &actions)
+                finishIfDone(into: &actions)
+                return actions
+            }
+        }
+        if waiting.isInitial, state == .connecting {
+            state = .confirmed
+            actions.append(.event(.connected(offerAnswer.session)))
+        }
+        sendQueuedOffer(into: &actions)
+        finishIfDone(into: &actions)
+        return actions
+    }
+
+    /// Timer: the 2xx goes again, the interval doubles up to T2 (§13.3.1.4).
+    mutating func retransmit2xx(into actions: inout [SessionAction]) {
+        guard var waiting = awaitingACK else { return }
+        actions.append(.sendResponse(waiting.response, transaction: waiting.token))
+        waiting.interval = min(waiting.interval * 2, configuration.t2)
+        awaitingACK = waiting
+        timers.start(.retransmit2xx, after: waiting.interval, into: &actions)
+    }
+
+    /// Timer: 64*T1 without ACK. The dialog is confirmed, but the session ends with BYE (§13.3.1.4).
+    mutating func ackTimedOut(into actions: inout [SessionAction]) {
+        guard awaitingACK != nil else { return }
+        awaitingACK = nil
+        timers.cancel(.retransmit2xx, into: &actions)
+        let reasons = deferredBye ?? []
+        deferredBye = nil
+        sendBye(reasons: reasons, into: &actions)
+        end(EndReason(.timeout, reasonPhrase: "No ACK"), into: &actions)
+    }
+}

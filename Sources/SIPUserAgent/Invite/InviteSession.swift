@@ -1,0 +1,274 @@
+import SDP
+import SIPAuthentication
+import SIPMessage
+
+/// One call, in either role: the INVITE usage of a dialog (RFC 3261 §13-§15) with its offer/answer
+/// (RFC 3264, RFC 6337), re-INVITE, UPDATE (RFC 3311), reliable provisional responses (RFC 3262) and session
+/// timers (RFC 4028), plus INFO, MESSAGE and REFER inside the dialog.
+///
+/// A sans-I/O state machine like SIPTransaction's: each TU command, network event and timer expiry is a
+/// `mutating` call that returns `SessionAction`s for the driver (send a request in a new client
+/// transaction, answer through a server transaction, send a 2xx ACK, arm or cancel a timer, route a dialog,
+/// tell the TU). It reads no clock and draws no randomness of its own: the random source is injected.
+///
+/// The session owns the dialog and one `OfferAnswer` per dialog. As UAC it also keeps the early dialogs of
+/// a forked INVITE, each with a copy of the offer/answer state: the first 2xx confirms its dialog, further
+/// 2xx are ACKed and ended with BYE (§13.2.2.4).
+public struct InviteSession: Sendable {
+    /// Which side of the INVITE this session is.
+    public enum Role: Sendable, Hashable {
+        /// This side sent the INVITE (and generated the Call-ID, which matters for glare, §14.1).
+        case uac
+        /// This side received it.
+        case uas
+    }
+
+    /// Where the call stands.
+    public enum State: Sendable, Hashable {
+        /// UAC: `start()` not called yet.
+        case idle
+        /// UAC: the INVITE is out and no provisional response arrived.
+        case calling
+        /// UAS: the INVITE arrived and no response but 100 went out.
+        case incoming
+        /// A provisional response with a To tag went out (UAS) or came in (UAC): early dialog(s).
+        case early
+        /// UAS: the 2xx went out; its ACK has not arrived.
+        case connecting
+        /// The dialog is confirmed: the call is up.
+        case confirmed
+        /// The call is over (a transaction may still be finishing).
+        case terminated
+    }
+
+    /// Which side of the INVITE this session is.
+    public let role: Role
+    /// Where the call stands.
+    public internal(set) var state: State
+    /// What the session does on its own; changes apply to the next message it builds.
+    public var configuration: InviteSessionConfiguration
+    /// The dialog: the confirmed one, the UAS's early one, or the UAC's most recently active early one.
+    public internal(set) var dialog: Dialog?
+    /// The offer/answer state of `dialog`: the negotiated session, hold flags, last descriptions.
+    public internal(set) var offerAnswer: OfferAnswer
+    /// Why the call ended, once it has.
+    public internal(set) var endReason: EndReason?
+    /// Answers 401 and 407 challenges to the session's requests (RFC 3261 §22.2); `nil` fails them.
+    public var authenticator: DigestAuthenticator?
+
+    /// This side's tag.
+    public let localTag: String
+    /// The Call-ID.
+    public let callID: String
+
+    var outgoingInvite: OutgoingInvite?
+    var incomingInvite: IncomingInvite?
+    var forks: [EarlyDialog] = []
+    var remoteRSeq: UInt32?
+    var transactions: [ClientTransaction] = []
+    var acks: [SentACK] = []
+    var awaitingACK: AwaitingACK?
+    var reliable: ReliableProvisionals?
+    var pendingRemoteOffer: PendingRemoteOffer?
+    var queuedOffer: LocalOffer?
+    var glareRetry: LocalOffer?
+    var sessionTimer: ActiveSessionTimer?
+    var referrals = Referrals()
+    var timers = TimerBook()
+    var random: SessionRandom
+    var nextToken: UInt32 = 0
+    var peer = PeerCapabilities()
+    var deferredBye: [Reason]?
+    var isDialogAnnounced = false
+    var isFinishAnnounced = false
+
+    /// A UAC session for an outgoing call; `start()` sends the INVITE.
+    /// - Parameters:
+    ///   - call: the INVITE's addresses, Call-ID, tag and extra headers.
+    ///   - configuration: the session's behaviour.
+    ///   - offerAnswer: the offer/answer engine, configured for this call's media.
+    ///   - random: seeds the glare back-off; e.g. a generator over OpenSSL's `RAND_bytes`.
+    ///   - authenticator: answers 401/407 challenges.
+    public init(
+        outgoing call: OutgoingCall, configuration: InviteSessionConfiguration, offerAnswer: OfferAnswer,
+        random: some RandomNumberGenerator, authenticator: DigestAuthenticator? = nil
+    ) {
+        var generator = random
+        self.role = .uac
+        self.state = .idle
+        self.configuration = configuration
+        self.offerAnswer = offerAnswer
+        self.authenticator = authenticator
+        self.localTag = call.localTag
+        self.callID = call.callID
+        self.random = SessionRandom(seed: generator.next())
+        self.outgoingInvite = OutgoingInvite(call: call)
+    }
+
+    /// A UAS session for an INVITE received outside any dialog; `start()` checks it and reports its offer.
+    /// - Parameters:
+    ///   - request: the INVITE.
+    ///   - transaction: the server transaction it arrived in.
+    ///   - localTag: a new To tag for the responses (SIPCore's `makeTag()`).
+    ///   - configuration: the session's behaviour.
+    ///   - offerAnswer: the offer/answer engine, configured for this call's media.
+    ///   - random: seeds the glare back-off and the RSeq start value.
+    public init(
+        incoming request: SIPRequest, transaction: ServerTransactionToken, localTag: String,
+        configuration: InviteSessionConfiguration, offerAnswer: OfferAnswer, random: some RandomNumberGenerator
+    ) {
+        var generator = random
+        self.role = .uas
+        self.state = .incoming
+        self.configuration = configuration
+        self.offerAnswer = offerAnswer
+        self.authenticator = nil
+        self.localTag = localTag
+        self.callID = (try? request.callID) ?? ""
+        self.random = SessionRandom(seed: generator.next())
+        self.incomingInvite = IncomingInvite(request: request, token: transaction)
+    }
+
+    /// Whether the session has nothing left to do: ended, no transaction open, no timer armed.
+    public var isFinished: Bool {
+        state == .terminated && transactions.isEmpty && awaitingACK == nil && timers.isEmpty
+    }
+
+    /// The negotiated session in force, if any.
+    public var negotiatedSession: NegotiatedSession? { offerAnswer.session }
+
+    /// The dialogs the driver should route to this session: the current one and the UAC's other early ones.
+    public var dialogIDs: [DialogID] {
+        var ids = forks.map(\.dialog.id)
+        if let dialog { ids.insert(dialog.id, at: 0) }
+        return ids
+    }
+
+    /// The timers armed now (for drivers that rebuild their timer wheel, and tests).
+    public var armedTimers: [SessionTimer] { timers.armed }
+}
+
+// MARK: Shared helpers
+
+extension InviteSession {
+    mutating func makeToken() -> RequestToken {
+        nextToken &+= 1
+        return RequestToken(rawValue: nextToken)
+    }
+
+    /// Adds the fields every request of the session carries (User-Agent) and sends `request` in a new client
+    /// transaction, remembering `purpose`.
+    @discardableResult
+    mutating func send(
+        _ request: SIPRequest, purpose: ClientTransaction.Purpose, keepingRequest: Bool = true, nextHop: URI? = nil,
+        into actions: inout [SessionAction]
+    ) -> RequestToken {
+        let nextHop = nextHop ?? dialog?.nextHop ?? request.uri
+        var request = request
+        if let userAgent = configuration.userAgent, !request.headerFields.contains(.userAgent) {
+            request.headerFields.append(.userAgent, userAgent)
+        }
+        if var authenticator, request.method != .cancel {
+            _ = try? authenticator.authorize(&request)
+            self.authenticator = authenticator
+        }
+        let token = makeToken()
+        let number = (try? request.cseq)??.sequenceNumber ?? 0
+        transactions.append(
+            ClientTransaction(
+                token: token, purpose: purpose, sequenceNumber: number, nextHop: nextHop,
+                request: keepingRequest ? request : nil))
+        actions.append(.sendRequest(request, token: token, nextHop: nextHop))
+        return token
+    }
+
+    /// Sends an ACK for a 2xx and keeps it for that 2xx's retransmissions (§13.2.2.4).
+    mutating func sendACK(
+        _ ack: SIPRequest, remoteTag: String, sequenceNumber: UInt32, nextHop: URI, into actions: inout [SessionAction]
+    ) {
+        acks.append(SentACK(remoteTag: remoteTag, sequenceNumber: sequenceNumber, request: ack, nextHop: nextHop))
+        actions.append(.sendACK(ack, nextHop: nextHop))
+    }
+
+    func transactionIndex(_ token: RequestToken) -> Int? {
+        transactions.firstIndex { $0.token == token }
+    }
+
+    /// A response to `request` with this side's tag in To and the Server field.
+    func makeResponse(to request: SIPRequest, status: Int, reason: String? = nil) -> SIPResponse {
+        var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
+        if let userAgent = configuration.userAgent { response.headerFields.append(.server, userAgent) }
+        return response
+    }
+
+    /// A response that refuses `request` for an SDP fault (400, 488 with Warning, 491, 500).
+    func refuse(_ request: SIPRequest, _ error: SDPError) -> SIPResponse {
+        var response = SIPResponse.refusing(request, error, toTag: localTag)
+        if error.status == 500 { response.headerFields.append(.retryAfter, RetryAfter(seconds: 1)) }
+        return response
+    }
+
+    /// A request in the current dialog with the session's Contact and, for INVITE and UPDATE, Allow and
+    /// Supported; `nil` when there is no dialog.
+    mutating func makeInDialogRequest(_ method: SIPMethod) -> SIPRequest? {
+        guard var request = dialog?.makeRequest(method) else { return nil }
+        if Dialog.targetRefreshMethods.contains(method) || method == .refer {
+            request.headerFields.append(.contact, configuration.contact)
+        }
+        if method == .invite || method == .update {
+            request.headerFields.append(.allow, configuration.allowedMethods.headerValue)
+            request.headerFields.append(.supported, inDialogSupported.joined(separator: ", "))
+        }
+        return request
+    }
+
+    /// Supported in requests after the initial INVITE: no 100rel (re-INVITEs get no reliable 1xx from us).
+    var inDialogSupported: [String] { configuration.supportedExtensions.filter { $0 != "100rel" } }
+
+    /// Ends the call once: records `reason`, tells the TU, disarms the timers of the call (a 2xx still
+    /// waiting for its ACK keeps its timers when a BYE waits for that ACK).
+    mutating func end(_ reason: EndReason, into actions: inout [SessionAction]) {
+        if endReason == nil {
+            endReason = reason
+            actions.append(.event(.ended(reason)))
+        }
+        state = .terminated
+        let keeping: [SessionTimer.Kind] = deferredBye != nil ? [.retransmit2xx, .ackTimeout] : []
+        timers.cancelAll(keeping: keeping, into: &actions)
+        if deferredBye == nil { awaitingACK = nil }
+        reliable?.pending = nil
+        reliable?.queued = []
+        queuedOffer = nil
+        glareRetry = nil
+        pendingRemoteOffer = nil
+        for fork in forks { actions.append(.dialogTerminated(fork.dialog.id)) }
+        forks = []
+        if role == .uac { dialog?.state = .terminated }
+    }
+
+    /// Says `finished` (and stops routing the dialog) once nothing is left to do.
+    mutating func finishIfDone(into actions: inout [SessionAction]) {
+        guard isFinished, !isFinishAnnounced else { return }
+        isFinishAnnounced = true
+        acks = []
+        outgoingInvite = nil
+        incomingInvite = nil
+        dialog?.state = .terminated
+        if isDialogAnnounced, let dialog { actions.append(.dialogTerminated(dialog.id)) }
+        actions.append(.finished)
+    }
+
+    /// Announces the current dialog to the driver once.
+    mutating func announceDialog(into actions: inout [SessionAction]) {
+        guard !isDialogAnnounced, let dialog else { return }
+        isDialogAnnounced = true
+        actions.append(.dialogCreated(dialog.id))
+    }
+
+    /// The next CSeq number of the current dialog, taken.
+    mutating func takeLocalSequence() -> UInt32 {
+        let next = (dialog?.localSequence ?? 0) &+ 1
+        dialog?.localSequence = next
+        return next
+    }
+}

@@ -1,0 +1,164 @@
+import SIPMessage
+
+/// When to use reliable provisional responses (RFC 3262, option tag `100rel`).
+public enum ReliableProvisionalPolicy: Sendable, Hashable {
+    /// Never: a request that requires 100rel gets 420.
+    case disabled
+    /// When the other side requires it, or (UAS) when a provisional response carries SDP and the UAC
+    /// supports it. The UAC sends `Supported: 100rel`.
+    case supported
+    /// Always: the UAC sends `Require: 100rel`; the UAS sends every provisional response but 100 reliably
+    /// and answers an INVITE that does not support 100rel with 421 (RFC 3262 §3).
+    case required
+}
+
+/// Session timer preferences (RFC 4028).
+public struct SessionTimerConfiguration: Sendable, Hashable {
+    /// Which side this one would like to refresh, when it gets to choose.
+    public enum Refresher: Sendable, Hashable {
+        /// This side refreshes.
+        case local
+        /// The other side refreshes.
+        case remote
+        /// The other side chooses (UAC), or the UAC refreshes when it supports timers (UAS).
+        case unspecified
+    }
+
+    /// How refreshes are sent.
+    public enum RefreshMethod: Sendable, Hashable {
+        /// UPDATE without SDP when the other side allows UPDATE, re-INVITE otherwise (RFC 4028 §9 prefers
+        /// UPDATE).
+        case automatic
+        /// Always re-INVITE, with the current SDP (the version unchanged when nothing changed).
+        case invite
+    }
+
+    /// The session interval asked for, in seconds (Session-Expires; 1800 by default, RFC 4028 §4).
+    public var interval: UInt32
+    /// The smallest interval accepted, in seconds (Min-SE; 90 by default and at least 90, RFC 4028 §5).
+    public var minimumInterval: UInt32
+    /// Who should refresh.
+    public var preferredRefresher: Refresher
+    /// How to refresh.
+    public var refreshMethod: RefreshMethod
+
+    /// - Parameters:
+    ///   - interval: Session-Expires in seconds.
+    ///   - minimumInterval: Min-SE in seconds (raised to 90 if lower).
+    ///   - preferredRefresher: who should refresh.
+    ///   - refreshMethod: UPDATE or re-INVITE.
+    public init(
+        interval: UInt32 = 1800, minimumInterval: UInt32 = 90, preferredRefresher: Refresher = .unspecified,
+        refreshMethod: RefreshMethod = .automatic
+    ) {
+        self.minimumInterval = max(90, minimumInterval)
+        self.interval = max(interval, self.minimumInterval)
+        self.preferredRefresher = preferredRefresher
+        self.refreshMethod = refreshMethod
+    }
+}
+
+/// What an INVITE session does on its own: the local Contact, extensions, timers, and how it answers offers.
+public struct InviteSessionConfiguration: Sendable {
+    /// The Contact of dialog-creating and target-refresh messages: where the other side sends requests.
+    public var contact: NameAddress
+    /// Reliable provisional responses (RFC 3262).
+    public var reliableProvisionalResponses: ReliableProvisionalPolicy
+    /// Session timers (RFC 4028); `nil` turns them off (`timer` is then not supported).
+    public var sessionTimer: SessionTimerConfiguration?
+    /// Whether re-offers (re-INVITE) are answered at once from the offer/answer configuration (`true`), or
+    /// reported with `offerReceived` and answered by `answerOffer()` (`false`). UPDATE offers are always
+    /// answered at once (RFC 3311 §5.2).
+    public var answersOffersAutomatically: Bool
+    /// The Allow header field (RFC 3261 §20.5) of INVITEs, 2xx responses and OPTIONS answers.
+    public var allowedMethods: [SIPMethod]
+    /// User-Agent of requests and Server of responses, when set.
+    public var userAgent: String?
+    /// RFC 3261's T1 (500 ms): 2xx retransmissions start at it, and 64*T1 bounds the wait for ACK and PRACK.
+    public var t1: Duration
+    /// RFC 3261's T2 (4 s): the longest interval between 2xx retransmissions (§13.3.1.4).
+    public var t2: Duration
+
+    /// - Parameters:
+    ///   - contact: the local Contact.
+    ///   - reliableProvisionalResponses: the 100rel policy.
+    ///   - sessionTimer: session timer preferences, `nil` for none.
+    ///   - answersOffersAutomatically: whether re-offers are answered without the TU.
+    ///   - userAgent: User-Agent/Server value.
+    public init(
+        contact: NameAddress, reliableProvisionalResponses: ReliableProvisionalPolicy = .supported,
+        sessionTimer: SessionTimerConfiguration? = SessionTimerConfiguration(),
+        answersOffersAutomatically: Bool = true, userAgent: String? = nil
+    ) {
+        self.contact = contact
+        self.reliableProvisionalResponses = reliableProvisionalResponses
+        self.sessionTimer = sessionTimer
+        self.answersOffersAutomatically = answersOffersAutomatically
+        self.allowedMethods = [.invite, .ack, .cancel, .bye, .options, .info, .update, .prack, .refer, .notify, .message]
+        self.userAgent = userAgent
+        self.t1 = .milliseconds(500)
+        self.t2 = .seconds(4)
+    }
+
+    /// The option tags this side supports (RFC 3261 §20.37): 100rel, timer, replaces and norefersub as
+    /// configured.
+    public var supportedExtensions: [String] {
+        var tags: [String] = []
+        if reliableProvisionalResponses != .disabled { tags.append("100rel") }
+        if sessionTimer != nil { tags.append("timer") }
+        tags.append("replaces")
+        tags.append("norefersub")
+        return tags
+    }
+}
+
+/// The first INVITE of an outgoing call: who calls whom, where to, with which Call-ID and tag.
+public struct OutgoingCall: Sendable {
+    /// The Request-URI.
+    public var requestURI: URI
+    /// From, without tag: this side's address of record.
+    public var from: NameAddress
+    /// To, without tag: the callee's address.
+    public var to: NameAddress
+    /// A new Call-ID (SIPCore's `makeCallID()`).
+    public var callID: String
+    /// A new From tag (SIPCore's `makeTag()`).
+    public var localTag: String
+    /// The CSeq number of the INVITE (below 2^31, RFC 3261 §8.1.1.5).
+    public var initialSequence: UInt32
+    /// A pre-existing route set (outbound proxy, Service-Route), first hop first, `;lr` on loose routers
+    /// (§8.1.2).
+    public var routeSet: [NameAddress]
+    /// Whether the INVITE carries the offer (`true`) or leaves it to the 2xx or a reliable 1xx (a late
+    /// offer, RFC 3261 §13.2.1).
+    public var offersInInvite: Bool
+    /// Extra header fields for the INVITE: Replaces and Referred-By of a transfer, P-Asserted-Identity,
+    /// Subject, custom X- fields.
+    public var headers: [SIPField]
+
+    /// - Parameters:
+    ///   - requestURI: the Request-URI.
+    ///   - from: this side's address (no tag).
+    ///   - to: the callee's address (no tag).
+    ///   - callID: a new Call-ID.
+    ///   - localTag: a new tag.
+    ///   - initialSequence: the INVITE's CSeq number.
+    ///   - routeSet: pre-existing Route values.
+    ///   - offersInInvite: whether the INVITE carries the offer.
+    ///   - headers: extra header fields.
+    public init(
+        requestURI: URI, from: NameAddress, to: NameAddress, callID: String, localTag: String,
+        initialSequence: UInt32 = 1, routeSet: [NameAddress] = [], offersInInvite: Bool = true,
+        headers: [SIPField] = []
+    ) {
+        self.requestURI = requestURI
+        self.from = from
+        self.to = to
+        self.callID = callID
+        self.localTag = localTag
+        self.initialSequence = min(initialSequence, CSeq.maximum)
+        self.routeSet = routeSet
+        self.offersInInvite = offersInInvite
+        self.headers = headers
+    }
+}

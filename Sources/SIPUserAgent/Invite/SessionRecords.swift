@@ -1,0 +1,178 @@
+import SDP
+import SIPMessage
+
+/// How a re-offer travels (RFC 3311 §5.1: UPDATE changes the session without touching the dialog's INVITE
+/// state; RFC 3261 §14: re-INVITE).
+public enum OfferMethod: Sendable, Hashable {
+    /// A re-INVITE.
+    case invite
+    /// An UPDATE.
+    case update
+}
+
+/// A re-offer this side wants to make: what for, and how.
+struct LocalOffer: Sendable, Hashable {
+    enum Intent: Sendable, Hashable {
+        /// sendonly (or inactive).
+        case hold
+        /// sendrecv (or recvonly).
+        case resume
+        /// The current hold state with the current configuration (a media change).
+        case renegotiate
+        /// A session refresh (RFC 4028): the same SDP in a re-INVITE, or an UPDATE without SDP.
+        case refresh
+    }
+
+    var intent: Intent
+    var method: OfferMethod
+}
+
+/// The UAC's initial INVITE while it is being answered.
+struct OutgoingInvite: Sendable {
+    enum CancelState: Sendable {
+        case none
+        /// Asked for before any provisional response: sent when one arrives (§9.1).
+        case pending
+        case sent
+    }
+
+    var call: OutgoingCall?
+    var token: RequestToken?
+    /// Where the INVITE went: the first pre-existing route, or the Request-URI.
+    var nextHop: URI?
+    /// The INVITE as sent (for CANCEL and retries); dropped once the call is confirmed.
+    var request: SIPRequest?
+    /// The offer/answer state right after the INVITE went out: each new fork starts from a copy.
+    var template: OfferAnswer?
+    var cancel: CancelState = .none
+    /// The Reason values of the CANCEL, also put in the BYE of a 2xx that crosses it.
+    var cancelReasons: [Reason] = []
+    var hasProvisional = false
+    var retries: UInt8 = 0
+
+    init(call: OutgoingCall) { self.call = call }
+
+    var isCancelRequested: Bool {
+        if case .none = cancel { return false }
+        return true
+    }
+}
+
+/// The UAS's initial INVITE until its final response.
+struct IncomingInvite: Sendable {
+    enum AnswerDelivery: Sendable {
+        case none
+        case unreliable
+        case reliable
+    }
+
+    var request: SIPRequest
+    var token: ServerTransactionToken
+    var hasOffer = false
+    var answerDelivery = AnswerDelivery.none
+    /// `answer()` waits for the PRACK of a reliable 1xx that carried SDP (RFC 3262 §3).
+    var deferredAnswerHeaders: [SIPField]?
+    var isFinal = false
+    var peerSupports100rel = false
+    var peerRequires100rel = false
+    var peerSupportsTimer = false
+    /// Session-Expires and `Require: timer` for the 2xx, decided when the INVITE arrived.
+    var sessionExpires: SessionExpires?
+    var requiresTimer = false
+
+    init(request: SIPRequest, token: ServerTransactionToken) {
+        self.request = request
+        self.token = token
+    }
+}
+
+/// A UAC early dialog other than the current one.
+struct EarlyDialog: Sendable {
+    var dialog: Dialog
+    var offerAnswer: OfferAnswer
+    var remoteRSeq: UInt32?
+}
+
+/// A client transaction the session started.
+struct ClientTransaction: Sendable {
+    enum Purpose: Sendable, Hashable {
+        case invite
+        case reinvite(LocalOffer)
+        case update(LocalOffer)
+        case prack
+        case bye
+        case cancel
+        /// The BYE for an extra 2xx of a forked INVITE.
+        case forkBye
+        case refer
+        /// A NOTIFY about the referral with this id.
+        case notify(UInt32)
+        /// INFO, MESSAGE or another request whose outcome the TU hears.
+        case request
+    }
+
+    var token: RequestToken
+    var purpose: Purpose
+    var sequenceNumber: UInt32
+    var nextHop: URI
+    /// The request as sent, kept for 401/407/422 retries until the final response.
+    var request: SIPRequest?
+    /// A final response arrived (an INVITE stays for its 2xx retransmissions until the transaction ends).
+    var isCompleted = false
+    var retries: UInt8 = 0
+}
+
+/// An ACK sent for a 2xx, re-sent on each retransmission of that 2xx (§13.2.2.4).
+struct SentACK: Sendable {
+    var remoteTag: String
+    var sequenceNumber: UInt32
+    var request: SIPRequest
+    var nextHop: URI
+}
+
+/// A 2xx to an INVITE, re-sent until its ACK arrives (§13.3.1.4).
+struct AwaitingACK: Sendable {
+    var token: ServerTransactionToken
+    var response: SIPResponse
+    var sequenceNumber: UInt32
+    var interval: Duration
+    var isInitial: Bool
+    /// The 2xx carried an offer: the ACK carries the answer.
+    var expectsAnswer: Bool
+}
+
+/// The UAS's reliable provisional responses (RFC 3262 §3).
+struct ReliableProvisionals: Sendable {
+    struct Pending: Sendable {
+        var response: SIPResponse
+        var rseq: UInt32
+        var interval: Duration
+        var carriesSDP: Bool
+    }
+
+    var nextRSeq: UInt32
+    var pending: Pending?
+    /// Reliable provisional responses waiting for the PRACK of the pending one (one at a time).
+    var queued: [SIPResponse] = []
+}
+
+/// A re-INVITE or UPDATE received and not yet answered with a final response.
+struct PendingRemoteOffer: Sendable {
+    var token: ServerTransactionToken
+    var request: SIPRequest
+    var offer: SessionDescription?
+    var sessionExpires: SessionExpires?
+    var requiresTimer: Bool
+}
+
+/// The session timer in force (RFC 4028).
+struct ActiveSessionTimer: Sendable, Hashable {
+    var interval: UInt32
+    var isLocalRefresher: Bool
+}
+
+/// What the other side said it supports.
+struct PeerCapabilities: Sendable, Hashable {
+    var allowsUpdate = false
+    var supportsTimer = false
+}

@@ -1,0 +1,88 @@
+import SIPMessage
+import Testing
+
+@testable import SIPUserAgent
+
+/// RFC 3261 §12.2.2: routing received requests to dialogs, 481 for unknown ones; RFC 3891 matching.
+@Suite struct DialogTableTests {
+    static let bye = """
+        BYE sip:bob@192.0.2.4 SIP/2.0
+        Via: SIP/2.0/UDP pc33.atlanta.example.com;branch=z9hG4bKnashds10
+        Max-Forwards: 70
+        From: Alice <sip:alice@atlanta.example.com>;tag=1928301774
+        To: Bob <sip:bob@biloxi.example.com>;tag=a6c85cf
+        Call-ID: a84b4c76e66710
+        CSeq: 231 BYE
+        Content-Length: 0
+
+
+        """
+
+    @Test func requestWithKnownTagsFindsItsDialog() throws {
+        var table = DialogTable<Int>()
+        table.insert(7, for: DialogID(callID: "a84b4c76e66710", localTag: "a6c85cf", remoteTag: "1928301774"))
+        guard case .dialog(let id, let value) = table.match(try request(Self.bye)) else {
+            Issue.record("no match")
+            return
+        }
+        #expect(value == 7)
+        #expect(id.localTag == "a6c85cf")
+        #expect(table.count == 1)
+    }
+
+    @Test func unknownDialogGets481AndAnUnknownACKNothing() throws {
+        let table = DialogTable<Int>()
+        guard case .unknownDialog(let answer) = table.match(try request(Self.bye)), let answer else {
+            Issue.record("no 481")
+            return
+        }
+        #expect(answer.statusCode == 481)
+        #expect(answer.headerFields[.cseq] == "231 BYE")
+        #expect(try answer.to?.tag == "a6c85cf")
+        #expect(answer.headerFields[.via] == "SIP/2.0/UDP pc33.atlanta.example.com;branch=z9hG4bKnashds10")
+        let ack = try request(
+            Self.bye.replacingOccurrences(of: "BYE sip", with: "ACK sip").replacingOccurrences(of: "231 BYE", with: "231 ACK"))
+        guard case .unknownDialog(let none) = table.match(ack) else {
+            Issue.record("ACK matched")
+            return
+        }
+        #expect(none == nil)
+    }
+
+    @Test func requestWithoutToTagIsOutsideAnyDialog() throws {
+        var table = DialogTable<Int>()
+        table.insert(1, for: DialogID(callID: "a84b4c76e66710", localTag: "a6c85cf", remoteTag: "1928301774"))
+        let initial = try request(Self.bye.replacingOccurrences(of: ";tag=a6c85cf", with: ""))
+        guard case .outsideDialog = table.match(initial) else {
+            Issue.record("not outside")
+            return
+        }
+        // A different remote tag is another dialog.
+        let other = try request(Self.bye.replacingOccurrences(of: "tag=1928301774", with: "tag=zzz"))
+        guard case .unknownDialog = table.match(other) else {
+            Issue.record("matched a dialog with another remote tag")
+            return
+        }
+        table.remove(DialogID(callID: "a84b4c76e66710", localTag: "a6c85cf", remoteTag: "1928301774"))
+        #expect(table.isEmpty)
+    }
+
+    @Test func replacesNamesTheDialogFromTheRecipientsSide() throws {
+        var table = DialogTable<String>()
+        table.insert("call", for: DialogID(callID: "425928@bobster.example.org", localTag: "7743", remoteTag: "6472"))
+        let replaces = try Replaces("425928@bobster.example.org;to-tag=7743;from-tag=6472")
+        #expect(table.match(replaces)?.1 == "call")
+        let swapped = try Replaces("425928@bobster.example.org;to-tag=6472;from-tag=7743")
+        #expect(table.match(swapped) == nil)
+    }
+
+    @Test func responseBuilderCopiesTheHeadersAndAddsTheTag() throws {
+        let invite = try request(Self.bye.replacingOccurrences(of: ";tag=a6c85cf", with: ""))
+        let trying = SIPResponse(answering: invite, status: 100, toTag: "x")
+        #expect(try trying.to?.tag == nil)
+        let ringing = SIPResponse(answering: invite, status: 180, toTag: "x")
+        #expect(try ringing.to?.tag == "x")
+        #expect(ringing.reasonPhrase == "Ringing")
+        #expect(ringing.headerFields[.from] == invite.headerFields[.from])
+    }
+}

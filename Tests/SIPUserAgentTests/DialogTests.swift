@@ -1,0 +1,202 @@
+import SIPMessage
+import Testing
+
+@testable import SIPUserAgent
+
+/// RFC 3261 §12: dialog creation on both sides, requests inside the dialog, the checks on the ones received.
+@Suite struct DialogTests {
+    static let invite = """
+        INVITE sip:bob@biloxi.example.com SIP/2.0
+        Via: SIP/2.0/UDP pc33.atlanta.example.com;branch=z9hG4bK776asdhds
+        Max-Forwards: 70
+        To: Bob <sip:bob@biloxi.example.com>
+        From: Alice <sip:alice@atlanta.example.com>;tag=1928301774
+        Call-ID: a84b4c76e66710@pc33.atlanta.example.com
+        CSeq: 314159 INVITE
+        Contact: <sip:alice@pc33.atlanta.example.com>
+        Record-Route: <sip:p2.example.com;lr>, <sip:p1.example.com;lr>
+        Content-Length: 0
+
+
+        """
+
+    static let ringing = """
+        SIP/2.0 180 Ringing
+        Via: SIP/2.0/UDP pc33.atlanta.example.com;branch=z9hG4bK776asdhds
+        To: Bob <sip:bob@biloxi.example.com>;tag=a6c85cf
+        From: Alice <sip:alice@atlanta.example.com>;tag=1928301774
+        Call-ID: a84b4c76e66710@pc33.atlanta.example.com
+        CSeq: 314159 INVITE
+        Contact: <sip:bob@192.0.2.4>
+        Record-Route: <sip:p2.example.com;lr>, <sip:p1.example.com;lr>
+        Content-Length: 0
+
+
+        """
+
+    @Test func uacDialogFromProvisionalReversesTheRecordRoute() throws {
+        let dialog = try Dialog(uac: try request(Self.invite), response: try response(Self.ringing))
+        #expect(dialog.state == .early)
+        #expect(
+            dialog.id
+                == DialogID(
+                    callID: "a84b4c76e66710@pc33.atlanta.example.com", localTag: "1928301774", remoteTag: "a6c85cf"))
+        #expect(dialog.routeSet.map(\.description) == ["<sip:p1.example.com;lr>", "<sip:p2.example.com;lr>"])
+        #expect(dialog.remoteTarget.description == "sip:bob@192.0.2.4")
+        #expect(dialog.localSequence == 314159)
+        #expect(dialog.remoteSequence == nil)
+        #expect(dialog.localAddress.tag == nil)
+        #expect(dialog.remoteAddress.displayName == "Bob")
+        #expect(!dialog.isSecure)
+    }
+
+    @Test func uacDialogFromSuccessIsConfirmed() throws {
+        let ok = Self.ringing.replacingOccurrences(of: "180 Ringing", with: "200 OK")
+        let dialog = try Dialog(uac: try request(Self.invite), response: try response(ok))
+        #expect(dialog.state == .confirmed)
+    }
+
+    @Test func responseWithoutTagOrSuccessWithoutContactMakesNoDialog() throws {
+        let untagged = Self.ringing.replacingOccurrences(of: ";tag=a6c85cf", with: "")
+        #expect(throws: DialogError.self) { try Dialog(uac: try request(Self.invite), response: try response(untagged)) }
+        let noContact = Self.ringing.replacingOccurrences(of: "180 Ringing", with: "200 OK")
+            .replacingOccurrences(of: "Contact: <sip:bob@192.0.2.4>\n", with: "")
+        do {
+            _ = try Dialog(uac: try request(Self.invite), response: try response(noContact))
+            Issue.record("a 2xx without Contact made a dialog")
+        } catch let error as DialogError {
+            #expect(error.code == .missingContact)
+        }
+        // A provisional response without Contact keeps the Request-URI as the target for now.
+        let provisional = Self.ringing.replacingOccurrences(of: "Contact: <sip:bob@192.0.2.4>\n", with: "")
+        let early = try Dialog(uac: try request(Self.invite), response: try response(provisional))
+        #expect(early.remoteTarget.description == "sip:bob@biloxi.example.com")
+    }
+
+    @Test func uasDialogKeepsTheRecordRouteInOrder() throws {
+        let dialog = try Dialog(uas: try request(Self.invite), localTag: "a6c85cf")
+        #expect(dialog.id.localTag == "a6c85cf")
+        #expect(dialog.id.remoteTag == "1928301774")
+        #expect(dialog.routeSet.map(\.description) == ["<sip:p2.example.com;lr>", "<sip:p1.example.com;lr>"])
+        #expect(dialog.remoteTarget.description == "sip:alice@pc33.atlanta.example.com")
+        #expect(dialog.remoteSequence == 314159)
+        #expect(dialog.localSequence == nil)
+        #expect(dialog.localAddress.uri.description == "sip:bob@biloxi.example.com")
+    }
+
+    @Test func uasDialogNeedsContactAndToleratesAMissingFromTag() throws {
+        let noContact = Self.invite.replacingOccurrences(of: "Contact: <sip:alice@pc33.atlanta.example.com>\n", with: "")
+        do {
+            _ = try Dialog(uas: try request(noContact), localTag: "x")
+            Issue.record("an INVITE without Contact made a dialog")
+        } catch let error as DialogError {
+            #expect(error.status == 400)
+        }
+        // RFC 2543 peers send no From tag: the remote tag is empty (§12.2.2).
+        let legacy = Self.invite.replacingOccurrences(of: ";tag=1928301774", with: "")
+        #expect(try Dialog(uas: try request(legacy), localTag: "x").id.remoteTag == "")
+    }
+
+    @Test func sipsRequestURIMakesASecureDialog() throws {
+        let secure = Self.invite.replacingOccurrences(of: "INVITE sip:", with: "INVITE sips:")
+        #expect(try Dialog(uas: try request(secure), localTag: "x").isSecure)
+    }
+
+    @Test func looseRoutingKeepsTheTargetInTheRequestURI() throws {
+        var dialog = try Dialog(uac: try request(Self.invite), response: try response(Self.ringing))
+        let bye = dialog.makeRequest(.bye)
+        #expect(bye.uri.description == "sip:bob@192.0.2.4")
+        #expect(bye.headerFields[values: .route] == ["<sip:p1.example.com;lr>", "<sip:p2.example.com;lr>"])
+        #expect(bye.headerFields[.cseq] == "314160 BYE")
+        #expect(bye.headerFields[.maxForwards] == "70")
+        #expect(try bye.from?.tag == "1928301774")
+        #expect(try bye.to?.tag == "a6c85cf")
+        #expect(bye.headerFields[.callID] == "a84b4c76e66710@pc33.atlanta.example.com")
+        #expect(dialog.nextHop.description == "sip:p1.example.com;lr")
+        #expect(dialog.makeRequest(.info).headerFields[.cseq] == "314161 INFO")
+    }
+
+    @Test func strictRoutingPutsTheFirstRouteInTheRequestURI() throws {
+        let strict = Self.ringing.replacingOccurrences(
+            of: "Record-Route: <sip:p2.example.com;lr>, <sip:p1.example.com;lr>",
+            with: "Record-Route: <sip:p2.example.com;lr>, <sip:p1.example.com;method=INVITE>")
+        var dialog = try Dialog(uac: try request(Self.invite), response: try response(strict))
+        let bye = dialog.makeRequest(.bye)
+        // §12.2.1.1: the strict router is the Request-URI (without `method`), the remote target is the last Route.
+        #expect(bye.uri.description == "sip:p1.example.com")
+        #expect(bye.headerFields[values: .route] == ["<sip:p2.example.com;lr>", "<sip:bob@192.0.2.4>"])
+        #expect(dialog.nextHop.description == "sip:p1.example.com;method=INVITE")
+    }
+
+    @Test func emptyRouteSetSendsToTheTarget() throws {
+        let direct = Self.ringing.replacingOccurrences(
+            of: "Record-Route: <sip:p2.example.com;lr>, <sip:p1.example.com;lr>\n", with: "")
+        var dialog = try Dialog(uac: try request(Self.invite), response: try response(direct))
+        let bye = dialog.makeRequest(.bye)
+        #expect(bye.uri.description == "sip:bob@192.0.2.4")
+        #expect(!bye.headerFields.contains(.route))
+        let ack = dialog.makeACK(sequenceNumber: 314159)
+        #expect(ack.headerFields[.cseq] == "314159 ACK")
+        #expect(ack.method == .ack)
+    }
+
+    @Test func lowerRemoteCSeqIsRefusedWith500() throws {
+        var dialog = try Dialog(uas: try request(Self.invite), localTag: "a6c85cf")
+        let lower = try request(
+            Self.invite.replacingOccurrences(of: "CSeq: 314159 INVITE", with: "CSeq: 314158 INFO")
+                .replacingOccurrences(of: "INVITE sip:", with: "INFO sip:"))
+        do {
+            try dialog.receive(lower)
+            Issue.record("a lower CSeq was taken")
+        } catch {
+            #expect(error.status == 500)
+            #expect(error.code == .sequenceOutOfOrder)
+        }
+        #expect(dialog.remoteSequence == 314159)
+        // ACK carries the INVITE's number and is not checked.
+        let ack = try request(
+            Self.invite.replacingOccurrences(of: "CSeq: 314159 INVITE", with: "CSeq: 1 ACK")
+                .replacingOccurrences(of: "INVITE sip:", with: "ACK sip:"))
+        try dialog.receive(ack)
+        #expect(dialog.remoteSequence == 314159)
+    }
+
+    @Test func reinviteRefreshesTheTargetAndInfoDoesNot() throws {
+        var dialog = try Dialog(uas: try request(Self.invite), localTag: "a6c85cf")
+        let info = try request(
+            Self.invite.replacingOccurrences(of: "CSeq: 314159 INVITE", with: "CSeq: 314160 INFO")
+                .replacingOccurrences(of: "INVITE sip:", with: "INFO sip:")
+                .replacingOccurrences(of: "pc33.atlanta.example.com>", with: "192.0.2.99>"))
+        try dialog.receive(info)
+        #expect(dialog.remoteTarget.description == "sip:alice@pc33.atlanta.example.com")
+        #expect(dialog.remoteSequence == 314160)
+        let reinvite = try request(
+            Self.invite.replacingOccurrences(of: "CSeq: 314159 INVITE", with: "CSeq: 314161 INVITE")
+                .replacingOccurrences(of: "Contact: <sip:alice@pc33.atlanta.example.com>", with: "Contact: <sip:alice@192.0.2.99>"))
+        try dialog.receive(reinvite)
+        #expect(dialog.remoteTarget.description == "sip:alice@192.0.2.99")
+        let noContact = try request(
+            Self.invite.replacingOccurrences(of: "CSeq: 314159 INVITE", with: "CSeq: 314162 INVITE")
+                .replacingOccurrences(of: "Contact: <sip:alice@pc33.atlanta.example.com>\n", with: ""))
+        #expect(throws: DialogError.self) { try dialog.receive(noContact) }
+    }
+
+    @Test func successToUpdateRefreshesTheTargetAndConfirmRecomputesTheRouteSet() throws {
+        var dialog = try Dialog(uac: try request(Self.invite), response: try response(Self.ringing))
+        let ok = try response(
+            Self.ringing.replacingOccurrences(of: "180 Ringing", with: "200 OK")
+                .replacingOccurrences(of: "<sip:bob@192.0.2.4>", with: "<sip:bob@192.0.2.5>")
+                .replacingOccurrences(of: ", <sip:p1.example.com;lr>", with: ""))
+        dialog.confirm(with: ok)
+        #expect(dialog.state == .confirmed)
+        #expect(dialog.remoteTarget.description == "sip:bob@192.0.2.5")
+        #expect(dialog.routeSet.map(\.description) == ["<sip:p2.example.com;lr>"])
+        let updated = try response(
+            Self.ringing.replacingOccurrences(of: "180 Ringing", with: "200 OK")
+                .replacingOccurrences(of: "<sip:bob@192.0.2.4>", with: "<sip:bob@192.0.2.6>"))
+        dialog.receiveSuccess(updated, to: .info)
+        #expect(dialog.remoteTarget.description == "sip:bob@192.0.2.5")
+        dialog.receiveSuccess(updated, to: .update)
+        #expect(dialog.remoteTarget.description == "sip:bob@192.0.2.6")
+    }
+}
