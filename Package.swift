@@ -52,6 +52,7 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
+                "COpenSSL",
             ]
         ),
 
@@ -81,7 +82,9 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], exclude: ["Data"]),
         .testTarget(name: "SIPAuthenticationTests", dependencies: ["SIPAuthentication", "SIPMessage"]),
         .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
-        .testTarget(name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
+        .testTarget(
+            name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
+        .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]

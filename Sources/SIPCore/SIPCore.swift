@@ -155,6 +155,16 @@ public final class SIPCore: @unchecked Sendable {
         return id
     }
 
+    /// Sends `request` with no transaction (the ACK of a 2xx, RFC 3261 §13.2.2.4): a Via with a new branch
+    /// is added when it has none; the transport reports nothing back.
+    public func sendWithoutTransaction(_ request: SIPRequest, to destination: Destination) {
+        var request = request
+        if !request.headerFields.contains(.via), let via = transport.makeVia(for: destination, branch: makeBranch()) {
+            request.headerFields.insert(.via, via, at: 0)
+        }
+        transport.send(request: request, to: destination) { _ in }
+    }
+
     // MARK: Server transactions
 
     /// Sends `response` through server transaction `transaction`.

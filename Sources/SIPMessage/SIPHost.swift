@@ -30,6 +30,9 @@ public struct SIPHost: Sendable, CustomStringConvertible {
         self = host
     }
 
+    /// `127.0.0.1`, the IPv4 loopback address.
+    public static let loopbackIPv4 = SIPHost(kind: .ipv4, source: Array("127.0.0.1".utf8), span: ByteRange(0..<9))
+
     /// Validates the host at `range` of `bytes` (the buffer of `owner`) and keeps it as a view of `owner`.
     init?(_ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ range: Range<Int>) {
         guard let kind = SIPHost.classify(bytes, range) else { return nil }

@@ -1,6 +1,7 @@
 import Foundation
 import SIPMessage
 import SIPTransport
+import Switchboard
 
 /// The account and transport flags shared by `register`, `call` and `answer` (CLI.md "Accounts and
 /// transport"), with `--config FILE` (`key = value` lines, `#` comments) and the precedence flag >
@@ -14,13 +15,22 @@ struct AccountOptions {
         FlagSpec(name: "proxy", valueName: "SIPURI", help: "outbound proxy"),
         FlagSpec(name: "transport", valueName: "udp|tcp|tls", help: "transport (a URI's transport parameter wins)"),
         FlagSpec(name: "tls-ca", valueName: "FILE", help: "trusted CA certificates (PEM) for TLS"),
+        FlagSpec(name: "tls-cert", valueName: "FILE", help: "certificate chain (PEM) to listen on TLS"),
+        FlagSpec(name: "tls-key", valueName: "FILE", help: "private key (PEM) of --tls-cert"),
         FlagSpec(
             name: "listen", valueName: "ADDR:PORT", help: "local address (default port 5060, 5061 for TLS; :0 = any)"),
         FlagSpec(name: "config", valueName: "FILE", help: "key = value lines with the long flag names"),
         FlagSpec(name: "json", valueName: nil, help: "print events as JSON lines"),
         FlagSpec(name: "trace", valueName: nil, help: "print every SIP message on stderr (Authorization redacted)"),
         FlagSpec(name: "duration", valueName: "S", help: "how long to stay registered or connected"),
+        FlagSpec(name: "verbose", valueName: nil, help: "log diagnostics on stderr"),
         FlagSpec(name: "help", valueName: nil, help: "show this help"),
+    ]
+
+    /// The media flags of `call` and `answer`.
+    static let mediaFlags: [FlagSpec] = [
+        FlagSpec(name: "codecs", valueName: "LIST", help: "codecs in order of preference (opus,pcmu,pcma)"),
+        FlagSpec(name: "srtp", valueName: "off|optional|mandatory", help: "SRTP policy (off)"),
     ]
 
     var values: [String: String]
@@ -68,6 +78,68 @@ struct AccountOptions {
             }
             return t
         }
+    }
+
+    var transportKind: SIPTransportKind? {
+        get throws(UsageError) {
+            guard let text = values["transport"] else { return nil }
+            guard let kind = SIPTransportKind(rawValue: text.lowercased()) else {
+                throw UsageError(message: "bad value for --transport: \(text)")
+            }
+            return kind
+        }
+    }
+
+    var codecs: [Codec] {
+        get throws(UsageError) {
+            guard let text = values["codecs"] else { return [.opus, .pcmu, .pcma] }
+            var list: [Codec] = []
+            for name in text.split(separator: ",") {
+                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                guard let codec = Codec(rawValue: trimmed) else {
+                    throw UsageError(message: "bad value for --codecs: \(name) (opus, pcmu, pcma)")
+                }
+                if !list.contains(codec) { list.append(codec) }
+            }
+            guard !list.isEmpty else { throw UsageError(message: "bad value for --codecs: empty") }
+            return list
+        }
+    }
+
+    var srtp: SRTPPolicy {
+        get throws(UsageError) {
+            guard let text = values["srtp"] else { return .off }
+            guard let policy = SRTPPolicy(rawValue: text.lowercased()) else {
+                throw UsageError(message: "bad value for --srtp: \(text)")
+            }
+            return policy
+        }
+    }
+
+    var proxy: SIPURI? {
+        get throws(UsageError) {
+            guard let text = values["proxy"] else { return nil }
+            guard let uri = try? SIPURI(text.hasPrefix("sip") ? text : "sip:" + text) else {
+                throw UsageError(message: "bad value for --proxy: \(text)")
+            }
+            return uri
+        }
+    }
+
+    /// `ADDR:PORT` for a listener, with the transport's default port when none is given.
+    func listenAddressText(_ text: String, transport: SIPTransportKind) throws(UsageError) -> String {
+        let kind: TransportProtocol =
+            switch transport {
+            case .udp: .udp
+            case .tcp: .tcp
+            case .tls: .tls
+            }
+        var body = text
+        if body.hasPrefix(":") { body = "0.0.0.0" + body }
+        guard let address = SocketAddress(parsing: body, defaultPort: kind.defaultPort) else {
+            throw UsageError(message: "bad value for --listen: \(text)")
+        }
+        return address.description
     }
 
     var duration: Double? {

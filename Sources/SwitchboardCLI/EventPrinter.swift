@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Prints the CLI's event lines on stdout (CLI.md): `T=<seconds, 3 decimals> <event> key=value ...`, values
@@ -5,6 +6,7 @@ import Synchronization
 final class EventPrinter: Sendable {
     let json: Bool
     let start: ContinuousClock.Instant
+    let startDate = Date()
     let output: @Sendable (String) -> Void
     private let lock = Mutex<Void>(())
 
@@ -19,6 +21,9 @@ final class EventPrinter: Sendable {
         let d = ContinuousClock.now - start
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
+
+    /// Seconds from the command's start to `date`.
+    func elapsed(at date: Date) -> Double { max(0, date.timeIntervalSince(startDate)) }
 
     /// One event with ordered fields; numbers and booleans stay unquoted in JSON.
     func emit(_ event: String, _ fields: [(String, EventValue)] = []) {

@@ -1,9 +1,5 @@
 import Dispatch
 import Foundation
-import SIPAuthentication
-import SIPMessage
-import SIPTransport
-import SIPUserAgent
 import Switchboard
 import Synchronization
 
@@ -12,7 +8,7 @@ import Synchronization
 enum RegisterCommand {
     static let flags =
         AccountOptions.flags + [
-            FlagSpec(name: "expires", valueName: "S", help: "requested registration lifetime (3600)")
+            FlagSpec(name: "expires", valueName: "S", help: "requested registration lifetime (600)")
         ]
 
     static let help = helpText(
@@ -24,7 +20,7 @@ enum RegisterCommand {
             """,
         flags: flags)
 
-    /// What happened, shared between the loop and the waiting command.
+    /// What happened, shared between the delegate queue and the waiting command.
     final class Outcome: Sendable {
         struct State {
             var registered = false
@@ -37,10 +33,6 @@ enum RegisterCommand {
 
     static func run(_ arguments: [String], io: CommandIO, environment: [String: String]) -> Int32 {
         let options: AccountOptions
-        let expires: UInt32
-        let registrar: SIPURI
-        let aor: SIPURI
-        let transport: TransportProtocol?
         let duration: Double?
         do throws(UsageError) {
             let parsed = try parseArguments(arguments, specs: flags)
@@ -52,17 +44,7 @@ enum RegisterCommand {
                 throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
             }
             options = try AccountOptions.resolve(parsed, environment: environment, readFile: io.readFile)
-            guard let r = try options.registrar else { throw UsageError(message: "--registrar is required") }
-            registrar = r
-            aor = try options.addressOfRecord(fallbackHost: r.host.description)
-            transport = try options.transport
             duration = try options.duration
-            if let text = options["expires"] {
-                guard let e = UInt32(text) else { throw UsageError(message: "bad value for --expires: \(text)") }
-                expires = e
-            } else {
-                expires = 3600
-            }
         } catch {
             io.error("switchboard register: \(error.message)")
             return 2
@@ -71,102 +53,51 @@ enum RegisterCommand {
         let printer = EventPrinter(json: options.has("json"), output: io.output)
         let outcome = Outcome()
         Signals.install { _ in outcome.wake.signal() }
-
-        let engine: Engine
-        do {
-            engine = try Engine(
-                transport: TransportConfiguration(tls: TLSConfiguration(trustedCAFile: options["tls-ca"])))
-        } catch {
-            io.error("switchboard register: \(error)")
-            return 1
-        }
-        if options.has("trace") {
-            let colour = isatty(2) != 0
-            engine.transport.onTrace = { record in
-                io.error(SIPTracer.format(record, elapsed: printer.elapsed, colour: colour))
-            }
-        }
-        let user = aor.user ?? "user"
-        let authUser = options.authUser ?? user
-        let password = options.password
-        let credentials: @Sendable (String) -> DigestCredentials? = { _ in
-            password.map { DigestCredentials(username: authUser, password: $0) }
-        }
-        let driver = RegistrationDriver(
-            engine: engine,
-            settings: RegistrationDriver.Settings(
-                addressOfRecord: aor, registrar: registrar, transport: transport, contactUser: user, expires: expires,
-                userAgent: "Switchboard/\(SwitchboardCommand.version)"),
-            credentials: credentials)
-        driver.onState = { state in
-            switch state {
-            case .registering:
-                printer.emit("registering")
-            case .registered(let granted, let contact, _):
-                printer.emit(
-                    "registered", [("expires", .int(Int(granted))), ("contact", .string(contact.description))])
-                outcome.state.withLock { $0.registered = true }
-            case .failed(let error, let willRetry):
-                var fields: [(String, EventValue)] = []
-                if let status = error.status { fields.append(("status", .int(status))) }
-                fields.append(("reason", .string(error.reason)))
-                printer.emit("reg-failed", fields)
-                if !willRetry {
-                    outcome.state.withLock { $0.fatal = true }
-                    outcome.wake.signal()
-                }
-            case .unregistered:
-                printer.emit("unregistered")
-                outcome.state.withLock { $0.unregistered = true }
-                outcome.wake.signal()
-            case .idle, .unregistering:
-                break
-            }
-        }
-        do throws(UsageError) {
-            if let listen = try options.listenAddress(default: transport ?? .udp) {
-                let t = transport ?? .udp
-                let result = Mutex<TransportError?>(nil)
-                let done = DispatchSemaphore(value: 0)
-                engine.execute {
-                    do throws(TransportError) {
-                        _ = try engine.transport.listen(t == .tls ? .tcp : t, on: listen)
-                        if t != .udp { _ = try engine.transport.listen(.udp, on: listen) }
-                    } catch {
-                        result.withLock { $0 = error }
+        let harness: ProviderHarness
+        do throws(HarnessError) {
+            harness = try ProviderHarness.start(
+                options, needs: .init(registers: true, defaultListen: nil, target: nil), io: io, printer: printer
+            ) { event in
+                guard case .registration(_, let state) = event else { return }
+                switch printRegistration(state, printer: printer) {
+                case true?:
+                    outcome.state.withLock { $0.registered = true }
+                case false?:
+                    if state == .unregistered {
+                        outcome.state.withLock { $0.unregistered = true }
+                    } else {
+                        outcome.state.withLock { $0.fatal = true }
                     }
-                    done.signal()
-                }
-                done.wait()
-                if let error = result.withLock({ $0 }) {
-                    io.error("switchboard register: cannot listen on \(listen): \(error)")
-                    engine.shutdown()
-                    return 1
+                    outcome.wake.signal()
+                case nil:
+                    break
                 }
             }
         } catch {
-            io.error("switchboard register: \(error.message)")
-            engine.shutdown()
-            return 2
+            switch error {
+            case .usage(let usage):
+                io.error("switchboard register: \(usage.message)")
+                return 2
+            case .failed(let why):
+                io.error("switchboard register: \(why)")
+                return 1
+            }
         }
 
-        engine.execute { driver.start() }
         if let duration {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { outcome.wake.signal() }
         }
         outcome.wake.wait()
-        let fatal = outcome.state.withLock { $0.fatal }
-        let registered = outcome.state.withLock { $0.registered }
-        if registered, !fatal {
-            engine.execute { driver.stop() }
+        let registered = outcome.state.withLock { $0.registered && !$0.fatal }
+        if registered, let account = harness.accountID {
+            try? harness.provider.unregister(account: account)
             // Wait for the unregistration (bounded: 64*T1 plus slack).
             let deadline = ContinuousClock.now + .seconds(40)
-            while !outcome.state.withLock({ $0.unregistered }), ContinuousClock.now < deadline {
+            while !outcome.state.withLock({ $0.unregistered || $0.fatal }), ContinuousClock.now < deadline {
                 _ = outcome.wake.wait(timeout: .now() + 0.05)
             }
         }
-        engine.execute { driver.detach() }
-        engine.shutdown()
+        harness.provider.invalidate(timeout: .seconds(2))
         let final = outcome.state.withLock { $0 }
         return final.registered && final.unregistered && !final.fatal ? 0 : 1
     }

@@ -31,6 +31,8 @@ enum SwitchboardCommand {
         commands:
           parse FILE...   print the message layer's verdict on SIP messages in files
           register        register to a registrar, stay registered, unregister
+          call URI        place a call, stay connected, hang up
+          answer          wait for calls and answer them
 
         switchboard <command> --help    help for one command
         switchboard --version           print the version
@@ -56,6 +58,10 @@ enum SwitchboardCommand {
             return ParseCommand.run(rest, io: io)
         case "register":
             return RegisterCommand.run(rest, io: io, environment: environment)
+        case "call":
+            return CallCommand.run(rest, io: io, environment: environment)
+        case "answer":
+            return AnswerCommand.run(rest, io: io, environment: environment)
         default:
             io.error("switchboard: unknown command '\(command)'\n\(help)")
             return 2

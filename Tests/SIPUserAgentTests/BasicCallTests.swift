@@ -61,7 +61,8 @@ import Testing
         #expect(net["bob"].sent(.bye).count == 1)
         #expect(net["alice"].sent(status: 200).count == 1)
         #expect(net["alice"].call?.state == .terminated)
-        #expect(net["bob"].finished.contains(1), "\(net["bob"].call.map { "\($0.transactions) \($0.armedTimers)" } ?? "")")
+        #expect(
+            net["bob"].finished.contains(1), "\(net["bob"].call.map { "\($0.transactions) \($0.armedTimers)" } ?? "")")
         #expect(net["bob"].dialogs.isEmpty)
         // The caller's INVITE transaction lingers for forked 2xx until Timer M, then the session is done.
         net.advance(by: .seconds(40))

@@ -41,7 +41,8 @@ import Testing
         #expect(try answer.to?.tag == "a6c85cf")
         #expect(answer.headerFields[.via] == "SIP/2.0/UDP pc33.atlanta.example.com;branch=z9hG4bKnashds10")
         let ack = try request(
-            Self.bye.replacingOccurrences(of: "BYE sip", with: "ACK sip").replacingOccurrences(of: "231 BYE", with: "231 ACK"))
+            Self.bye.replacingOccurrences(of: "BYE sip", with: "ACK sip").replacingOccurrences(
+                of: "231 BYE", with: "231 ACK"))
         guard case .unknownDialog(let none) = table.match(ack) else {
             Issue.record("ACK matched")
             return

@@ -58,7 +58,9 @@ import Testing
 
     @Test func responseWithoutTagOrSuccessWithoutContactMakesNoDialog() throws {
         let untagged = Self.ringing.replacingOccurrences(of: ";tag=a6c85cf", with: "")
-        #expect(throws: DialogError.self) { try Dialog(uac: try request(Self.invite), response: try response(untagged)) }
+        #expect(throws: DialogError.self) {
+            try Dialog(uac: try request(Self.invite), response: try response(untagged))
+        }
         let noContact = Self.ringing.replacingOccurrences(of: "180 Ringing", with: "200 OK")
             .replacingOccurrences(of: "Contact: <sip:bob@192.0.2.4>\n", with: "")
         do {
@@ -85,7 +87,8 @@ import Testing
     }
 
     @Test func uasDialogNeedsContactAndToleratesAMissingFromTag() throws {
-        let noContact = Self.invite.replacingOccurrences(of: "Contact: <sip:alice@pc33.atlanta.example.com>\n", with: "")
+        let noContact = Self.invite.replacingOccurrences(
+            of: "Contact: <sip:alice@pc33.atlanta.example.com>\n", with: "")
         do {
             _ = try Dialog(uas: try request(noContact), localTag: "x")
             Issue.record("an INVITE without Contact made a dialog")
@@ -172,7 +175,8 @@ import Testing
         #expect(dialog.remoteSequence == 314160)
         let reinvite = try request(
             Self.invite.replacingOccurrences(of: "CSeq: 314159 INVITE", with: "CSeq: 314161 INVITE")
-                .replacingOccurrences(of: "Contact: <sip:alice@pc33.atlanta.example.com>", with: "Contact: <sip:alice@192.0.2.99>"))
+                .replacingOccurrences(
+                    of: "Contact: <sip:alice@pc33.atlanta.example.com>", with: "Contact: <sip:alice@192.0.2.99>"))
         try dialog.receive(reinvite)
         #expect(dialog.remoteTarget.description == "sip:alice@192.0.2.99")
         let noContact = try request(

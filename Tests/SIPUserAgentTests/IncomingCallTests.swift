@@ -131,7 +131,8 @@ import Testing
 
     @Test func ringingCarriesTheDialogHeaders() throws {
         let withRoute = Self.invite.replacingOccurrences(
-            of: "Contact: <sip:alice@192.0.2.10>", with: "Contact: <sip:alice@192.0.2.10>\nRecord-Route: <sip:p1.example;lr>")
+            of: "Contact: <sip:alice@192.0.2.10>",
+            with: "Contact: <sip:alice@192.0.2.10>\nRecord-Route: <sip:p1.example;lr>")
         var (session, _) = try incoming(withRoute)
         let actions = session.ring()
         let ringing = try #require(actions.responses.first)
@@ -140,10 +141,11 @@ import Testing
         #expect(ringing.headerFields[.recordRoute] == "<sip:p1.example;lr>")
         #expect(ringing.headerFields[.contact] == "<sip:bob@192.0.2.20>")
         #expect(!ringing.headerFields.contains(.rseq))
-        #expect(actions.contains {
-            if case .dialogCreated(let id) = $0 { return id.localTag == "btag" && id.remoteTag == "atag" }
-            return false
-        })
+        #expect(
+            actions.contains {
+                if case .dialogCreated(let id) = $0 { return id.localTag == "btag" && id.remoteTag == "atag" }
+                return false
+            })
         #expect(session.dialog?.routeSet.map(\.description) == ["<sip:p1.example;lr>"])
     }
 
@@ -167,7 +169,8 @@ import Testing
     }
 
     @Test func sessionIntervalBelowMinSEGets422() throws {
-        let text = Self.invite.replacingOccurrences(of: "Supported: timer, replaces", with: "Supported: timer\nSession-Expires: 60")
+        let text = Self.invite.replacingOccurrences(
+            of: "Supported: timer, replaces", with: "Supported: timer\nSession-Expires: 60")
         let (_, actions) = try incoming(text)
         let refusal = try #require(actions.responses.first)
         #expect(refusal.statusCode == 422)

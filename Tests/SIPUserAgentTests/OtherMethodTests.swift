@@ -65,14 +65,18 @@ import Testing
         let refused = InstantMessage.answer(html, toTag: "r1")
         #expect(refused.statusCode == 415)
         #expect(refused.headerFields[.accept] == "text/plain")
-        #expect(InstantMessage.answer(html, accepting: [MediaType(type: "text", subtype: "*")], toTag: nil).statusCode == 200)
+        #expect(
+            InstantMessage.answer(html, accepting: [MediaType(type: "text", subtype: "*")], toTag: nil).statusCode
+                == 200)
         // Through the harness: Bob answers MESSAGEs outside dialogs.
         let net = Harness("alice", "bob")
         net["bob"].outsideDialog = { InstantMessage.answer($0, toTag: "bobmsg") }
         var delivered = message
         delivered.uri = try uri("sip:bob@bob.example")
         net.inFlight.append(
-            .request(delivered, client: Harness.Client(agent: 0, session: 99, token: RequestToken(rawValue: 1)), to: 1, forkGroup: nil))
+            .request(
+                delivered, client: Harness.Client(agent: 0, session: 99, token: RequestToken(rawValue: 1)), to: 1,
+                forkGroup: nil))
         net.run()
         #expect(net["bob"].receivedOutsideDialog.map(\.bodyText) == ["hi"])
         #expect(net["bob"].sent(status: 200).count == 1)
@@ -124,26 +128,36 @@ import Testing
         // CSeq lower than the last one: 500.
         var old = dialog.makeRequest(.info)
         old.headerFields.set(.cseq, CSeq(0, .info))
-        #expect(session.receiveRequest(old, transaction: ServerTransactionToken(rawValue: 1)).responses.map(\.statusCode) == [500])
+        #expect(
+            session.receiveRequest(old, transaction: ServerTransactionToken(rawValue: 1)).responses.map(\.statusCode)
+                == [500])
         // Unparsable CSeq: 400.
         var broken = dialog.makeRequest(.info)
         broken.headerFields[.cseq] = "banana INFO"
-        #expect(session.receiveRequest(broken, transaction: ServerTransactionToken(rawValue: 2)).responses.map(\.statusCode) == [400])
+        #expect(
+            session.receiveRequest(broken, transaction: ServerTransactionToken(rawValue: 2)).responses.map(\.statusCode)
+                == [400])
         // A re-INVITE with unparsable SDP: 400, the call goes on.
         var reinvite = dialog.makeRequest(.invite)
         reinvite.headerFields.append(.contact, try address("<sip:alice@alice.example>"))
         reinvite.headerFields.set(.contentType, MediaType.sdp)
         reinvite.body = Array("v=0\r\nnonsense\r\n".utf8)
-        #expect(session.receiveRequest(reinvite, transaction: ServerTransactionToken(rawValue: 3)).responses.map(\.statusCode) == [400])
+        #expect(
+            session.receiveRequest(reinvite, transaction: ServerTransactionToken(rawValue: 3)).responses.map(
+                \.statusCode) == [400])
         #expect(session.state == .confirmed)
         #expect(session.offerAnswer.state == .stable)
         // Another Call-ID or tag: 481.
         var stranger = dialog.makeRequest(.info)
         stranger.headerFields[.callID] = "someone-else"
-        #expect(session.receiveRequest(stranger, transaction: ServerTransactionToken(rawValue: 4)).responses.map(\.statusCode) == [481])
+        #expect(
+            session.receiveRequest(stranger, transaction: ServerTransactionToken(rawValue: 4)).responses.map(
+                \.statusCode) == [481])
         // No headers at all.
         let empty = SIPRequest(method: .bye, uri: try uri("sip:bob@bob.example"))
-        #expect(session.receiveRequest(empty, transaction: ServerTransactionToken(rawValue: 5)).responses.map(\.statusCode) == [481])
+        #expect(
+            session.receiveRequest(empty, transaction: ServerTransactionToken(rawValue: 5)).responses.map(\.statusCode)
+                == [481])
         #expect(session.state == .confirmed)
     }
 

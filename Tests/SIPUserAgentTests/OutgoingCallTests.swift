@@ -159,7 +159,9 @@ import Testing
         let retry = call.receive(
             try call.reply(
                 407,
-                extra: ["Proxy-Authenticate: Digest realm=\"atlanta.example\", nonce=\"abc\", qop=\"auth\", algorithm=MD5"]
+                extra: [
+                    "Proxy-Authenticate: Digest realm=\"atlanta.example\", nonce=\"abc\", qop=\"auth\", algorithm=MD5"
+                ]
             ))
         let second = try #require(retry.requests.first)
         #expect(second.headerFields[.cseq] == "11 INVITE")

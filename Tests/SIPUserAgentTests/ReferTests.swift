@@ -69,11 +69,15 @@ import Testing
         net.run()
         let consultation = try #require(net["alice"].sessions[aliceCarol]?.dialog)
         net.command("alice", session: aliceBob) {
-            $0.refer(to: .sip(SIPURI(user: "carol", host: SIPHost("carol.example").unsafelyUnwrappedForTests)), replaces: consultation.replaces)
+            $0.refer(
+                to: .sip(SIPURI(user: "carol", host: SIPHost("carol.example").unsafelyUnwrappedForTests)),
+                replaces: consultation.replaces)
         }
         net.run()
         let refer = try #require(net["alice"].sent(.refer).first)
-        #expect(refer.headerFields[.referTo]?.contains("?Replaces=call-alice-2%40alice.example%3Bto-tag%3Dcaroltag1%3Bfrom-tag%3Dalicetag2") == true)
+        #expect(
+            refer.headerFields[.referTo]?.contains(
+                "?Replaces=call-alice-2%40alice.example%3Bto-tag%3Dcaroltag1%3Bfrom-tag%3Dalicetag2") == true)
         guard case .referReceived(let referral) = net["bob"].events(of: 1).last else {
             Issue.record("no refer event")
             return
@@ -110,7 +114,9 @@ import Testing
     @Test func referSubFalseSuppressesNotificationsAndRejectionDeclines() throws {
         let net = Harness.connected()
         net.command("alice") {
-            $0.refer(to: .sip(SIPURI(user: "carol", host: SIPHost("carol.example").unsafelyUnwrappedForTests)), headers: [SIPField(name: .referSub, value: "false")])
+            $0.refer(
+                to: .sip(SIPURI(user: "carol", host: SIPHost("carol.example").unsafelyUnwrappedForTests)),
+                headers: [SIPField(name: .referSub, value: "false")])
         }
         net.run()
         guard case .referReceived(let referral) = net["bob"].events(of: 1).last else {
@@ -122,7 +128,9 @@ import Testing
         net.run()
         #expect(net["bob"].sent(status: 202).first?.headerFields[.referSub] == "false")
         #expect(net["bob"].sent(.notify).isEmpty)
-        net.command("alice") { $0.refer(to: .sip(SIPURI(user: "dave", host: SIPHost("dave.example").unsafelyUnwrappedForTests))) }
+        net.command("alice") {
+            $0.refer(to: .sip(SIPURI(user: "dave", host: SIPHost("dave.example").unsafelyUnwrappedForTests)))
+        }
         net.run()
         guard case .referReceived(let second) = net["bob"].events(of: 1).last else {
             Issue.record("no second refer")
@@ -183,7 +191,10 @@ import Testing
     @Test func referToSplitsAndBuildsEmbeddedReplaces() throws {
         let replaces = Replaces(callID: "425928@bobster.example.org", toTag: "7743", fromTag: "6472", isEarlyOnly: true)
         let referTo = ReferTo.address(target: try uri("sip:carol@example.com"), replaces: replaces)
-        #expect(referTo.wireForm == "<sip:carol@example.com?Replaces=425928%40bobster.example.org%3Bto-tag%3D7743%3Bfrom-tag%3D6472%3Bearly-only>")
+        #expect(
+            referTo.wireForm
+                == "<sip:carol@example.com?Replaces=425928%40bobster.example.org%3Bto-tag%3D7743%3Bfrom-tag%3D6472%3Bearly-only>"
+        )
         let reparsed = try NameAddress(referTo.wireForm)
         let (target, parsed) = ReferTo.split(reparsed)
         #expect(target.description == "sip:carol@example.com")

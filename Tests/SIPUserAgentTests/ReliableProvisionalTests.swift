@@ -137,7 +137,8 @@ import Testing
     @Test func prackThatMatchesNothingGets481AndOneWithoutRAck400() throws {
         var configuration = InviteSessionConfiguration(contact: try address("<sip:bob@192.0.2.20>"))
         configuration.reliableProvisionalResponses = .supported
-        let invite = IncomingCallTests.invite.replacingOccurrences(of: "Supported: timer, replaces", with: "Supported: 100rel")
+        let invite = IncomingCallTests.invite.replacingOccurrences(
+            of: "Supported: timer, replaces", with: "Supported: 100rel")
         var session = InviteSession(
             incoming: try request(invite), transaction: ServerTransactionToken(rawValue: 1), localTag: "btag",
             configuration: configuration, offerAnswer: .testing(address: "192.0.2.20", port: 50000),
@@ -166,9 +167,10 @@ import Testing
             .replacingOccurrences(of: "CSeq: 6", with: "CSeq: 8")
         let good = session.receiveRequest(try request(right), transaction: ServerTransactionToken(rawValue: 4))
         #expect(good.responses.map(\.statusCode) == [200])
-        #expect(good.contains {
-            if case .cancelTimer(let timer) = $0 { return timer.kind == .retransmitProvisional }
-            return false
-        })
+        #expect(
+            good.contains {
+                if case .cancelTimer(let timer) = $0 { return timer.kind == .retransmitProvisional }
+                return false
+            })
     }
 }

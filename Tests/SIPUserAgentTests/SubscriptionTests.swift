@@ -24,7 +24,10 @@ import Testing
         #expect(summary.counts["fax-message"] == MessageSummary.Counts(new: 0, old: 1))
         #expect(summary.counts.count == 2)
         let text = String(decoding: summary.body, as: UTF8.self)
-        #expect(text == "Messages-Waiting: yes\r\nMessage-Account: sip:alice@vmail.example.com\r\nVoice-Message: 4/8 (1/2)\r\nFax-Message: 0/1\r\n")
+        #expect(
+            text
+                == "Messages-Waiting: yes\r\nMessage-Account: sip:alice@vmail.example.com\r\nVoice-Message: 4/8 (1/2)\r\nFax-Message: 0/1\r\n"
+        )
         #expect(MessageSummary(parsing: summary.body) == summary)
         #expect(MessageSummary(parsing: Array("Messages-Waiting: no\r\n".utf8))?.messagesWaiting == false)
     }
@@ -99,26 +102,33 @@ import Testing
         #expect(subscription.dialog?.id.remoteTag == "vm1")
         #expect(subscription.state == .subscribing)
         let refreshTimer = accepted.compactMap { action -> (SessionTimer, Duration)? in
-            if case .startTimer(let timer, let delay) = action, timer.kind == .subscriptionRefresh { return (timer, delay) }
+            if case .startTimer(let timer, let delay) = action, timer.kind == .subscriptionRefresh {
+                return (timer, delay)
+            }
             return nil
         }.first
         #expect(refreshTimer?.1 == .seconds(568))
-        let notified = subscription.receiveRequest(try notify("active;expires=600"), transaction: ServerTransactionToken(rawValue: 1))
-        #expect(notified.compactMap { action -> Int? in
-            if case .sendResponse(let response, _) = action { return response.statusCode }
-            return nil
-        } == [200])
+        let notified = subscription.receiveRequest(
+            try notify("active;expires=600"), transaction: ServerTransactionToken(rawValue: 1))
+        #expect(
+            notified.compactMap { action -> Int? in
+                if case .sendResponse(let response, _) = action { return response.statusCode }
+                return nil
+            } == [200])
         #expect(subscription.state == .active)
-        guard case .event(.notified(let first)) = notified.first(where: {
-            if case .event(.notified) = $0 { return true }
-            return false
-        }) else {
+        guard
+            case .event(.notified(let first)) = notified.first(where: {
+                if case .event(.notified) = $0 { return true }
+                return false
+            })
+        else {
             Issue.record("no notification")
             return
         }
         #expect(MessageSummary(parsing: first.bodyBytes)?.voice?.new == 2)
         // Refresh in the dialog.
-        let refresh = subscription.timerFired(try #require(subscription.timers.armed.first { $0.kind == .subscriptionRefresh }))
+        let refresh = subscription.timerFired(
+            try #require(subscription.timers.armed.first { $0.kind == .subscriptionRefresh }))
         guard case .sendRequest(let resubscribe, _, _) = refresh.first else {
             Issue.record("no refresh")
             return
@@ -136,10 +146,11 @@ import Testing
         let final = subscription.receiveRequest(
             try notify("terminated;reason=timeout", cseq: 2), transaction: ServerTransactionToken(rawValue: 2))
         #expect(subscription.state == .terminated)
-        #expect(final.contains {
-            if case .event(.terminated(nil, "timeout")) = $0 { return true }
-            return false
-        })
+        #expect(
+            final.contains {
+                if case .event(.terminated(nil, "timeout")) = $0 { return true }
+                return false
+            })
     }
 
     @Test func refusalAndNotifierTerminationWithRetry() throws {
@@ -147,20 +158,25 @@ import Testing
         guard case .sendRequest(let subscribe, let token, _) = start.last else { return }
         let bad = refused.receiveResponse(SIPResponse(answering: subscribe, status: 489, toTag: "x"), for: token)
         #expect(refused.state == .terminated)
-        #expect(bad.contains {
-            if case .finished = $0 { return true }
-            return false
-        })
+        #expect(
+            bad.contains {
+                if case .finished = $0 { return true }
+                return false
+            })
         // Deactivated by the notifier: a new SUBSCRIBE (new tag) after retry-after.
         var (deactivated, _) = try subscription()
-        _ = deactivated.receiveRequest(try notify("active;expires=600"), transaction: ServerTransactionToken(rawValue: 1))
+        _ = deactivated.receiveRequest(
+            try notify("active;expires=600"), transaction: ServerTransactionToken(rawValue: 1))
         let ended = deactivated.receiveRequest(
-            try notify("terminated;reason=probation;retry-after=30", cseq: 2), transaction: ServerTransactionToken(rawValue: 2))
-        #expect(ended.contains {
-            if case .event(.retrying(let delay)) = $0 { return delay == .seconds(30) }
-            return false
-        })
-        let retry = deactivated.timerFired(try #require(deactivated.timers.armed.first { $0.kind == .subscriptionRetry }))
+            try notify("terminated;reason=probation;retry-after=30", cseq: 2),
+            transaction: ServerTransactionToken(rawValue: 2))
+        #expect(
+            ended.contains {
+                if case .event(.retrying(let delay)) = $0 { return delay == .seconds(30) }
+                return false
+            })
+        let retry = deactivated.timerFired(
+            try #require(deactivated.timers.armed.first { $0.kind == .subscriptionRetry }))
         guard case .sendRequest(let again, _, _) = retry.last else {
             Issue.record("no retry")
             return
@@ -169,7 +185,8 @@ import Testing
         #expect(try again.to?.tag == nil)
         // Rejected: over for good.
         var (rejected, _) = try subscription()
-        _ = rejected.receiveRequest(try notify("terminated;reason=rejected"), transaction: ServerTransactionToken(rawValue: 1))
+        _ = rejected.receiveRequest(
+            try notify("terminated;reason=rejected"), transaction: ServerTransactionToken(rawValue: 1))
         #expect(rejected.state == .terminated)
     }
 
@@ -178,17 +195,19 @@ import Testing
         var noState = try notify("active")
         noState.headerFields.removeAll(.subscriptionState)
         let refused = subscription.receiveRequest(noState, transaction: ServerTransactionToken(rawValue: 1))
-        #expect(refused.compactMap { action -> Int? in
-            if case .sendResponse(let response, _) = action { return response.statusCode }
-            return nil
-        } == [400])
+        #expect(
+            refused.compactMap { action -> Int? in
+                if case .sendResponse(let response, _) = action { return response.statusCode }
+                return nil
+            } == [400])
         var presence = try notify("active")
         presence.headerFields.set(.event, EventHeader(package: "presence"))
         let wrong = subscription.receiveRequest(presence, transaction: ServerTransactionToken(rawValue: 2))
-        #expect(wrong.compactMap { action -> Int? in
-            if case .sendResponse(let response, _) = action { return response.statusCode }
-            return nil
-        } == [489])
+        #expect(
+            wrong.compactMap { action -> Int? in
+                if case .sendResponse(let response, _) = action { return response.statusCode }
+                return nil
+            } == [489])
     }
 
     @Test func noNotifyWithin64T1EndsTheSubscription() throws {
@@ -197,17 +216,21 @@ import Testing
         var ok = SIPResponse(answering: subscribe, status: 202, toTag: "vm1")
         ok.headerFields.append(.contact, try address("<sip:vm@192.0.2.50>"))
         let accepted = subscription.receiveResponse(ok, for: token)
-        let timeout = try #require(accepted.compactMap { action -> (SessionTimer, Duration)? in
-            if case .startTimer(let timer, let delay) = action, timer.kind == .subscriptionTimeout { return (timer, delay) }
-            return nil
-        }.first)
+        let timeout = try #require(
+            accepted.compactMap { action -> (SessionTimer, Duration)? in
+                if case .startTimer(let timer, let delay) = action, timer.kind == .subscriptionTimeout {
+                    return (timer, delay)
+                }
+                return nil
+            }.first)
         #expect(timeout.1 == .seconds(32))
         let ended = subscription.timerFired(timeout.0)
         #expect(subscription.state == .terminated)
-        #expect(ended.contains {
-            if case .event(.terminated(nil, "timeout")) = $0 { return true }
-            return false
-        })
+        #expect(
+            ended.contains {
+                if case .event(.terminated(nil, "timeout")) = $0 { return true }
+                return false
+            })
     }
 
     @Test func intervalTooBriefIsRetriedWithMinExpires() throws {

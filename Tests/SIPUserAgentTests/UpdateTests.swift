@@ -98,7 +98,8 @@ import Testing
     @Test func refusedUpdateIsNotUsedForRefreshAgain() throws {
         var call = try ScriptedCall()
         _ = call.receive(
-            try call.reply(200, extra: ["Allow: INVITE, ACK, BYE, UPDATE", "Session-Expires: 90;refresher=uac"], sdp: peerAnswer))
+            try call.reply(
+                200, extra: ["Allow: INVITE, ACK, BYE, UPDATE", "Session-Expires: 90;refresher=uac"], sdp: peerAnswer))
         let refresh = call.session.refreshSession(using: .update)
         let update = try #require(refresh.requests.first)
         #expect(update.method == .update)

@@ -188,7 +188,8 @@ extension InviteSession {
     }
 
     /// Sends a MESSAGE in the dialog (RFC 3428), `text/plain` by default.
-    public mutating func sendMessage(_ body: [UInt8], contentType: SIPMessage.MediaType = .textPlain) -> [SessionAction] {
+    public mutating func sendMessage(_ body: [UInt8], contentType: SIPMessage.MediaType = .textPlain) -> [SessionAction]
+    {
         sendRequest(.message, body: body, contentType: contentType)
     }
 

@@ -226,7 +226,9 @@ extension InviteSession {
             expires.deltaSeconds = minimum
             request.headerFields.set(.sessionExpires, expires)
             request.headerFields.set(.minSE, minimum)
-            if let active = sessionTimer { sessionTimer = ActiveSessionTimer(interval: minimum, isLocalRefresher: active.isLocalRefresher) }
+            if let active = sessionTimer {
+                sessionTimer = ActiveSessionTimer(interval: minimum, isLocalRefresher: active.isLocalRefresher)
+            }
         default:
             return false
         }

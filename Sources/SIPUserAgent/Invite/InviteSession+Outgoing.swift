@@ -136,7 +136,8 @@ extension InviteSession {
         }
         state = .early
         guard let remoteTag = (try? response.to)??.tag, let request = outgoing.request else {
-            actions.append(.event(.ringing(status: response.statusCode, reasonPhrase: response.reasonPhrase, dialog: nil)))
+            actions.append(
+                .event(.ringing(status: response.statusCode, reasonPhrase: response.reasonPhrase, dialog: nil)))
             return
         }
         if !makeCurrent(remoteTag: remoteTag) {

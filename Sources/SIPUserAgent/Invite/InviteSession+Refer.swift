@@ -76,7 +76,8 @@ extension InviteSession {
                 .referReceived(
                     ReferRequest(
                         id: number, referTo: referTo.compacted, target: target.compacted, replaces: replaces,
-                        referredBy: ((try? request.referredBy) ?? nil)?.compacted, suppressesNotifications: suppresses))))
+                        referredBy: ((try? request.referredBy) ?? nil)?.compacted, suppressesNotifications: suppresses))
+            ))
     }
 
     /// Accepts a REFER with 202 and sends the first NOTIFY (`SIP/2.0 100 Trying`, RFC 3515 §2.4.4), unless

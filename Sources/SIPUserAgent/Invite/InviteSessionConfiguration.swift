@@ -94,7 +94,9 @@ public struct InviteSessionConfiguration: Sendable {
         self.reliableProvisionalResponses = reliableProvisionalResponses
         self.sessionTimer = sessionTimer
         self.answersOffersAutomatically = answersOffersAutomatically
-        self.allowedMethods = [.invite, .ack, .cancel, .bye, .options, .info, .update, .prack, .refer, .notify, .message]
+        self.allowedMethods = [
+            .invite, .ack, .cancel, .bye, .options, .info, .update, .prack, .refer, .notify, .message,
+        ]
         self.userAgent = userAgent
         self.t1 = .milliseconds(500)
         self.t2 = .seconds(4)

@@ -33,7 +33,8 @@ public struct SipFragmentStatus: Sendable, Hashable, CustomStringConvertible {
     public var body: [UInt8] { Array("SIP/2.0 \(statusCode) \(reasonPhrase)\r\n".utf8) }
 
     /// `message/sipfrag;version=2.0`.
-    public static let mediaType = MediaType(type: "message", subtype: "sipfrag", parameters: [Parameter("version", "2.0")])
+    public static let mediaType = MediaType(
+        type: "message", subtype: "sipfrag", parameters: [Parameter("version", "2.0")])
 
     public var description: String { "SIP/2.0 \(statusCode) \(reasonPhrase)" }
 }

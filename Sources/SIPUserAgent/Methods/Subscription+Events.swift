@@ -17,7 +17,9 @@ extension Subscription {
         return actions
     }
 
-    private mutating func accepted(_ response: SIPResponse, request: SIPRequest?, into actions: inout [SubscriptionAction]) {
+    private mutating func accepted(
+        _ response: SIPResponse, request: SIPRequest?, into actions: inout [SubscriptionAction]
+    ) {
         if dialog == nil, let request, let made = try? Dialog(uac: request, response: response) {
             adopt(made, into: &actions)
         } else {
@@ -97,7 +99,8 @@ extension Subscription {
     ) {
         func answer(_ status: Int, _ reason: String? = nil) {
             actions.append(
-                .sendResponse(SIPResponse(answering: request, status: status, reason: reason), transaction: transaction))
+                .sendResponse(SIPResponse(answering: request, status: status, reason: reason), transaction: transaction)
+            )
         }
         guard request.method == .notify else {
             answer(request.method == .ack ? 200 : 405)
@@ -133,7 +136,8 @@ extension Subscription {
         if subscription.isActive {
             if state != .active, !isUnsubscribing {
                 state = .active
-                actions.append(.event(.active(expires: subscription.expires ?? grantedExpires ?? configuration.expires)))
+                actions.append(
+                    .event(.active(expires: subscription.expires ?? grantedExpires ?? configuration.expires)))
             }
             if let expires = subscription.expires, !isUnsubscribing { scheduleRefresh(expires, into: &actions) }
         } else if subscription.isPending {
@@ -166,7 +170,8 @@ extension Subscription {
     }
 
     /// A SUBSCRIBE failed without a final response: the subscription ends (408 or 503).
-    public mutating func transactionFailed(_ token: RequestToken, _ failure: TransactionFailure) -> [SubscriptionAction] {
+    public mutating func transactionFailed(_ token: RequestToken, _ failure: TransactionFailure) -> [SubscriptionAction]
+    {
         guard let index = requests.firstIndex(where: { $0.token == token }) else { return [] }
         var actions: [SubscriptionAction] = []
         requests.remove(at: index)

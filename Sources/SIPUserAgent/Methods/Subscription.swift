@@ -168,7 +168,9 @@ public struct Subscription: Sendable {
         let id = DialogID(callID: target.callID, localTag: localTag, remoteTag: "")
         pendingDialog = id
         actions.append(.dialogCreated(id))
-        send(complete(request, expires: configuration.expires), nextHop: target.routeSet.first?.uri ?? target.requestURI, into: &actions)
+        send(
+            complete(request, expires: configuration.expires), nextHop: target.routeSet.first?.uri ?? target.requestURI,
+            into: &actions)
     }
 
     mutating func sendInDialog(expires: UInt32, into actions: inout [SubscriptionAction]) {
@@ -199,7 +201,8 @@ public struct Subscription: Sendable {
         let token = RequestToken(rawValue: nextToken)
         let number = (try? request.cseq)??.sequenceNumber ?? 0
         requests.append(
-            ClientTransaction(token: token, purpose: .request, sequenceNumber: number, nextHop: nextHop, request: request))
+            ClientTransaction(
+                token: token, purpose: .request, sequenceNumber: number, nextHop: nextHop, request: request))
         actions.append(.sendRequest(request, token: token, nextHop: nextHop))
     }
 

@@ -48,7 +48,7 @@ package final class RegistrationDriver: @unchecked Sendable {
     var timer: TimerHandle?
     var observer: Int?
     /// Every state change, on the loop.
-    package var onState: ((RegistrationState) -> Void)?
+    package var onState: ((SIPUserAgent.RegistrationState) -> Void)?
 
     package init(engine: Engine, settings: Settings, credentials: @escaping @Sendable (String) -> DigestCredentials?) {
         self.engine = engine

@@ -23,8 +23,11 @@ extension SessionEvent {
         case .requestCompleted(let method, let status, _): "\(method) \(status)"
         case .referReceived: "refer"
         case .referAnswered(let status, _): "refer answered \(status)"
-        case .referProgress(let status, _, let isFinal): isFinal ? "refer progress \(status) final" : "refer progress \(status)"
-        case .ended(let reason): ["ended", reason.kind.description, reason.statusCode.map(String.init)].compactMap { $0 }.joined(separator: " ")
+        case .referProgress(let status, _, let isFinal):
+            isFinal ? "refer progress \(status) final" : "refer progress \(status)"
+        case .ended(let reason):
+            ["ended", reason.kind.description, reason.statusCode.map(String.init)].compactMap { $0 }.joined(
+                separator: " ")
         }
     }
 

@@ -29,7 +29,12 @@ final class Agent {
         self.index = index
         self.name = name
         self.host = "\(name).example"
-        self.configuration = InviteSessionConfiguration(contact: NameAddress(uri: .sip(SIPURI(user: name, host: SIPHost("\(name).example") ?? SIPHost("localhost").unsafelyUnwrappedForTests))))
+        self.configuration = InviteSessionConfiguration(
+            contact: NameAddress(
+                uri: .sip(
+                    SIPURI(
+                        user: name, host: SIPHost("\(name).example") ?? SIPHost("localhost").unsafelyUnwrappedForTests))
+            ))
         self.media = OfferAnswerConfiguration(address: "192.0.2.\(10 + index)", rtpPort: UInt16(40000 + index * 100))
     }
 
@@ -122,7 +127,8 @@ final class Harness {
         let id = agent.nextSession
         agent.nextSession += 1
         let call = OutgoingCall(
-            requestURI: .sip(target), from: NameAddress(uri: .sip(SIPURI(user: agent.name, host: SIPHost(agent.host).unsafelyUnwrappedForTests))),
+            requestURI: .sip(target),
+            from: NameAddress(uri: .sip(SIPURI(user: agent.name, host: SIPHost(agent.host).unsafelyUnwrappedForTests))),
             to: NameAddress(uri: .sip(target)), callID: "call-\(agent.name)-\(id)@\(agent.host)",
             localTag: "\(agent.name)tag\(id)", initialSequence: 1, offersInInvite: offersInInvite, headers: headers)
         var configuration = agent.configuration
@@ -213,12 +219,15 @@ final class Harness {
                 let targets = route(nextHop)
                 let group: Int? = targets.count > 1 ? nextFork : nil
                 if targets.count > 1 { nextFork += 1 }
-                for target in targets { inFlight.append(.request(request, client: client, to: target, forkGroup: group)) }
+                for target in targets {
+                    inFlight.append(.request(request, client: client, to: target, forkGroup: group))
+                }
             case .sendCancel(let request, let token, let cancelling):
                 who.sentRequests.append(request)
                 ladder.append("\(now) \(who.name) -> CANCEL")
                 inFlight.append(
-                    .cancel(request, client: Client(agent: agent, session: session, token: token), cancelling: cancelling))
+                    .cancel(
+                        request, client: Client(agent: agent, session: session, token: token), cancelling: cancelling))
             case .sendResponse(let response, let transaction):
                 who.sentResponses.append(response)
                 ladder.append("\(now) \(who.name) -> \(response.statusCode) \(response.headerFields[.cseq] ?? "")")
@@ -370,7 +379,8 @@ final class Harness {
     }
 
     private func cancelOtherBranches(of group: Int, except server: UInt64) {
-        for (number, record) in servers where record.forkGroup == group && number != server && record.finalStatus == nil {
+        for (number, record) in servers where record.forkGroup == group && number != server && record.finalStatus == nil
+        {
             guard let session = record.session else { continue }
             var cancel = SIPRequest(method: .cancel, uri: record.request.uri)
             for name in [SIPField.Name.via, .from, .to, .callID] {

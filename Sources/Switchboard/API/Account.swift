@@ -1,0 +1,153 @@
+import Foundation
+
+/// A SIP identity: its address of record, its credentials and, when it registers, its registrar.
+public struct Account: Sendable, Identifiable, CustomStringConvertible {
+    /// How the account authenticates (RFC 3261 §22 digest).
+    public enum Credentials: Sendable {
+        /// No credentials: challenges fail.
+        case none
+        /// A fixed password.
+        case password(String)
+        /// Asked for each challenge with the realm; returns the current password or token (rotating
+        /// tokens), or `nil` to fail the challenge. Called off the signalling loop's hot path, once per
+        /// challenge.
+        case provider(@Sendable (_ realm: String) -> String?)
+    }
+
+    /// Names the account in actions and events; the address of record unless set.
+    public var id: String
+    /// The address of record (`sip:alice@example.com`).
+    public var addressOfRecord: String
+    /// The display name put in From.
+    public var displayName: String?
+    /// The digest user name; the AOR's user part when `nil`.
+    public var authenticationUser: String?
+    /// How the account authenticates.
+    public var credentials: Credentials
+    /// The registrar (`sip:example.com`); `nil` for an account that does not register.
+    public var registrar: String?
+    /// An outbound proxy every request goes through (`sip:proxy.example.com;lr`).
+    public var outboundProxy: String?
+    /// The transport for the registrar and calls; `nil` lets the URI and RFC 3263 decide.
+    public var transport: SIPTransportKind?
+    /// The registration lifetime asked for, in seconds.
+    public var expires: UInt32
+    /// Whether the provider registers the account when it starts.
+    public var registersOnStart: Bool
+    /// CRLF keep-alive interval on TCP/TLS registration flows (RFC 5626 §4.4.1).
+    public var keepAliveInterval: Duration
+    /// Codecs for this account's calls; the provider's when `nil`.
+    public var codecs: [Codec]?
+    /// SRTP policy for this account's calls; the provider's when `nil`.
+    public var srtp: SRTPPolicy?
+
+    /// - Parameters:
+    ///   - addressOfRecord: the AOR (`sip:alice@example.com`).
+    ///   - id: the account's name; the AOR when `nil`.
+    ///   - credentials: how it authenticates.
+    ///   - registrar: the registrar's URI, or `nil` not to register.
+    public init(
+        addressOfRecord: String, id: String? = nil, displayName: String? = nil, authenticationUser: String? = nil,
+        credentials: Credentials = .none, registrar: String? = nil, outboundProxy: String? = nil,
+        transport: SIPTransportKind? = nil, expires: UInt32 = 600, registersOnStart: Bool = true,
+        keepAliveInterval: Duration = .seconds(30), codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil
+    ) {
+        self.id = id ?? addressOfRecord
+        self.addressOfRecord = addressOfRecord
+        self.displayName = displayName
+        self.authenticationUser = authenticationUser
+        self.credentials = credentials
+        self.registrar = registrar
+        self.outboundProxy = outboundProxy
+        self.transport = transport
+        self.expires = expires
+        self.registersOnStart = registersOnStart
+        self.keepAliveInterval = keepAliveInterval
+        self.codecs = codecs
+        self.srtp = srtp
+    }
+
+    /// Never shows the password.
+    public var description: String {
+        "account \(id) \(addressOfRecord)\(registrar.map { " via \($0)" } ?? "")"
+    }
+}
+
+/// The transports SIP runs over.
+public enum SIPTransportKind: String, Sendable, Hashable, CaseIterable {
+    case udp, tcp, tls
+}
+
+/// The audio codecs Switchboard negotiates.
+public enum Codec: String, Sendable, Hashable, CaseIterable {
+    /// Opus (RFC 7587), 48 kHz, mono encoding.
+    case opus
+    /// G.711 mu-law.
+    case pcmu
+    /// G.711 A-law.
+    case pcma
+}
+
+/// Whether calls use SRTP (RFC 4568 SDES keys).
+public enum SRTPPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Plain RTP only.
+    case off
+    /// Offer RTP/AVP with a=crypto; use SRTP when the other side answers with a key.
+    case optional
+    /// RTP/SAVP only; calls without SRTP fail (488).
+    case mandatory
+}
+
+/// Where an account's registration stands.
+public enum RegistrationState: Sendable, Hashable, CustomStringConvertible {
+    /// Not registered and not trying.
+    case unregistered
+    /// A REGISTER is on its way.
+    case registering
+    /// Bound until `expires`, with this contact.
+    case registered(expires: Date, contact: String)
+    /// The registrar or the network refused; `willRetry` when a retry is scheduled.
+    case failed(RegistrationFailure, willRetry: Bool)
+
+    public var description: String {
+        switch self {
+        case .unregistered: "unregistered"
+        case .registering: "registering"
+        case .registered(let expires, let contact): "registered until \(expires) as \(contact)"
+        case .failed(let failure, let retry): "failed: \(failure)\(retry ? " (retrying)" : "")"
+        }
+    }
+}
+
+/// Why a registration failed: the session errors the voice SDKs report.
+public struct RegistrationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Kind: String, Sendable, Hashable {
+        /// The credentials were refused (or missing).
+        case authenticationFailed
+        /// The registrar said no (403, 404, ...).
+        case rejected
+        /// No answer in time.
+        case registrarUnreachable
+        /// The connection broke or could not be made.
+        case transportClosed
+        /// The keep-alive pong did not return: the flow is dead.
+        case keepAliveTimeout
+        /// The registrar's answers made no sense.
+        case protocolError
+        /// A 5xx or 6xx.
+        case serverError
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// The SIP status, when a response said it.
+    public var statusCode: Int?
+    /// The reason phrase or a description.
+    public var reason: String
+
+    public var description: String {
+        if let statusCode { return "\(kind.rawValue) (\(statusCode) \(reason))" }
+        return "\(kind.rawValue): \(reason)"
+    }
+}

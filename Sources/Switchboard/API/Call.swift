@@ -1,0 +1,157 @@
+import Foundation
+
+/// A snapshot of one call: what the provider knew when it made the value. Delivered with every call event;
+/// `CallProvider.calls` gives the current ones.
+public struct Call: Sendable, Identifiable, CustomStringConvertible {
+    /// Which side placed the call.
+    public enum Direction: String, Sendable, Hashable {
+        /// This side was called.
+        case incoming
+        /// This side called.
+        case outgoing
+    }
+
+    /// Where the call stands.
+    public enum State: String, Sendable, Hashable {
+        /// Outgoing: the INVITE is out, nothing but 100 came back.
+        case connecting
+        /// Outgoing: the callee is alerted (18x). Incoming: the invite waits for an answer.
+        case ringing
+        /// Incoming: answered, waiting for the ACK.
+        case answering
+        /// The call is up.
+        case connected
+        /// Hanging up: a BYE or CANCEL is on its way.
+        case ending
+        /// Over; `endDetails` says why.
+        case ended
+    }
+
+    /// The call's UUID, as CallKit's.
+    public let uuid: UUID
+    /// The SIP Call-ID.
+    public var callID: String
+    /// The account the call belongs to (its `id`), if any.
+    public var account: String?
+    /// Which side placed the call.
+    public var direction: Direction
+    /// Where the call stands.
+    public var state: State
+    /// This side's address.
+    public var localHandle: Handle
+    /// The other side's address.
+    public var remoteHandle: Handle
+    /// The other side's name (P-Asserted-Identity, else From or To display name).
+    public var remoteDisplayName: String?
+    /// This side put the call on hold.
+    public var isOnHold: Bool
+    /// The other side put the call on hold.
+    public var isRemoteHeld: Bool
+    /// This side's audio is muted.
+    public var isMuted: Bool
+    /// The negotiated audio codec (`opus`, `PCMU`, `PCMA`), once there is one.
+    public var codec: String?
+    /// Whether the media is encrypted (SRTP).
+    public var isSecure: Bool
+    /// Media figures, once media runs.
+    public var quality: CallQuality?
+    /// When the call was placed or the invite arrived.
+    public var startedAt: Date
+    /// When the call connected.
+    public var connectedAt: Date?
+    /// When the call ended.
+    public var endedAt: Date?
+    /// Why the call ended.
+    public var endDetails: CallEndDetails?
+
+    public var id: UUID { uuid }
+
+    /// Seconds between connection and the end (or now).
+    public var duration: TimeInterval {
+        guard let connectedAt else { return 0 }
+        return (endedAt ?? Date()).timeIntervalSince(connectedAt)
+    }
+
+    public var description: String {
+        "\(direction) call \(uuid) \(remoteHandle) \(state)\(endDetails.map { " (\($0))" } ?? "")"
+    }
+}
+
+/// Media quality of a call (RFC 3550 statistics and an E-model estimate).
+public struct CallQuality: Sendable, Hashable {
+    /// RTP packets sent.
+    public var packetsSent: Int
+    /// RTP packets received.
+    public var packetsReceived: Int
+    /// Packets lost (expected minus received, RFC 3550 A.3).
+    public var packetsLost: Int
+    /// Lost over expected, 0...1.
+    public var lossFraction: Double
+    /// Interarrival jitter in milliseconds (RFC 3550 A.8).
+    public var jitterMilliseconds: Double
+    /// Round-trip time from RTCP, when known.
+    public var roundTripMilliseconds: Double?
+    /// Mean opinion score estimate (ITU-T G.107 E-model), 1...4.5.
+    public var meanOpinionScore: Double
+
+    /// Figures from their parts.
+    public init(
+        packetsSent: Int = 0, packetsReceived: Int = 0, packetsLost: Int = 0, lossFraction: Double = 0,
+        jitterMilliseconds: Double = 0, roundTripMilliseconds: Double? = nil, meanOpinionScore: Double = 0
+    ) {
+        self.packetsSent = packetsSent
+        self.packetsReceived = packetsReceived
+        self.packetsLost = packetsLost
+        self.lossFraction = lossFraction
+        self.jitterMilliseconds = jitterMilliseconds
+        self.roundTripMilliseconds = roundTripMilliseconds
+        self.meanOpinionScore = meanOpinionScore
+    }
+}
+
+/// An incoming INVITE waiting for the app: answer it with an `AnswerCallAction` or reject it with an
+/// `EndCallAction` (its `rejectStatus`) through the `CallController`, using `callUUID`.
+public struct CallInvite: Sendable, CustomStringConvertible {
+    /// The UUID the call has from now on.
+    public let callUUID: UUID
+    /// The SIP Call-ID.
+    public var callID: String
+    /// The caller.
+    public var from: Handle
+    /// The caller's name (P-Asserted-Identity, else From's display name).
+    public var callerName: String?
+    /// The address called.
+    public var to: Handle
+    /// The account the call came in on, if it matched one.
+    public var account: String?
+    /// The codecs the caller offered, in its order (`opus`, `PCMU`, ...); empty for an INVITE without SDP.
+    public var offeredCodecs: [String]
+    /// Whether the offer asks for SRTP.
+    public var offersSRTP: Bool
+    /// Every header field of the INVITE, in order (Authorization redacted).
+    public var headers: [(name: String, value: String)]
+
+    /// The first value of a header field, by name (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public var description: String { "invite \(callUUID) from \(from) call-id=\(callID)" }
+}
+
+/// An incoming call that ended before it was answered: the caller cancelled, another device answered or
+/// declined, or nobody answered in time.
+public struct CancelledCallInvite: Sendable, CustomStringConvertible {
+    /// The invite's call UUID.
+    public let callUUID: UUID
+    /// The SIP Call-ID.
+    public var callID: String
+    /// The caller.
+    public var from: Handle
+    /// Why: `unanswered` (the caller gave up), `answeredElsewhere` or `declinedElsewhere` (RFC 3326).
+    public var reason: CallEndedReason
+    /// The SIP facts.
+    public var details: CallEndDetails
+
+    public var description: String { "cancelled invite \(callUUID) from \(from): \(reason)" }
+}

@@ -1,0 +1,51 @@
+/// Why a call ended, in CallKit's terms (`CXCallEndedReason`), plus `localEnded` for calls this side ended,
+/// which CallKit never reports because the app itself asked for them.
+public enum CallEndedReason: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The call failed: a 4xx, 5xx or 6xx other than the ones below, a transport failure, or media that
+    /// could not be negotiated (488).
+    case failed
+    /// The other side hung up (BYE).
+    case remoteEnded
+    /// Nobody answered: 408 or a timeout, or the caller cancelled before the answer.
+    case unanswered
+    /// Another device answered (CANCEL with `Reason: SIP;cause=200`, RFC 3326).
+    case answeredElsewhere
+    /// Declined: 603 or 600, or another device declined (CANCEL with `Reason: SIP;cause=603`).
+    case declinedElsewhere
+    /// This side ended the call (an `EndCallAction`).
+    case localEnded
+
+    public var description: String { rawValue }
+}
+
+/// The SIP facts behind an ended call, for the curious and for logs.
+public struct CallEndDetails: Sendable, Hashable, CustomStringConvertible {
+    /// The CallKit-shaped reason.
+    public var reason: CallEndedReason
+    /// The SIP status that ended the call (a final response, or the status this side sent); `nil` when a
+    /// BYE, a CANCEL or a timer ended it.
+    public var statusCode: Int?
+    /// That response's reason phrase.
+    public var reasonPhrase: String?
+    /// The `Reason` header values (RFC 3326) that came with the end, as written (`SIP;cause=200;text="..."`).
+    public var reasons: [String]
+
+    /// - Parameters:
+    ///   - reason: the CallKit-shaped reason.
+    ///   - statusCode: the SIP status.
+    ///   - reasonPhrase: its phrase.
+    ///   - reasons: Reason header values.
+    public init(reason: CallEndedReason, statusCode: Int? = nil, reasonPhrase: String? = nil, reasons: [String] = []) {
+        self.reason = reason
+        self.statusCode = statusCode
+        self.reasonPhrase = reasonPhrase
+        self.reasons = reasons
+    }
+
+    public var description: String {
+        var text = reason.rawValue
+        if let statusCode { text += " \(statusCode)" }
+        if let reasonPhrase { text += " \(reasonPhrase)" }
+        return text
+    }
+}

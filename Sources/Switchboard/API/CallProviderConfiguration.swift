@@ -1,0 +1,117 @@
+import Foundation
+
+/// How a provider runs, set once (CallKit's `CXProviderConfiguration` plus what SIP needs).
+public struct CallProviderConfiguration: Sendable {
+    /// A socket the provider listens on.
+    public struct Listener: Sendable, Hashable, CustomStringConvertible {
+        /// The transport.
+        public var transport: SIPTransportKind
+        /// `ADDRESS:PORT` (`0.0.0.0:5060`, `[::1]:0`, `127.0.0.1:5061`); port 0 picks a free port.
+        public var address: String
+
+        /// A listener on `address` over `transport`.
+        public init(_ transport: SIPTransportKind, _ address: String) {
+            self.transport = transport
+            self.address = address
+        }
+
+        public var description: String { "\(transport.rawValue):\(address)" }
+    }
+
+    /// TLS trust and identity.
+    public struct TLS: Sendable, Hashable {
+        /// CA certificates (PEM) trusted for servers; the system store when `nil`.
+        public var trustedCAFile: String?
+        /// This side's certificate chain (PEM), required to listen on TLS.
+        public var certificateFile: String?
+        /// Its private key (PEM).
+        public var privateKeyFile: String?
+        /// Verify peers' certificates and names (RFC 5922). Only tests should turn this off.
+        public var verifiesPeer: Bool
+
+        /// TLS settings; peers are verified by default.
+        public init(
+            trustedCAFile: String? = nil, certificateFile: String? = nil, privateKeyFile: String? = nil,
+            verifiesPeer: Bool = true
+        ) {
+            self.trustedCAFile = trustedCAFile
+            self.certificateFile = certificateFile
+            self.privateKeyFile = privateKeyFile
+            self.verifiesPeer = verifiesPeer
+        }
+    }
+
+    /// The name the app shows (CallKit's `localizedName`); also the User-Agent and Server header value.
+    public var localizedName: String
+    /// The identities calls are placed from and received on.
+    public var accounts: [Account]
+    /// The sockets to listen on; empty means UDP and TCP on any free port.
+    public var listeners: [Listener]
+    /// TLS trust and identity.
+    public var tls: TLS
+    /// Codecs in order of preference.
+    public var codecs: [Codec]
+    /// SRTP policy for calls.
+    public var srtp: SRTPPolicy
+    /// Calls in progress at once; more incoming INVITEs get 486, more start-call actions fail.
+    public var maximumCalls: Int
+    /// CallKit's grouping limits (Switchboard does not group calls: kept for the shape, always 1).
+    public var maximumCallGroups: Int
+    /// See `maximumCallGroups`.
+    public var maximumCallsPerCallGroup: Int
+    /// The handle types the app accepts.
+    public var supportedHandleTypes: Set<Handle.HandleType>
+    /// Always false: audio only.
+    public var supportsVideo: Bool
+    /// How long the delegate has to fulfil or fail an action before it times out.
+    public var actionTimeout: Duration
+    /// When `true`, the app calls `CallProvider.activateAudio(for:)` itself (as an iOS app does from
+    /// CallKit's `didActivate`); otherwise the stack activates audio once media is ready. Until
+    /// activation, outgoing audio is silence.
+    public var usesManualAudioActivation: Bool
+    /// Reliable provisional responses (RFC 3262): offered with `Supported: 100rel`.
+    public var supportsReliableProvisionals: Bool
+    /// The session interval asked for (RFC 4028), in seconds; `nil` turns session timers off.
+    public var sessionInterval: UInt32?
+    /// RFC 3261's T1 (the round-trip estimate). Tests use a short one.
+    public var t1: Duration
+    /// RFC 3261's T2.
+    public var t2: Duration
+    /// RFC 3261's T4.
+    public var t4: Duration
+    /// Largest SIP message accepted, in bytes.
+    public var maximumMessageSize: Int
+    /// Most TCP/TLS connections at once.
+    public var maximumConnections: Int
+    /// Answer 486 to INVITEs the delegate leaves unanswered after this long (`nil`: wait for the caller).
+    public var unansweredTimeout: Duration?
+
+    /// The defaults: no account, UDP and TCP on free ports, Opus then G.711, SRTP off.
+    public init(
+        localizedName: String = "Switchboard", accounts: [Account] = [], listeners: [Listener] = [],
+        tls: TLS = TLS(), codecs: [Codec] = [.opus, .pcmu, .pcma], srtp: SRTPPolicy = .off,
+        maximumCalls: Int = 1_000
+    ) {
+        self.localizedName = localizedName
+        self.accounts = accounts
+        self.listeners = listeners
+        self.tls = tls
+        self.codecs = codecs
+        self.srtp = srtp
+        self.maximumCalls = maximumCalls
+        self.maximumCallGroups = 1
+        self.maximumCallsPerCallGroup = 1
+        self.supportedHandleTypes = [.generic, .phoneNumber]
+        self.supportsVideo = false
+        self.actionTimeout = .seconds(10)
+        self.usesManualAudioActivation = false
+        self.supportsReliableProvisionals = true
+        self.sessionInterval = 1800
+        self.t1 = .milliseconds(500)
+        self.t2 = .seconds(4)
+        self.t4 = .seconds(5)
+        self.maximumMessageSize = 65_535
+        self.maximumConnections = 1_024
+        self.unansweredTimeout = nil
+    }
+}

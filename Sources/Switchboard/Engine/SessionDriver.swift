@@ -1,0 +1,649 @@
+import COpenSSL
+import SDP
+import SIPAuthentication
+import SIPCore
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+import SIPUserAgent
+
+/// Names one INVITE session in the driver.
+struct SessionKey: Hashable, Sendable, CustomStringConvertible {
+    let raw: UInt64
+    var description: String { "session-\(raw)" }
+}
+
+/// What the session driver reports, on the loop.
+protocol SessionDriverDelegate: AnyObject {
+    /// A new INVITE arrived and its session was created (100 Trying and 180 Ringing are on their way);
+    /// return `false` to refuse it with 486.
+    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool
+    /// A session event.
+    func sessionDriver(_ key: SessionKey, event: SessionEvent)
+    /// The session has nothing left to do and was dropped.
+    func sessionDriverFinished(_ key: SessionKey)
+    /// A MESSAGE arrived outside any dialog (it was answered 200).
+    func sessionDriver(receivedMessage request: SIPRequest)
+}
+
+/// Runs `InviteSession`s over the engine: creates them for outgoing calls and incoming INVITEs, routes
+/// responses, in-dialog requests, ACKs and CANCELs to them, carries out their actions (client transactions
+/// with Via, CANCEL with the INVITE's Via, 2xx ACKs without a transaction, responses, timers, dialog
+/// routing), and answers what belongs to no session (OPTIONS, 481, 405). Loop-confined.
+final class SessionDriver {
+    struct Settings {
+        var userAgent: String
+        var t1: Duration
+        var t2: Duration
+        var reliableProvisionals: ReliableProvisionalPolicy
+        var sessionInterval: UInt32?
+        var codecs: [Codec]
+        var srtp: SRTPPolicy
+
+        init(_ configuration: CallProviderConfiguration) {
+            userAgent = configuration.localizedName
+            t1 = configuration.t1
+            t2 = configuration.t2
+            reliableProvisionals = configuration.supportsReliableProvisionals ? .supported : .disabled
+            sessionInterval = configuration.sessionInterval
+            codecs = configuration.codecs
+            srtp = configuration.srtp
+        }
+    }
+
+    /// An outgoing call to place.
+    struct OutgoingRequest {
+        var target: URI
+        var from: SIPURI?
+        var displayName: String?
+        var outboundProxy: SIPURI?
+        var transport: SIPTransportKind?
+        var credentials: (@Sendable (String) -> DigestCredentials?)?
+        var codecs: [Codec]
+        var srtp: SRTPPolicy
+        var headers: [SIPField]
+        var replaces: Replaces?
+        var referredBy: NameAddress?
+    }
+
+    /// One session and the driver's bookkeeping around it.
+    final class Entry {
+        var session: InviteSession?
+        /// Client transactions by the session's token.
+        var clients: [RequestToken: TransactionID] = [:]
+        /// The INVITE's top Via and destination per token, for its CANCEL (§9.1).
+        var sentInvites: [RequestToken: (via: String, destination: Destination)] = [:]
+        var timers: [SessionTimer: TimerHandle] = [:]
+        /// Where the initial INVITE went or came from: in-dialog requests reuse its transport.
+        var transport: SIPTransport.TransportProtocol?
+        /// The flow an incoming INVITE arrived on, held while the session lives.
+        var flow: FlowID?
+        /// Ended before the session existed (while resolving).
+        var isAbandoned = false
+        var isFinished = false
+    }
+
+    let engine: Engine
+    var settings: Settings
+    weak var delegate: (any SessionDriverDelegate)? {
+        didSet { wire() }
+    }
+    /// The RTP port the offer/answer engine writes for a new session.
+    var mediaPort: (SessionKey) -> UInt16 = { _ in 0 }
+    private(set) var entries: [SessionKey: Entry] = [:]
+    private var dialogs = DialogTable<SessionKey>()
+    /// Incoming INVITE server transactions, for their CANCELs.
+    private var invitesByTransaction: [TransactionID: SessionKey] = [:]
+    private var nextKey: UInt64 = 0
+    let capabilities = UserAgentCapabilities()
+    private var allowHeader: String { capabilities.allowedMethods.map(\.description).joined(separator: ", ") }
+
+    init(engine: Engine, settings: Settings) {
+        self.engine = engine
+        self.settings = settings
+    }
+
+    private var core: SIPCore { engine.core }
+
+    private func wire() {
+        core.onRequest = { [weak self] request in self?.receive(request) }
+        core.onCancel = { [weak self] cancel, transaction in self?.receiveCancel(cancel, transaction) }
+        core.onACK = { [weak self] ack, _ in self?.receiveACK(ack) }
+        core.onServerTimeout = { [weak self] transaction in self?.serverTransactionFailed(transaction) }
+    }
+
+    /// Whether `key` names a session that has not finished.
+    func isLive(_ key: SessionKey?) -> Bool {
+        guard let key, let entry = entries[key] else { return false }
+        return !entry.isFinished
+    }
+
+    /// Drops every session without sending anything (the provider is going away).
+    func reset() {
+        for entry in entries.values {
+            for handle in entry.timers.values { engine.loop.cancelTimer(handle) }
+            if let flow = entry.flow { engine.transport.release(flow: flow) }
+        }
+        entries = [:]
+        dialogs = DialogTable()
+        invitesByTransaction = [:]
+    }
+
+    private func makeKey() -> SessionKey {
+        nextKey += 1
+        return SessionKey(raw: nextKey)
+    }
+
+    // MARK: Outgoing calls
+
+    /// Places a call: resolves the first hop, builds the session with a Contact and media address for
+    /// that route, and sends the INVITE. Returns at once with the session's key and Call-ID.
+    func startCall(_ request: OutgoingRequest) -> (SessionKey, String) {
+        let key = makeKey()
+        let entry = Entry()
+        entries[key] = entry
+        let callID = core.makeCallID()
+        var target = request.target
+        if let kind = request.transport, var sip = target.sipURI, sip.transport == nil {
+            switch kind {
+            case .udp: break
+            case .tcp: sip.transport = "tcp"
+            case .tls: sip.transport = "tls"
+            }
+            target = .sip(sip)
+        }
+        let firstHop: URI = request.outboundProxy.map { .sip($0) } ?? target
+        resolve(firstHop) { [weak self] (destination: Destination?) in
+            guard let self, let entry = self.entries[key] else { return }
+            guard let destination, !entry.isAbandoned else {
+                self.report(key, .ended(EndReason(.unreachable, statusCode: 503, reasonPhrase: "Unreachable")))
+                self.finish(key)
+                return
+            }
+            self.begin(key, request, target: target, callID: callID, toward: destination)
+        }
+        return (key, callID)
+    }
+
+    private func begin(
+        _ key: SessionKey, _ request: OutgoingRequest, target: URI, callID: String, toward destination: Destination
+    ) {
+        guard let entry = entries[key] else { return }
+        entry.transport = destination.transport
+        ensureListening(for: destination)
+        let local = engine.transport.localAddress(for: destination) ?? .loopback()
+        let user = request.from?.user ?? "switchboard"
+        let fromURI = request.from ?? SIPURI(user: user, host: Self.host(local))
+        var from = NameAddress(uri: .sip(fromURI))
+        from.displayName = request.displayName
+        var to = NameAddress(uri: target)
+        if case .sip(var sip) = target {
+            sip.parameters = Parameters()
+            to = NameAddress(uri: .sip(sip))
+        }
+        var routeSet: [NameAddress] = []
+        if var proxy = request.outboundProxy {
+            if !proxy.isLooseRouter { proxy.parameters.set("lr", to: nil) }
+            routeSet.append(NameAddress(uri: .sip(proxy)))
+        }
+        var headers = request.headers
+        if let replaces = request.replaces { headers.append(SIPField(name: .replaces, value: replaces.description)) }
+        if let referredBy = request.referredBy {
+            headers.append(SIPField(name: .referredBy, value: referredBy.description))
+        }
+        let call = OutgoingCall(
+            requestURI: target, from: from, to: to, callID: callID, localTag: core.makeTag(),
+            initialSequence: UInt32.random(in: 1...0x7FFF), routeSet: routeSet, headers: headers)
+        let authenticator = request.credentials.map { DigestAuthenticator(credentials: $0) }
+        var session = InviteSession(
+            outgoing: call, configuration: sessionConfiguration(contactUser: user, local: local, destination),
+            offerAnswer: offerAnswer(key, local: local, codecs: request.codecs, srtp: request.srtp),
+            random: SystemRandomNumberGenerator(), authenticator: authenticator)
+        let actions = session.start()
+        entry.session = session
+        run(key, actions)
+    }
+
+    // MARK: Commands
+
+    func answer(_ key: SessionKey, headers: [SIPField]) { perform(key) { $0.answer(headers: headers) } }
+
+    func reject(_ key: SessionKey, status: Int) { perform(key) { $0.reject(status: status) } }
+
+    /// CANCEL before the final response, BYE after; a call still resolving is dropped.
+    func end(_ key: SessionKey) {
+        guard let entry = entries[key] else { return }
+        guard let session = entry.session else {
+            entry.isAbandoned = true
+            report(key, .ended(EndReason(.localEnded)))
+            finish(key)
+            return
+        }
+        switch (session.role, session.state) {
+        case (.uac, .idle), (.uac, .calling), (.uac, .early):
+            perform(key) { $0.cancel() }
+        case (.uas, .incoming), (.uas, .early):
+            perform(key) { $0.reject(status: 480) }
+        default:
+            perform(key) { $0.hangUp() }
+        }
+    }
+
+    func hold(_ key: SessionKey, _ onHold: Bool) { perform(key) { onHold ? $0.hold() : $0.resume() } }
+
+    func sendDTMF(_ key: SessionKey, digit: Character) {
+        guard let relay = DTMFRelay(signal: String(digit)) else { return }
+        perform(key) { $0.sendDTMF(relay) }
+    }
+
+    /// Blind transfer: REFER to `target`.
+    func refer(_ key: SessionKey, to target: URI) { perform(key) { $0.refer(to: target) } }
+
+    /// Attended transfer: REFER with the other session's dialog in Replaces (RFC 3891).
+    func refer(_ key: SessionKey, replacing other: SessionKey) {
+        guard let dialog = entries[other]?.session?.dialog else { return }
+        let replaces = Replaces(callID: dialog.id.callID, toTag: dialog.id.remoteTag, fromTag: dialog.id.localTag)
+        perform(key) { $0.refer(to: dialog.remoteTarget, replaces: replaces) }
+    }
+
+    func acceptRefer(_ key: SessionKey, id: UInt32) { perform(key) { $0.acceptRefer(id) } }
+
+    func rejectRefer(_ key: SessionKey, id: UInt32, status: Int) { perform(key) { $0.rejectRefer(id, status: status) } }
+
+    func notifyRefer(_ key: SessionKey, id: UInt32, status: Int, phrase: String?) {
+        perform(key) { $0.notifyRefer(id, status: status, reasonPhrase: phrase) }
+    }
+
+    private func perform(_ key: SessionKey, _ step: (inout InviteSession) -> [SessionAction]) {
+        guard let entry = entries[key], var session = entry.session else { return }
+        let actions = step(&session)
+        entry.session = session
+        run(key, actions)
+    }
+
+    /// Sends a MESSAGE (RFC 3428) outside any dialog, answering one digest challenge; `completion` gets
+    /// the final status (408 on timeout, 503 on a transport error).
+    func sendMessage(
+        to target: URI, from: SIPURI?, outboundProxy: SIPURI?, transport: SIPTransportKind?,
+        credentials: (@Sendable (String) -> DigestCredentials?)?, contentType: String, body: [UInt8],
+        completion: @escaping (Int) -> Void
+    ) {
+        resolve(outboundProxy.map { .sip($0) } ?? target) { [weak self] (destination: Destination?) in
+            guard let self, let destination else {
+                completion(503)
+                return
+            }
+            self.ensureListening(for: destination)
+            let local = self.engine.transport.localAddress(for: destination) ?? .loopback()
+            var fields = SIPFields()
+            if var proxy = outboundProxy {
+                if !proxy.isLooseRouter { proxy.parameters.set("lr", to: nil) }
+                fields.append(.route, NameAddress(uri: .sip(proxy)))
+            }
+            fields.append(.maxForwards, 70)
+            var fromAddress = NameAddress(uri: .sip(from ?? SIPURI(user: "switchboard", host: Self.host(local))))
+            fromAddress.tag = self.core.makeTag()
+            fields.append(.from, fromAddress)
+            fields.append(.to, NameAddress(uri: target))
+            fields.append(.callID, self.core.makeCallID())
+            fields.append(.cseq, CSeq(1, .message))
+            fields.append(.contentType, contentType)
+            fields.append(.userAgent, self.settings.userAgent)
+            let request = SIPRequest(method: .message, uri: target, headerFields: fields, body: body)
+            let authenticator = credentials.map { DigestAuthenticator(credentials: $0) }
+            self.sendMessageRequest(request, to: destination, authenticator: authenticator, completion: completion)
+        }
+    }
+
+    private func sendMessageRequest(
+        _ request: SIPRequest, to destination: Destination, authenticator: DigestAuthenticator?,
+        completion: @escaping (Int) -> Void
+    ) {
+        var finished = false
+        let done: (Int) -> Void = { status in
+            guard !finished else { return }
+            finished = true
+            completion(status)
+        }
+        do {
+            try core.sendRequest(request, to: destination) { [weak self] event in
+                switch event {
+                case .response(let response) where response.statusCode >= 200:
+                    if response.statusCode == 401 || response.statusCode == 407, var authenticator,
+                        var retry = try? authenticator.respond(to: response, for: request)
+                    {
+                        retry.headerFields.removeAll(.via)
+                        if let cseq = (try? request.cseq) ?? nil {
+                            retry.headerFields.set(.cseq, CSeq(cseq.sequenceNumber + 1, .message))
+                        }
+                        finished = true
+                        self?.sendMessageRequest(retry, to: destination, authenticator: nil, completion: completion)
+                    } else {
+                        done(response.statusCode)
+                    }
+                case .response:
+                    break
+                case .timeout:
+                    done(408)
+                case .transportError:
+                    done(503)
+                case .terminated:
+                    done(408)
+                }
+            }
+        } catch {
+            done(503)
+        }
+    }
+
+    // MARK: Actions
+
+    private func run(_ key: SessionKey, _ actions: [SessionAction]) {
+        for action in actions {
+            guard let entry = entries[key] else { return }
+            switch action {
+            case .sendRequest(let request, let token, let nextHop):
+                send(request, token: token, nextHop: nextHop, key: key, entry: entry)
+            case .sendCancel(let request, let token, let cancelling):
+                guard let sent = entry.sentInvites[cancelling] else { continue }
+                var cancel = request
+                cancel.headerFields.insert(SIPField(name: .via, value: sent.via), at: 0)
+                startClient(cancel, token: token, destination: sent.destination, key: key, entry: entry)
+            case .sendResponse(let response, let transaction):
+                core.respond(response, to: TransactionID(transaction.rawValue))
+            case .sendACK(let request, let nextHop):
+                resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
+                    guard let self, let destination else { return }
+                    self.core.sendWithoutTransaction(request, to: destination)
+                }
+            case .startTimer(let timer, let after):
+                if let old = entry.timers[timer] { engine.loop.cancelTimer(old) }
+                entry.timers[timer] = engine.loop.scheduleTimer(after: after) { [weak self] in
+                    guard let self, let entry = self.entries[key] else { return }
+                    entry.timers[timer] = nil
+                    self.perform(key) { $0.timerFired(timer) }
+                }
+            case .cancelTimer(let timer):
+                if let handle = entry.timers.removeValue(forKey: timer) { engine.loop.cancelTimer(handle) }
+            case .dialogCreated(let id):
+                dialogs.insert(key, for: id)
+            case .dialogTerminated(let id):
+                if dialogs[id] == key { dialogs.remove(id) }
+            case .event(let event):
+                report(key, event)
+            case .finished:
+                finish(key)
+            }
+        }
+    }
+
+    private func report(_ key: SessionKey, _ event: SessionEvent) {
+        delegate?.sessionDriver(key, event: event)
+    }
+
+    private func finish(_ key: SessionKey) {
+        guard let entry = entries.removeValue(forKey: key) else { return }
+        entry.isFinished = true
+        for handle in entry.timers.values { engine.loop.cancelTimer(handle) }
+        if let flow = entry.flow { engine.transport.release(flow: flow) }
+        if let ids = entry.session?.dialogIDs {
+            for id in ids where dialogs[id] == key { dialogs.remove(id) }
+        }
+        invitesByTransaction = invitesByTransaction.filter { $0.value != key }
+        delegate?.sessionDriverFinished(key)
+    }
+
+    /// Resolves the next hop and sends `request` in a client transaction.
+    private func send(_ request: SIPRequest, token: RequestToken, nextHop: URI, key: SessionKey, entry: Entry) {
+        resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
+            guard let self, let entry = self.entries[key] else { return }
+            guard let destination else {
+                self.perform(key) { $0.transactionFailed(token, .transportError) }
+                return
+            }
+            var request = request
+            if request.method == .invite {
+                guard let via = self.engine.transport.makeVia(for: destination, branch: self.core.makeBranch()) else {
+                    self.perform(key) { $0.transactionFailed(token, .transportError) }
+                    return
+                }
+                request.headerFields.insert(.via, via, at: 0)
+                entry.sentInvites[token] = (via.description, destination)
+            }
+            self.startClient(request, token: token, destination: destination, key: key, entry: entry)
+        }
+    }
+
+    private func startClient(
+        _ request: SIPRequest, token: RequestToken, destination: Destination, key: SessionKey, entry: Entry
+    ) {
+        do {
+            let id = try core.sendRequest(request, to: destination) { [weak self] event in
+                self?.clientEvent(event, token: token, key: key)
+            }
+            entry.clients[token] = id
+        } catch {
+            perform(key) { $0.transactionFailed(token, .transportError) }
+        }
+    }
+
+    private func clientEvent(_ event: ClientTransactionEvent, token: RequestToken, key: SessionKey) {
+        switch event {
+        case .response(let response):
+            perform(key) { $0.receiveResponse(response, for: token) }
+        case .timeout:
+            perform(key) { $0.transactionFailed(token, .timeout) }
+        case .transportError:
+            perform(key) { $0.transactionFailed(token, .transportError) }
+        case .terminated:
+            entries[key]?.clients[token] = nil
+            entries[key]?.sentInvites[token] = nil
+            perform(key) { $0.transactionEnded(token) }
+        }
+    }
+
+    // MARK: Incoming
+
+    private func receive(_ server: ServerRequest) {
+        let request = server.request
+        let token = ServerTransactionToken(rawValue: server.transaction.rawValue)
+        switch dialogs.match(request) {
+        case .dialog(_, let key):
+            perform(key) { $0.receiveRequest(request, transaction: token) }
+        case .unknownDialog(let response):
+            if let response { core.respond(response, to: server.transaction) }
+        case .outsideDialog:
+            receiveOutsideDialog(server)
+        }
+    }
+
+    private func receiveOutsideDialog(_ server: ServerRequest) {
+        let request = server.request
+        switch request.method {
+        case .invite:
+            receiveInvite(server)
+        case .options:
+            var response = capabilities.optionsResponse(to: request, toTag: core.makeTag())
+            response.headerFields.append(.server, settings.userAgent)
+            core.respond(response, to: server.transaction)
+        case .message:
+            core.respond(core.makeResponse(200, to: request), to: server.transaction)
+            delegate?.sessionDriver(receivedMessage: request)
+        case .register:
+            var response = core.makeResponse(405, to: request)
+            response.headerFields.append(.allow, allowHeader)
+            core.respond(response, to: server.transaction)
+        case .subscribe:
+            var response = core.makeResponse(489, to: request)
+            response.headerFields.append(.allowEvents, "refer")
+            core.respond(response, to: server.transaction)
+        case .bye, .info, .update, .prack, .refer, .notify:
+            core.respond(core.makeResponse(481, to: request), to: server.transaction)
+        default:
+            var response = core.makeResponse(501, to: request)
+            response.headerFields.append(.allow, allowHeader)
+            core.respond(response, to: server.transaction)
+        }
+    }
+
+    private func receiveInvite(_ server: ServerRequest) {
+        let request = server.request
+        let transaction = server.transaction
+        if let replaces = try? request.replaces {
+            guard let (_, other) = dialogs.match(replaces), let session = entries[other]?.session else {
+                core.respond(core.makeResponse(481, to: request), to: transaction)
+                return
+            }
+            if let refusal = session.replacementRefusal(for: replaces) {
+                core.respond(core.makeResponse(refusal, to: request), to: transaction)
+                return
+            }
+            // The new call takes the old one's place once it is set up; the old one ends now (RFC 3891 §3).
+            perform(other) { $0.endReplaced() }
+        }
+        let key = makeKey()
+        let entry = Entry()
+        entries[key] = entry
+        entry.transport = server.peer.transport
+        if let flow = server.peer.flow {
+            engine.transport.retain(flow: flow)
+            entry.flow = flow
+        }
+        invitesByTransaction[transaction] = key
+        let destination = server.peer.destination
+        let local =
+            engine.transport.localAddress(for: destination)
+            ?? engine.transport.listeningAddress(server.peer.transport == .tls ? .tls : server.peer.transport)
+            ?? .loopback()
+        let user = (try? request.to)?.uri.sipURI?.user ?? "switchboard"
+        var session = InviteSession(
+            incoming: request, transaction: ServerTransactionToken(rawValue: transaction.rawValue),
+            localTag: core.makeTag(),
+            configuration: sessionConfiguration(contactUser: user, local: local, destination),
+            offerAnswer: offerAnswer(key, local: local, codecs: settings.codecs, srtp: settings.srtp),
+            random: SystemRandomNumberGenerator())
+        let actions = session.start()
+        entry.session = session
+        run(key, actions)
+        guard let entry = entries[key], let started = entry.session, started.state != .terminated else { return }
+        let offer = request.body.isEmpty ? nil : try? SessionDescription(parsing: Array(request.body))
+        guard delegate?.sessionDriver(incoming: key, request: request, offer: offer) == true else {
+            perform(key) { $0.reject(status: 486) }
+            return
+        }
+        perform(key) { $0.ring() }
+    }
+
+    private func receiveCancel(_ cancel: ServerRequest, _ cancelling: TransactionID?) {
+        guard let cancelling, let key = invitesByTransaction[cancelling] else { return }
+        perform(key) { $0.receiveCancel(cancel.request) }
+    }
+
+    private func receiveACK(_ ack: SIPRequest) {
+        guard case .dialog(_, let key) = dialogs.match(ack) else { return }
+        perform(key) { $0.receiveACK(ack) }
+    }
+
+    private func serverTransactionFailed(_ transaction: TransactionID) {
+        let token = ServerTransactionToken(rawValue: transaction.rawValue)
+        for (key, entry) in entries where entry.session != nil {
+            perform(key) { $0.serverTransactionFailed(token) }
+        }
+    }
+
+    // MARK: Building blocks
+
+    private func sessionConfiguration(contactUser user: String, local: SocketAddress, _ destination: Destination)
+        -> InviteSessionConfiguration
+    {
+        var contactURI = SIPURI(user: user, host: Self.host(local), port: local.port == 0 ? nil : local.port)
+        if destination.transport != .udp { contactURI.transport = destination.transport.rawValue }
+        var configuration = InviteSessionConfiguration(
+            contact: NameAddress(uri: .sip(contactURI)), reliableProvisionalResponses: settings.reliableProvisionals,
+            sessionTimer: settings.sessionInterval.map { SessionTimerConfiguration(interval: $0) },
+            userAgent: settings.userAgent)
+        configuration.t1 = settings.t1
+        configuration.t2 = settings.t2
+        return configuration
+    }
+
+    private func offerAnswer(_ key: SessionKey, local: SocketAddress, codecs: [Codec], srtp: SRTPPolicy)
+        -> OfferAnswer
+    {
+        var list: [SDP.Codec] = codecs.map {
+            switch $0 {
+            case .opus: .opus()
+            case .pcmu: .pcmu
+            case .pcma: .pcma
+            }
+        }
+        list.append(.telephoneEvent())
+        let policy: SDP.SRTPPolicy =
+            switch srtp {
+            case .off: .off
+            case .optional: .optional
+            case .mandatory: .mandatory
+            }
+        let configuration = OfferAnswerConfiguration(
+            address: local.host, rtpPort: mediaPort(key), codecs: list, srtpPolicy: policy)
+        return OfferAnswer(
+            configuration: configuration, random: SystemRandomNumberGenerator(), keySource: CryptographicKeySource())
+    }
+
+    /// The host part for a local address (its IP, which always parses as one).
+    static func host(_ address: SocketAddress) -> SIPHost {
+        if let host = SIPHost(address.host) { return host }
+        return .loopbackIPv4
+    }
+
+    /// A UDP listener is needed to send at all (requests leave from it); streams connect on demand.
+    private func ensureListening(for destination: Destination) {
+        let family = destination.address.family
+        guard engine.transport.listeningAddress(.udp, family: family) == nil else { return }
+        let wildcard = SocketAddress(ip: family == .ipv4 ? "0.0.0.0" : "::", port: 0) ?? .loopback()
+        _ = try? engine.transport.listen(.udp, on: wildcard)
+    }
+
+    /// Resolves `uri` to its first destination: at once for numeric hosts (so requests and ACKs keep their
+    /// order), off the loop through RFC 3263 for names.
+    private func resolve(
+        _ uri: URI, transport: SIPTransport.TransportProtocol? = nil, _ done: @escaping (Destination?) -> Void
+    ) {
+        guard var sip = uri.sipURI else {
+            done(nil)
+            return
+        }
+        if sip.transport == nil, let transport, transport != .udp, !sip.isSecure {
+            sip.transport = transport.rawValue
+        }
+        let resolver = SIPResolver()
+        if sip.host.kind != .hostname {
+            done((try? resolver.resolveNow(sip))?.first)
+            return
+        }
+        let target = sip
+        let engine = self.engine
+        let box = ResolutionCallback(done)
+        Task.detached {
+            let destination = (try? await resolver.resolve(target))?.first
+            engine.execute { box.body(destination) }
+        }
+    }
+}
+
+/// Carries a loop-confined callback through the resolver's task and back to the loop.
+private final class ResolutionCallback: @unchecked Sendable {
+    // @unchecked Sendable: `body` is created on the loop and only ever called back on the loop.
+    let body: (Destination?) -> Void
+    init(_ body: @escaping (Destination?) -> Void) { self.body = body }
+}
+
+/// SRTP master keys from OpenSSL's CSPRNG (`RAND_bytes`), as RFC 4568 §6.1 asks.
+struct CryptographicKeySource: SRTPKeySource {
+    mutating func makeKeyMaterial(count: Int) -> [UInt8]? {
+        guard count > 0, count <= 1024 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        return ok == 1 ? bytes : nil
+    }
+}

@@ -1,0 +1,192 @@
+import Dispatch
+import Foundation
+import SIPCore
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+import Synchronization
+
+/// The app's entry point, shaped like CallKit's `CXProvider`: configured once, it listens, registers its
+/// accounts, hands incoming invites and the actions the app requests to its delegate, and reports every
+/// call's progress. All SIP work runs on one signalling loop; the delegate is called on its own queue.
+///
+/// ```swift
+/// let provider = try CallProvider(configuration: configuration)
+/// provider.setDelegate(delegate, queue: nil)
+/// let controller = CallController(provider: provider)
+/// try await controller.request(CallTransaction(action: StartCallAction(call: UUID(), handle: handle)))
+/// ```
+public final class CallProvider: Sendable {
+    /// The configuration the provider runs with.
+    public let configuration: CallProviderConfiguration
+
+    let engine: Engine
+    let core: ProviderCore
+    let outlet: EventOutlet
+    let logger: Logger
+    private let isInvalidated = Atomic<Bool>(false)
+
+    /// Starts the signalling loop, opens the listeners and registers the accounts that register on start.
+    /// - Parameters:
+    ///   - configuration: accounts, listeners, codecs, limits.
+    ///   - logger: where diagnostics go; nothing is logged when omitted.
+    /// - Throws: `CallError.configuration` when a listener cannot open or an account is unusable.
+    public init(configuration: CallProviderConfiguration, logger: Logger = .discarding()) throws(CallError) {
+        self.configuration = configuration
+        self.logger = logger
+        self.outlet = EventOutlet()
+        let tls = TLSConfiguration(
+            trustedCAFile: configuration.tls.trustedCAFile, certificateFile: configuration.tls.certificateFile,
+            privateKeyFile: configuration.tls.privateKeyFile, verifiesPeer: configuration.tls.verifiesPeer)
+        var limits = ParserLimits()
+        limits.maximumMessageSize = configuration.maximumMessageSize
+        let transport = TransportConfiguration(
+            parserLimits: limits, maximumConnections: configuration.maximumConnections, tls: tls)
+        let timers = TransactionTimers(t1: configuration.t1, t2: configuration.t2, t4: configuration.t4)
+        var accounts: [ProviderCore.AccountEntry] = []
+        for account in configuration.accounts { accounts.append(try ProviderCore.AccountEntry(account)) }
+        if Set(accounts.map(\.account.id)).count != accounts.count {
+            throw CallError.configuration("two accounts have the same id")
+        }
+        do {
+            engine = try Engine(transport: transport, transactions: TransactionConfiguration(timers: timers))
+        } catch {
+            throw .configuration("cannot start the signalling loop: \(error)")
+        }
+        core = ProviderCore(engine: engine, configuration: configuration, accounts: accounts, logger: logger)
+        core.provider = WeakProvider()
+        let outcome = engine.loop.run { [core] () -> CallError? in core.start() }
+        if let outcome {
+            engine.shutdown()
+            throw outcome
+        }
+        core.provider.set(self)
+        outlet.emit(.didBegin, from: self)
+        engine.execute { [core] in core.registerOnStart() }
+    }
+
+    deinit {
+        if !isInvalidated.load(ordering: .acquiring) { engine.shutdown() }
+    }
+
+    /// Sets the delegate (held weakly) and the queue it is called on; `nil` means a private serial queue
+    /// (not the main queue as in CallKit: a Linux tool may never run it).
+    public func setDelegate(_ delegate: (any CallProviderDelegate)?, queue: DispatchQueue?) {
+        outlet.setDelegate(delegate, queue: queue)
+    }
+
+    /// Every event the delegate hears, as an async sequence; each access makes a new stream, which ends
+    /// when the provider is invalidated.
+    public var events: AsyncStream<CallProviderEvent> { outlet.makeStream() }
+
+    /// Every SIP message in and out (Authorization values redacted), as an async sequence.
+    public var traces: AsyncStream<SIPTraceEvent> {
+        let stream = outlet.makeTraceStream()
+        engine.execute { [core] in core.enableTracing() }
+        return stream
+    }
+
+    /// The calls in progress, newest last.
+    public var calls: [Call] { engine.loop.run { [core] in core.callSnapshots() } }
+
+    /// One call, if the provider knows it.
+    public func call(with uuid: UUID) -> Call? { engine.loop.run { [core] in core.snapshot(uuid) } }
+
+    /// Where the provider listens, after ports 0 were resolved (`udp:127.0.0.1:40612`).
+    public var listeners: [CallProviderConfiguration.Listener] { engine.loop.run { [core] in core.listeners() } }
+
+    /// An account's registration state.
+    public func registrationState(for account: String) -> RegistrationState? {
+        engine.loop.run { [core] in core.accounts[account]?.state }
+    }
+
+    /// Registers `account` (from the configuration) now.
+    public func register(account: String) throws(CallError) {
+        let error = engine.loop.run { [core] in core.register(account) }
+        if let error { throw error }
+    }
+
+    /// Unregisters `account` (Expires: 0); the state goes to `unregistered` when the registrar confirms.
+    public func unregister(account: String) throws(CallError) {
+        let error = engine.loop.run { [core] in core.unregister(account) }
+        if let error { throw error }
+    }
+
+    /// Starts audio for a call when `usesManualAudioActivation` is set (what an iOS app calls from
+    /// CallKit's `didActivate`). Until then outgoing audio is silence.
+    public func activateAudio(for callUUID: UUID) {
+        engine.execute { [core] in core.activateAudio(callUUID, active: true) }
+    }
+
+    /// Stops audio for a call (CallKit's `didDeactivate`).
+    public func deactivateAudio(for callUUID: UUID) {
+        engine.execute { [core] in core.activateAudio(callUUID, active: false) }
+    }
+
+    /// Sends a MESSAGE (RFC 3428) outside any call from `account` (the first account when `nil`).
+    /// - Returns: the final status (2xx when delivered).
+    public func send(_ message: TextMessage, from account: String? = nil) async throws(CallError) -> Int {
+        let result: Result<Int, CallError> = await withCheckedContinuation { continuation in
+            engine.execute { [core] in
+                core.sendMessage(message, from: account) { continuation.resume(returning: $0) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Ends every call (BYE, CANCEL or rejection), unregisters every account, waits up to `timeout` for
+    /// those transactions, closes the sockets and tells the delegate `providerDidReset`. Afterwards the
+    /// provider does nothing. Blocks the caller; do not call it from the delegate queue of a delegate
+    /// that must still run meanwhile.
+    public func invalidate(timeout: Duration = .seconds(5)) {
+        guard !isInvalidated.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let done = DispatchSemaphore(value: 0)
+        engine.execute { [core] in core.windDown { done.signal() } }
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        _ = done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
+        engine.loop.run { [core] in core.reset() }
+        outlet.emit(.didReset, from: self)
+        engine.shutdown()
+        outlet.finish()
+    }
+
+    /// Checks and carries out a transaction for the controller.
+    func request(_ transaction: CallTransaction, completion: @escaping @Sendable (CallError?) -> Void) {
+        guard !isInvalidated.load(ordering: .acquiring) else {
+            completion(.providerUnavailable)
+            return
+        }
+        engine.execute { [core] in core.request(transaction, completion: completion) }
+    }
+}
+
+/// The provider as the loop sees it: weak, so the loop never keeps a provider alive.
+final class WeakProvider: Sendable {
+    private let reference = Mutex<WeakBox?>(nil)
+
+    private struct WeakBox {
+        weak var provider: CallProvider?
+    }
+
+    func set(_ provider: CallProvider) { reference.withLock { $0 = WeakBox(provider: provider) } }
+
+    var provider: CallProvider? { reference.withLock { $0?.provider } }
+}
+
+extension EventLoop {
+    /// Runs `body` on the loop and waits for its result; runs it directly when already on the loop.
+    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        if inEventLoop { return body() }
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        execute {
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        while true {
+            if let value = result.withLock({ $0 }) { return value }
+            done.wait()
+        }
+    }
+}

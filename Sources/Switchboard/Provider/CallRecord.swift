@@ -1,0 +1,46 @@
+import Foundation
+import SIPMessage
+
+/// A call as the provider tracks it on the loop: the snapshot it hands out, the session that carries it,
+/// and what waits for its end.
+final class CallRecord {
+    var call: Call
+    /// The SIP session, once the INVITE went out or came in.
+    var session: SessionKey?
+    /// The invite as the app saw it (incoming calls).
+    var invite: CallInvite?
+    /// Whether audio is active (media flows to and from the app).
+    var isAudioActive = false
+    /// How many 3xx redirections this call followed.
+    var redirections = 0
+    /// The target of an outgoing call (for redirection and logs).
+    var target: URI?
+    /// The Contact targets of a 3xx, tried in order.
+    var redirectTargets: [URI] = []
+    /// An outgoing call placed because of a REFER: the session and REFER id to NOTIFY with progress.
+    var referral: (session: SessionKey, id: UInt32)?
+    /// A transfer this call asked for, completed by a final NOTIFY: the call then ends.
+    var isTransferring = false
+    /// The status of the last provisional response.
+    var lastProvisional = 0
+    /// Why this side ended the call, when it did (the session itself reports only "local").
+    var localEndReason: CallEndedReason?
+    /// A timer that rejects the invite when nobody answers it.
+    var unansweredTimer: TimerHandleBox?
+    /// Run once the call has ended and its session finished.
+    var onFinished: [() -> Void] = []
+
+    init(call: Call) { self.call = call }
+
+    var uuid: UUID { call.uuid }
+
+    var state: Call.State {
+        get { call.state }
+        set { call.state = newValue }
+    }
+}
+
+/// A loop timer handle that can be stored in a record.
+struct TimerHandleBox {
+    let cancel: () -> Void
+}

@@ -1,0 +1,128 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Hands provider events to the delegate on its queue and to every `events` stream, in the order they
+/// happen. Thread-safe; the signalling loop only ever enqueues.
+final class EventOutlet: Sendable {
+    private struct State {
+        weak var delegate: (any CallProviderDelegate)?
+        var queue: DispatchQueue
+        var streams: [UInt64: AsyncStream<CallProviderEvent>.Continuation] = [:]
+        var traceStreams: [UInt64: AsyncStream<SIPTraceEvent>.Continuation] = [:]
+        var nextStream: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+
+    init() {
+        state = Mutex(State(queue: DispatchQueue(label: "switchboard.provider.delegate")))
+    }
+
+    func setDelegate(_ delegate: (any CallProviderDelegate)?, queue: DispatchQueue?) {
+        state.withLock {
+            $0.delegate = delegate
+            $0.queue = queue ?? DispatchQueue(label: "switchboard.provider.delegate")
+        }
+    }
+
+    /// Whether a delegate is set (actions without one are fulfilled automatically).
+    var hasDelegate: Bool { state.withLock { $0.delegate != nil } }
+
+    /// Whether anyone listens to traces.
+    var hasTraceStreams: Bool { state.withLock { !$0.traceStreams.isEmpty } }
+
+    /// A new stream of every event from now on; it ends when the provider is invalidated.
+    func makeStream() -> AsyncStream<CallProviderEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: CallProviderEvent.self, bufferingPolicy: .bufferingNewest(4_096))
+        let key = state.withLock { state in
+            state.nextStream += 1
+            state.streams[state.nextStream] = continuation
+            return state.nextStream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.streams.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// A new stream of SIP trace events.
+    func makeTraceStream() -> AsyncStream<SIPTraceEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: SIPTraceEvent.self, bufferingPolicy: .bufferingNewest(4_096))
+        let key = state.withLock { state in
+            state.nextStream += 1
+            state.traceStreams[state.nextStream] = continuation
+            return state.nextStream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.traceStreams.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    func trace(_ event: SIPTraceEvent) {
+        let streams = state.withLock { Array($0.traceStreams.values) }
+        for stream in streams { stream.yield(event) }
+    }
+
+    /// Delivers `event` to the streams now and to the delegate on its queue.
+    func emit(_ event: CallProviderEvent, from provider: CallProvider) {
+        let (delegate, queue, streams) = state.withLock { ($0.delegate, $0.queue, Array($0.streams.values)) }
+        for stream in streams { stream.yield(event) }
+        guard let delegate else { return }
+        queue.async { Self.deliver(event, to: delegate, from: provider) }
+    }
+
+    /// Ends every stream.
+    func finish() {
+        let (streams, traces) = state.withLock { state in
+            defer {
+                state.streams = [:]
+                state.traceStreams = [:]
+            }
+            return (Array(state.streams.values), Array(state.traceStreams.values))
+        }
+        for stream in streams { stream.finish() }
+        for stream in traces { stream.finish() }
+    }
+
+    private static func deliver(
+        _ event: CallProviderEvent, to delegate: any CallProviderDelegate, from provider: CallProvider
+    ) {
+        switch event {
+        case .didBegin: delegate.providerDidBegin(provider)
+        case .didReset: delegate.providerDidReset(provider)
+        case .invite(let invite): delegate.provider(provider, didReceive: invite)
+        case .inviteCancelled(let invite): delegate.provider(provider, didCancel: invite)
+        case .action(let action):
+            switch action {
+            case let action as StartCallAction: delegate.provider(provider, perform: action)
+            case let action as AnswerCallAction: delegate.provider(provider, perform: action)
+            case let action as EndCallAction: delegate.provider(provider, perform: action)
+            case let action as SetHeldCallAction: delegate.provider(provider, perform: action)
+            case let action as SetMutedCallAction: delegate.provider(provider, perform: action)
+            case let action as PlayDTMFCallAction: delegate.provider(provider, perform: action)
+            case let action as TransferCallAction: delegate.provider(provider, perform: action)
+            default: action.fulfill()
+            }
+        case .actionTimedOut(let action): delegate.provider(provider, timedOutPerforming: action)
+        case .audioActivated(let uuid): delegate.provider(provider, didActivateAudioFor: uuid)
+        case .audioDeactivated(let uuid): delegate.provider(provider, didDeactivateAudioFor: uuid)
+        case .startedConnecting(let call): delegate.provider(provider, callDidStartConnecting: call)
+        case .ringing(let call, let status, let early):
+            delegate.provider(provider, callDidStartRinging: call, statusCode: status, hasEarlyMedia: early)
+        case .connected(let call): delegate.provider(provider, callDidConnect: call)
+        case .reconnecting(let call): delegate.provider(provider, callIsReconnecting: call)
+        case .reconnected(let call): delegate.provider(provider, callDidReconnect: call)
+        case .updated(let call, let update): delegate.provider(provider, call: call, didUpdate: update)
+        case .ended(let call, let details): delegate.provider(provider, call: call, didEndWith: details)
+        case .dtmfReceived(let call, let digit): delegate.provider(provider, call: call, didReceiveDTMF: digit)
+        case .registration(let account, let state): delegate.provider(provider, account: account, didChange: state)
+        case .message(let message): delegate.provider(provider, didReceive: message)
+        case .messageSummary(let account, let summary):
+            delegate.provider(provider, account: account, didReceive: summary)
+        }
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import SDP
+import SIPCore
+import SIPMessage
+import SIPUserAgent
+
+/// Calls: records, the session driver's reports turned into provider events, and the end of a call.
+extension ProviderCore: SessionDriverDelegate {
+    // MARK: Snapshots
+
+    func callSnapshots() -> [Call] { callOrder.compactMap { calls[$0]?.call } }
+
+    func snapshot(_ uuid: UUID) -> Call? { calls[uuid]?.call }
+
+    // MARK: Outgoing
+
+    func createOutgoingRecord(for start: StartCallAction) {
+        let entry = start.account.flatMap { accounts[$0] } ?? accountOrder.first.flatMap { accounts[$0] }
+        let local = entry.map { Handle(uri: .sip($0.addressOfRecord)) } ?? Handle(type: .generic, value: "anonymous")
+        let call = Call(
+            uuid: start.callUUID, callID: "", account: entry?.account.id, direction: .outgoing, state: .connecting,
+            localHandle: local, remoteHandle: start.handle, remoteDisplayName: nil, isOnHold: false,
+            isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil, startedAt: Date(),
+            connectedAt: nil, endedAt: nil, endDetails: nil)
+        let record = CallRecord(call: call)
+        record.target = try? start.handle.uri(defaultDomain: entry?.addressOfRecord.host.description)
+        calls[start.callUUID] = record
+        callOrder.append(start.callUUID)
+    }
+
+    func startSession(_ record: CallRecord, _ start: StartCallAction) {
+        guard let target = record.target else {
+            finishRecord(record, CallEndDetails(reason: .failed, reasonPhrase: "not a SIP address"))
+            return
+        }
+        placeCall(record, to: target, headers: fields(start.headers))
+    }
+
+    /// Sends the INVITE of `record` to `target` (also after a 3xx, or for a REFER).
+    func placeCall(
+        _ record: CallRecord, to target: URI, headers: [SIPField], replaces: Replaces? = nil,
+        referredBy: NameAddress? = nil
+    ) {
+        let entry = record.call.account.flatMap { accounts[$0] }
+        let request = SessionDriver.OutgoingRequest(
+            target: target, from: entry?.addressOfRecord, displayName: entry?.account.displayName,
+            outboundProxy: entry?.outboundProxy,
+            transport: entry?.account.transport, credentials: entry?.credentials,
+            codecs: entry?.account.codecs ?? configuration.codecs, srtp: entry?.account.srtp ?? configuration.srtp,
+            headers: headers, replaces: replaces, referredBy: referredBy)
+        let (key, callID) = sessions.startCall(request)
+        record.session = key
+        record.call.callID = callID
+        sessionToCall[key] = record.uuid
+        emit(.startedConnecting(record.call))
+    }
+
+    // MARK: Ending
+
+    /// Ends a call the way its state asks: rejection, CANCEL or BYE.
+    func end(_ uuid: UUID, rejectStatus: Int, reason: CallEndedReason) {
+        guard let record = calls[uuid], record.state != .ended else { return }
+        cancelUnansweredTimer(record)
+        record.localEndReason = reason
+        guard let key = record.session else {
+            finishRecord(record, CallEndDetails(reason: reason))
+            return
+        }
+        switch (record.call.direction, record.state) {
+        case (.incoming, .ringing):
+            record.state = .ending
+            sessions.reject(key, status: rejectStatus)
+        default:
+            record.state = .ending
+            sessions.end(key)
+        }
+    }
+
+    /// Marks the call ended, tells the app, and forgets it once its session finished.
+    func finishRecord(_ record: CallRecord, _ details: CallEndDetails) {
+        guard record.state != .ended else { return }
+        cancelUnansweredTimer(record)
+        let wasRingingIncoming = record.call.direction == .incoming && record.call.connectedAt == nil
+        record.state = .ended
+        record.call.endedAt = Date()
+        record.call.endDetails = details
+        if record.isAudioActive {
+            record.isAudioActive = false
+            emit(.audioDeactivated(record.uuid))
+        }
+        if wasRingingIncoming, details.reason != .localEnded, details.reason != .failed {
+            emit(
+                .inviteCancelled(
+                    CancelledCallInvite(
+                        callUUID: record.uuid, callID: record.call.callID, from: record.call.remoteHandle,
+                        reason: details.reason, details: details)))
+        }
+        emit(.ended(record.call, details))
+        if let referral = record.referral {
+            sessions.notifyRefer(
+                referral.session, id: referral.id, status: details.statusCode ?? 487, phrase: details.reasonPhrase)
+        }
+        if record.session == nil || !sessions.isLive(record.session) { forget(record) }
+    }
+
+    private func forget(_ record: CallRecord) {
+        calls[record.uuid] = nil
+        callOrder.removeAll { $0 == record.uuid }
+        if let key = record.session { sessionToCall[key] = nil }
+        let waiting = record.onFinished
+        record.onFinished = []
+        for body in waiting { body() }
+    }
+
+    func cancelUnansweredTimer(_ record: CallRecord) {
+        record.unansweredTimer?.cancel()
+        record.unansweredTimer = nil
+    }
+
+    // MARK: Audio
+
+    func activateAudio(_ uuid: UUID, active: Bool) {
+        guard let record = calls[uuid], record.state == .connected || !active else { return }
+        guard record.isAudioActive != active else { return }
+        record.isAudioActive = active
+        emit(active ? .audioActivated(uuid) : .audioDeactivated(uuid))
+    }
+
+    // MARK: Messages
+
+    func sendMessage(
+        _ message: TextMessage, from id: String?, completion: @escaping @Sendable (Result<Int, CallError>) -> Void
+    ) {
+        if let id, accounts[id] == nil {
+            completion(.failure(.unknownAccount(id)))
+            return
+        }
+        let entry = id.flatMap { accounts[$0] } ?? accountOrder.first.flatMap { accounts[$0] }
+        let target: URI
+        do throws(CallError) {
+            target = try message.to.uri(defaultDomain: entry?.addressOfRecord.host.description)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        sessions.sendMessage(
+            to: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
+            transport: entry?.account.transport, credentials: entry?.credentials, contentType: message.contentType,
+            body: message.body
+        ) { status in completion(.success(status)) }
+    }
+
+    // MARK: SessionDriverDelegate
+
+    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool {
+        guard !isWindingDown, liveCallCount < configuration.maximumCalls else { return false }
+        let from = try? request.from
+        let to = try? request.to
+        let identity = (try? request.pAssertedIdentity)?.first
+        let remoteURI = identity?.uri ?? from?.uri
+        let remote = remoteURI.map(Handle.init(uri:)) ?? Handle(type: .generic, value: "anonymous")
+        let local = to.map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "")
+        let entry = account(matching: to?.uri.sipURI)
+        let uuid = UUID()
+        let callID = (try? request.callID) ?? ""
+        let call = Call(
+            uuid: uuid, callID: callID, account: entry?.account.id, direction: .incoming, state: .ringing,
+            localHandle: local, remoteHandle: remote, remoteDisplayName: identity?.displayName ?? from?.displayName,
+            isOnHold: false, isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil,
+            startedAt: Date(), connectedAt: nil, endedAt: nil, endDetails: nil)
+        let record = CallRecord(call: call)
+        record.session = key
+        calls[uuid] = record
+        callOrder.append(uuid)
+        sessionToCall[key] = uuid
+        var headers: [(name: String, value: String)] = []
+        for field in request.headerFields {
+            let lower = field.name.description.lowercased()
+            let redacted = lower == "authorization" || lower == "proxy-authorization"
+            headers.append((field.name.description, redacted ? "<redacted>" : field.value))
+        }
+        let audio = offer?.media.first { $0.mediaType.matches(.audio) }
+        let invite = CallInvite(
+            callUUID: uuid, callID: callID, from: remote, callerName: call.remoteDisplayName, to: local,
+            account: entry?.account.id, offeredCodecs: audio.map(Self.codecNames) ?? [],
+            offersSRTP: audio.map { $0.transport.matches(.rtpSAVP) || !((try? $0.cryptos) ?? []).isEmpty } ?? false,
+            headers: headers)
+        record.invite = invite
+        if let wait = configuration.unansweredTimeout {
+            let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
+                self?.end(uuid, rejectStatus: 480, reason: .unanswered)
+            }
+            record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
+        }
+        emit(.invite(invite))
+        return true
+    }
+
+    func sessionDriver(_ key: SessionKey, event: SessionEvent) {
+        guard let uuid = sessionToCall[key], let record = calls[uuid] else { return }
+        switch event {
+        case .trying:
+            break
+        case .ringing(let status, _, _):
+            record.lastProvisional = status
+            if record.state == .connecting { record.state = .ringing }
+            emit(.ringing(record.call, statusCode: status, hasEarlyMedia: false))
+        case .earlyMedia(let session):
+            apply(session, to: record)
+            emit(.ringing(record.call, statusCode: max(record.lastProvisional, 183), hasEarlyMedia: true))
+        case .redirected(let contacts):
+            // Followed in `ended` below: the session ends with `redirected`.
+            record.redirectTargets = contacts.compactMap(\.nameAddress?.uri)
+        case .offerReceived:
+            break
+        case .connected(let session):
+            if let session { apply(session, to: record) }
+            record.state = .connected
+            record.call.connectedAt = Date()
+            emit(.connected(record.call))
+            if !configuration.usesManualAudioActivation { activateAudio(uuid, active: true) }
+        case .mediaUpdated(let session):
+            apply(session, to: record)
+            var update = CallUpdate()
+            update.isRemoteHeld = record.call.isRemoteHeld
+            emit(.updated(record.call, update))
+        case .remoteHoldChanged(let held):
+            record.call.isRemoteHeld = held
+            var update = CallUpdate()
+            update.isRemoteHeld = held
+            emit(.updated(record.call, update))
+        case .offerRejected:
+            // A hold or resume that the other side refused: the call stays as it was.
+            record.call.isOnHold = record.call.isOnHold ? false : record.call.isOnHold
+            emit(.updated(record.call, CallUpdate()))
+        case .sessionRefreshed(let interval):
+            logger.debug("session refreshed", metadata: ["call": "\(uuid)", "interval": "\(interval)"])
+        case .infoReceived:
+            break
+        case .dtmfReceived(let relay):
+            if let digit = relay.signal.first { emit(.dtmfReceived(record.call, digit: digit)) }
+        case .messageReceived(let request):
+            emit(.message(textMessage(request, account: record.call.account)))
+        case .requestCompleted(let method, let status, let phrase):
+            logger.debug("\(method) completed \(status) \(phrase)", metadata: ["call": "\(uuid)"])
+        case .referReceived(let refer):
+            acceptReferral(refer, on: key, from: record)
+        case .referAnswered(let status, _):
+            if !(200...299).contains(status) { record.isTransferring = false }
+        case .referProgress(let status, _, let isFinal):
+            if isFinal, record.isTransferring, (200...299).contains(status) {
+                record.isTransferring = false
+                end(uuid, rejectStatus: 603, reason: .localEnded)
+            }
+        case .ended(let reason):
+            if reason.kind == .redirected, let next = record.redirectTargets.first, record.redirections < 5 {
+                record.redirections += 1
+                record.redirectTargets.removeFirst()
+                sessionToCall[key] = nil
+                placeCall(record, to: next, headers: [])
+                return
+            }
+            finishRecord(record, details(reason, state: record))
+        }
+    }
+
+    func sessionDriverFinished(_ key: SessionKey) {
+        guard let uuid = sessionToCall.removeValue(forKey: key), let record = calls[uuid] else { return }
+        if record.state != .ended {
+            finishRecord(record, CallEndDetails(reason: .failed, reasonPhrase: "the session ended"))
+        }
+        if record.session == key { forget(record) }
+    }
+
+    func sessionDriver(receivedMessage request: SIPRequest) {
+        let to = try? request.to
+        emit(.message(textMessage(request, account: account(matching: to?.uri.sipURI)?.account.id)))
+    }
+
+    // MARK: Helpers
+
+    private func textMessage(_ request: SIPRequest, account: String?) -> TextMessage {
+        let from = (try? request.from).map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "anonymous")
+        let to = (try? request.to).map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "")
+        let type = (try? request.contentType).map { "\($0)" } ?? "text/plain"
+        return TextMessage(from: from, to: to, contentType: type, body: Array(request.body), account: account)
+    }
+
+    private func apply(_ session: NegotiatedSession, to record: CallRecord) {
+        record.call.codec = session.codec.encodingName
+        record.call.isSecure = session.srtp != nil
+        record.call.isRemoteHeld = session.isRemoteHold
+    }
+
+    /// The encoding names of an m= line's payload types, in its order (static types by their RFC 3551
+    /// names), without telephone-event and comfort noise.
+    static func codecNames(_ media: MediaDescription) -> [String] {
+        ((try? media.payloadTypes) ?? []).compactMap { type in
+            let map = (try? media.rtpMap(for: type)) ?? nil
+            guard let name = (map ?? RTPMap.staticAudio(type))?.encodingName else { return nil }
+            let lower = name.lowercased()
+            return lower == "telephone-event" || lower == "cn" ? nil : name
+        }
+    }
+
+    /// The transferee's side of REFER (RFC 3515): accept, place the new call, NOTIFY its progress.
+    private func acceptReferral(_ refer: ReferRequest, on key: SessionKey, from record: CallRecord) {
+        guard liveCallCount < configuration.maximumCalls else {
+            sessions.rejectRefer(key, id: refer.id, status: 603)
+            return
+        }
+        sessions.acceptRefer(key, id: refer.id)
+        let uuid = UUID()
+        let call = Call(
+            uuid: uuid, callID: "", account: record.call.account, direction: .outgoing, state: .connecting,
+            localHandle: record.call.localHandle, remoteHandle: Handle(uri: refer.target), remoteDisplayName: nil,
+            isOnHold: false, isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil,
+            startedAt: Date(), connectedAt: nil, endedAt: nil, endDetails: nil)
+        let transferred = CallRecord(call: call)
+        transferred.target = refer.target
+        transferred.referral = refer.suppressesNotifications ? nil : (key, refer.id)
+        calls[uuid] = transferred
+        callOrder.append(uuid)
+        placeCall(transferred, to: refer.target, headers: [], replaces: refer.replaces, referredBy: refer.referredBy)
+    }
+
+    /// The CallKit-shaped reason for a session's end (CALLKIT.md "Mapping to SIP").
+    private func details(_ reason: EndReason, state record: CallRecord) -> CallEndDetails {
+        let mapped: CallEndedReason
+        switch reason.kind {
+        case .remoteEnded, .replaced: mapped = .remoteEnded
+        case .localEnded: mapped = record.localEndReason ?? .localEnded
+        case .cancelledByCaller, .timeout: mapped = .unanswered
+        case .answeredElsewhere: mapped = .answeredElsewhere
+        case .declined, .declinedElsewhere: mapped = .declinedElsewhere
+        default: mapped = .failed
+        }
+        return CallEndDetails(
+            reason: mapped, statusCode: reason.statusCode, reasonPhrase: reason.reasonPhrase,
+            reasons: reason.reasons.map(\.description))
+    }
+}

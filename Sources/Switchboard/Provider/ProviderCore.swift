@@ -1,0 +1,301 @@
+import Foundation
+import SIPAuthentication
+import SIPCore
+import SIPMessage
+import SIPTransport
+import SIPUserAgent
+
+/// The provider's state on the signalling loop: accounts and their registrations, calls, and the actions
+/// the app requested. Every method runs on the loop.
+final class ProviderCore: @unchecked Sendable {
+    // @unchecked Sendable: loop-confined; the reference crosses threads only to post work back to the loop.
+
+    /// One configured account, with its registration.
+    struct AccountEntry {
+        var account: Account
+        var addressOfRecord: SIPURI
+        var registrar: SIPURI?
+        var outboundProxy: SIPURI?
+        var driver: RegistrationDriver?
+        var state: RegistrationState = .unregistered
+
+        init(_ account: Account) throws(CallError) {
+            self.account = account
+            guard let aor = try? SIPURI(account.addressOfRecord), aor.user != nil else {
+                throw .configuration("account \(account.id): bad address of record \(account.addressOfRecord)")
+            }
+            addressOfRecord = aor
+            if let text = account.registrar {
+                guard let uri = try? SIPURI(text) else {
+                    throw .configuration("account \(account.id): bad registrar \(text)")
+                }
+                registrar = uri
+            }
+            if let text = account.outboundProxy {
+                guard let uri = try? SIPURI(text) else {
+                    throw .configuration("account \(account.id): bad outbound proxy \(text)")
+                }
+                outboundProxy = uri
+            }
+        }
+
+        /// Digest credentials for a realm, from the account's password or credentials provider.
+        var credentials: @Sendable (String) -> DigestCredentials? {
+            let user = account.authenticationUser ?? addressOfRecord.user ?? ""
+            switch account.credentials {
+            case .none: return { _ in nil }
+            case .password(let password): return { _ in DigestCredentials(username: user, password: password) }
+            case .provider(let provide):
+                return { realm in provide(realm).map { DigestCredentials(username: user, password: $0) } }
+            }
+        }
+    }
+
+    let engine: Engine
+    let configuration: CallProviderConfiguration
+    let logger: Logger
+    var provider = WeakProvider()
+    var accounts: [String: AccountEntry] = [:]
+    var accountOrder: [String] = []
+    var calls: [UUID: CallRecord] = [:]
+    var callOrder: [UUID] = []
+    var sessions: SessionDriver
+    var sessionToCall: [SessionKey: UUID] = [:]
+    var isTracing = false
+    var mediaPortCounter = 0
+    var isWindingDown = false
+    /// Run when an account's unregistration ends (while winding down).
+    var registrationWaiters: [String: [() -> Void]] = [:]
+
+    init(engine: Engine, configuration: CallProviderConfiguration, accounts: [AccountEntry], logger: Logger) {
+        self.engine = engine
+        self.configuration = configuration
+        self.logger = logger
+        for entry in accounts {
+            self.accounts[entry.account.id] = entry
+            accountOrder.append(entry.account.id)
+        }
+        sessions = SessionDriver(engine: engine, settings: SessionDriver.Settings(configuration))
+    }
+
+    // MARK: Start and stop
+
+    /// Opens the listeners and wires the session driver. Returns the first failure.
+    func start() -> CallError? {
+        let listeners =
+            configuration.listeners.isEmpty
+            ? [CallProviderConfiguration.Listener(.udp, "0.0.0.0:0"), .init(.tcp, "0.0.0.0:0")]
+            : configuration.listeners
+        var boundPort: [String: UInt16] = [:]
+        for listener in listeners {
+            let transport: TransportProtocol =
+                switch listener.transport {
+                case .udp: .udp
+                case .tcp: .tcp
+                case .tls: .tls
+                }
+            if transport == .tls, configuration.tls.certificateFile == nil {
+                return .configuration("listening on TLS needs tls.certificateFile and tls.privateKeyFile")
+            }
+            var text = listener.address
+            if text.hasPrefix(":") { text = "0.0.0.0" + text }
+            guard var address = SocketAddress(parsing: text, defaultPort: transport.defaultPort) else {
+                return .configuration("bad listener address \(listener.address)")
+            }
+            // UDP and TCP on port 0 share the port the first of them got, as SIP peers expect.
+            if address.port == 0, let port = boundPort[address.host],
+                let shared = SocketAddress(ip: address.host, port: port)
+            {
+                address = shared
+            }
+            do throws(TransportError) {
+                let bound = try engine.transport.listen(transport, on: address)
+                if address.port == 0 || boundPort[address.host] == nil { boundPort[address.host] = bound.port }
+            } catch {
+                return .configuration("cannot listen on \(listener): \(error)")
+            }
+        }
+        sessions.delegate = self
+        sessions.mediaPort = { [weak self] _ in self?.nextMediaPort() ?? 0 }
+        engine.transport.onTrace = { [weak self] record in self?.trace(record) }
+        return nil
+    }
+
+    func enableTracing() { isTracing = true }
+
+    /// The RTP port written in offers and answers. Until the media session owns real sockets, ports are
+    /// handed out in turn from 40000-49998 (even numbers, RTCP on the next).
+    func nextMediaPort() -> UInt16 {
+        mediaPortCounter = (mediaPortCounter + 2) % 10_000
+        return UInt16(40_000 + mediaPortCounter)
+    }
+
+    func listeners() -> [CallProviderConfiguration.Listener] {
+        var out: [CallProviderConfiguration.Listener] = []
+        for transport in [TransportProtocol.udp, .tcp, .tls] {
+            for family in [SocketAddress.Family.ipv4, .ipv6] {
+                guard let address = engine.transport.listeningAddress(transport, family: family) else { continue }
+                let kind: SIPTransportKind =
+                    switch transport {
+                    case .udp: .udp
+                    case .tcp: .tcp
+                    case .tls: .tls
+                    }
+                out.append(.init(kind, address.description))
+            }
+        }
+        return out
+    }
+
+    /// Ends every call and unregisters every account; `done` runs once every session finished and every
+    /// registration was removed (or nothing was left to wait for).
+    func windDown(_ done: @escaping @Sendable () -> Void) {
+        isWindingDown = true
+        var pending = 1
+        let finishOne: () -> Void = {
+            pending -= 1
+            if pending == 0 { done() }
+        }
+        for uuid in callOrder {
+            guard let record = calls[uuid] else { continue }
+            if record.state != .ended { end(uuid, rejectStatus: 480, reason: .localEnded) }
+            // `end` may have forgotten the record already (a call still resolving).
+            guard calls[uuid] != nil else { continue }
+            pending += 1
+            record.onFinished.append(finishOne)
+        }
+        for id in accountOrder {
+            guard let entry = accounts[id], entry.driver != nil else { continue }
+            switch entry.state {
+            case .registered, .registering:
+                pending += 1
+                registrationWaiters[id, default: []].append(finishOne)
+                entry.driver?.stop()
+            default:
+                break
+            }
+        }
+        finishOne()
+    }
+
+    /// Drops everything (after `windDown`).
+    func reset() {
+        for id in accountOrder { accounts[id]?.driver?.detach() }
+        sessions.reset()
+        calls = [:]
+        callOrder = []
+    }
+
+    // MARK: Traces
+
+    private func trace(_ record: TraceRecord) {
+        guard isTracing, let provider = provider.provider, provider.outlet.hasTraceStreams else { return }
+        let transport: SIPTransportKind =
+            switch record.transport {
+            case .udp: .udp
+            case .tcp: .tcp
+            case .tls: .tls
+            }
+        let elapsed = ContinuousClock.now - record.time
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        provider.outlet.trace(
+            SIPTraceEvent(
+                direction: record.direction == .incoming ? .received : .sent, transport: transport,
+                localAddress: record.local.description, remoteAddress: record.remote.description,
+                date: Date(timeIntervalSinceNow: -seconds), bytes: CredentialRedaction.redact(record.bytes)))
+    }
+
+    // MARK: Events
+
+    func emit(_ event: CallProviderEvent) {
+        guard let provider = provider.provider else { return }
+        provider.outlet.emit(event, from: provider)
+    }
+
+    // MARK: Accounts
+
+    func registerOnStart() {
+        for id in accountOrder where accounts[id]?.account.registersOnStart == true && accounts[id]?.registrar != nil {
+            _ = register(id)
+        }
+    }
+
+    func register(_ id: String) -> CallError? {
+        guard var entry = accounts[id] else { return .unknownAccount(id) }
+        guard let registrar = entry.registrar else { return .configuration("account \(id) has no registrar") }
+        entry.driver?.detach()
+        let transport: TransportProtocol? = entry.account.transport.map {
+            switch $0 {
+            case .udp: .udp
+            case .tcp: .tcp
+            case .tls: .tls
+            }
+        }
+        let driver = RegistrationDriver(
+            engine: engine,
+            settings: RegistrationDriver.Settings(
+                addressOfRecord: entry.addressOfRecord, registrar: registrar, transport: transport,
+                contactUser: entry.addressOfRecord.user ?? "user", expires: entry.account.expires,
+                keepAliveInterval: entry.account.keepAliveInterval, userAgent: configuration.localizedName),
+            credentials: entry.credentials)
+        driver.onState = { [weak self] state in self?.registrationChanged(id, state) }
+        entry.driver = driver
+        accounts[id] = entry
+        driver.start()
+        return nil
+    }
+
+    func unregister(_ id: String) -> CallError? {
+        guard let entry = accounts[id] else { return .unknownAccount(id) }
+        guard let driver = entry.driver else { return nil }
+        driver.stop()
+        return nil
+    }
+
+    private func registrationChanged(_ id: String, _ state: SIPUserAgent.RegistrationState) {
+        let mapped: RegistrationState
+        switch state {
+        case .idle, .unregistering: return
+        case .registering: mapped = .registering
+        case .registered(let expires, let contact, _):
+            mapped = .registered(expires: Date(timeIntervalSinceNow: Double(expires)), contact: contact.description)
+        case .failed(let error, let willRetry):
+            let kind: RegistrationFailure.Kind =
+                switch error.code {
+                case .authenticationFailed: .authenticationFailed
+                case .rejected: .rejected
+                case .registrarUnreachable: .registrarUnreachable
+                case .transportFailed: .transportClosed
+                case .keepAliveTimeout: .keepAliveTimeout
+                case .serverError: .serverError
+                default: .protocolError
+                }
+            mapped = .failed(
+                RegistrationFailure(kind: kind, statusCode: error.status, reason: error.reason), willRetry: willRetry)
+        case .unregistered: mapped = .unregistered
+        }
+        accounts[id]?.state = mapped
+        emit(.registration(account: id, state: mapped))
+        switch mapped {
+        case .unregistered, .failed(_, willRetry: false):
+            for waiter in registrationWaiters.removeValue(forKey: id) ?? [] { waiter() }
+        default:
+            break
+        }
+    }
+
+    /// The account a call to or from `uri` belongs to: the one whose AOR matches, else the first.
+    func account(matching uri: SIPURI?) -> AccountEntry? {
+        if let uri {
+            for id in accountOrder {
+                guard let entry = accounts[id] else { continue }
+                if entry.addressOfRecord.user == uri.user, entry.addressOfRecord.host == uri.host { return entry }
+            }
+            for id in accountOrder {
+                guard let entry = accounts[id] else { continue }
+                if entry.addressOfRecord.user == uri.user { return entry }
+            }
+        }
+        return accountOrder.first.flatMap { accounts[$0] }
+    }
+}

@@ -1,0 +1,226 @@
+import Dispatch
+import Foundation
+import Switchboard
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `switchboard answer` (CLI.md): listens (`--listen`) and/or registers (`--registrar`), answers calls with
+/// `--auto-answer` (asks on a terminal without it; rejects 486 without a terminal), serves many calls at
+/// once, and stops after `--count N` calls or on a signal. Exit 0 if every call it took connected and ended
+/// normally, or on a clean signal stop.
+enum AnswerCommand {
+    static let flags =
+        AccountOptions.flags + AccountOptions.mediaFlags + [
+            FlagSpec(name: "auto-answer", valueName: nil, help: "answer every call at once"),
+            FlagSpec(name: "count", valueName: "N", help: "stop after N calls"),
+            FlagSpec(name: "max-calls", valueName: "N", help: "calls at once before 486 (1000)"),
+            FlagSpec(name: "expires", valueName: "S", help: "registration lifetime with --registrar (600)"),
+            FlagSpec(name: "quiet", valueName: nil, help: "print only the final summary counts (load tests)"),
+        ]
+
+    static let help = helpText(
+        usage: "switchboard answer [--listen ADDR:PORT] [--registrar SIPURI --user USER] [--auto-answer] [flags]",
+        summary: """
+            Waits for calls on --listen (default 0.0.0.0:5060) and, with --registrar, registers the user.
+            With --auto-answer every call is answered; on a terminal without it you are asked; otherwise calls
+            are rejected with 486. Each call stays up --duration seconds (or until the caller hangs up).
+            Stops after --count calls or on SIGINT/SIGTERM.
+            Exit status: 0 if every call taken connected and ended normally (or on a clean signal stop),
+            1 otherwise, 2 on bad usage.
+            """,
+        flags: flags)
+
+    final class State: Sendable {
+        struct Values {
+            var ended = 0
+            var failed = 0
+            var answered = 0
+            var stopping = false
+            var signalled = false
+            var registration: Bool?
+        }
+        let values = Mutex(Values())
+        let wake = DispatchSemaphore(value: 0)
+        let prompt = Mutex<Void>(())
+    }
+
+    static func run(_ arguments: [String], io: CommandIO, environment: [String: String]) -> Int32 {
+        let options: AccountOptions
+        let duration: Double?
+        let count: Int?
+        do throws(UsageError) {
+            let parsed = try parseArguments(arguments, specs: flags)
+            if parsed.has("help") {
+                io.output(help)
+                return 0
+            }
+            guard parsed.positionals.isEmpty else {
+                throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
+            }
+            options = try AccountOptions.resolve(parsed, environment: environment, readFile: io.readFile)
+            duration = try options.duration
+            if let text = options["count"] {
+                guard let n = Int(text), n > 0 else { throw UsageError(message: "bad value for --count: \(text)") }
+                count = n
+            } else {
+                count = nil
+            }
+        } catch {
+            io.error("switchboard answer: \(error.message)")
+            return 2
+        }
+
+        let printer = EventPrinter(json: options.has("json"), output: io.output)
+        let quiet = options.has("quiet")
+        let autoAnswer = options.has("auto-answer")
+        let interactive = !autoAnswer && isatty(0) != 0 && isatty(2) != 0
+        if !autoAnswer, !interactive {
+            io.error("switchboard answer: no terminal and no --auto-answer: incoming calls will be rejected (486)")
+        }
+        let state = State()
+        Signals.install { _ in
+            state.values.withLock { $0.signalled = true }
+            state.wake.signal()
+        }
+        let registers = options["registrar"] != nil
+        let defaultListen = options["transport"] == "tls" ? "0.0.0.0:5061" : "0.0.0.0:5060"
+        let harnessBox = Mutex<ProviderHarness?>(nil)
+        let harness: ProviderHarness
+        do throws(HarnessError) {
+            harness = try ProviderHarness.start(
+                options, needs: .init(registers: registers, defaultListen: defaultListen, target: nil), io: io,
+                printer: printer
+            ) { event in
+                guard let harness = harnessBox.withLock({ $0 }) else { return }
+                handle(
+                    event, harness: harness, state: state, quiet: quiet, autoAnswer: autoAnswer,
+                    interactive: interactive, duration: duration, count: count)
+            }
+        } catch {
+            switch error {
+            case .usage(let usage):
+                io.error("switchboard answer: \(usage.message)")
+                return 2
+            case .failed(let why):
+                io.error("switchboard answer: \(why)")
+                return 1
+            }
+        }
+        harnessBox.withLock { $0 = harness }
+        for listener in harness.provider.listeners {
+            io.error("switchboard answer: listening on \(listener)")
+        }
+
+        while state.values.withLock({ !$0.signalled && !$0.stopping && $0.registration != false }) {
+            state.wake.wait()
+        }
+        let signalled = state.values.withLock { $0.signalled }
+        if signalled {
+            // End the calls in progress, then unregister (invalidate does both).
+            for call in harness.provider.calls where call.state != .ended {
+                harness.controller.request(CallTransaction(action: EndCallAction(call: call.uuid, rejectStatus: 480))) {
+                    _ in
+                }
+            }
+        }
+        if registers, let account = harness.accountID,
+            state.values.withLock({ $0.registration == true })
+        {
+            state.values.withLock { $0.registration = nil }
+            try? harness.provider.unregister(account: account)
+            let deadline = DispatchTime.now() + 40
+            while state.values.withLock({ $0.registration == nil }) {
+                if state.wake.wait(timeout: deadline) == .timedOut { break }
+            }
+        }
+        harness.provider.invalidate(timeout: .seconds(5))
+        let final = state.values.withLock { $0 }
+        if quiet {
+            printer.emit("totals", [("calls", .int(final.ended)), ("failed", .int(final.failed))])
+        }
+        if final.registration == false, registers, final.ended == 0, !signalled { return 1 }
+        return final.failed == 0 ? 0 : 1
+    }
+
+    private static func handle(
+        _ event: CallProviderEvent, harness: ProviderHarness, state: State, quiet: Bool, autoAnswer: Bool,
+        interactive: Bool, duration: Double?, count: Int?
+    ) {
+        let printer = harness.printer
+        let controller = harness.controller
+        switch event {
+        case .registration(_, let registration):
+            if let final = printRegistration(registration, printer: printer) {
+                state.values.withLock { $0.registration = final }
+                state.wake.signal()
+            }
+        case .invite(let invite):
+            if !quiet {
+                printer.emit(
+                    "incoming", [("from", .string(invite.from.value)), ("call-id", .string(invite.callID))])
+            }
+            let taking = state.values.withLock { values -> Bool in
+                guard let count else { return !values.stopping }
+                guard !values.stopping, values.answered < count else { return false }
+                values.answered += 1
+                return true
+            }
+            guard taking else {
+                controller.request(CallTransaction(action: EndCallAction(call: invite.callUUID, rejectStatus: 486))) {
+                    _ in
+                }
+                return
+            }
+            if autoAnswer {
+                controller.request(CallTransaction(action: AnswerCallAction(call: invite.callUUID))) { _ in }
+            } else if interactive {
+                DispatchQueue.global().async {
+                    let yes = state.prompt.withLock { _ in ask("answer the call from \(invite.from)? [y/N] ") }
+                    let action: CallAction =
+                        yes
+                        ? AnswerCallAction(call: invite.callUUID)
+                        : EndCallAction(call: invite.callUUID, rejectStatus: 603)
+                    controller.request(CallTransaction(action: action)) { _ in }
+                }
+            } else {
+                controller.request(CallTransaction(action: EndCallAction(call: invite.callUUID, rejectStatus: 486))) {
+                    _ in
+                }
+            }
+        case .connected(let call):
+            if !quiet { CallOutput.connected(call, printer: printer) }
+            if let duration {
+                DispatchQueue.global().asyncAfter(deadline: .now() + duration) {
+                    controller.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }
+                }
+            }
+        case .updated(_, let update):
+            if !quiet, let held = update.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
+        case .dtmfReceived(_, let digit):
+            if !quiet { printer.emit("dtmf-received", [("digit", .string(String(digit)))]) }
+        case .ended(let call, let details):
+            if !quiet { CallOutput.ended(call, details, printer: printer) }
+            // Only calls this command took count: rejected ones (486 beyond --count, no terminal) do not.
+            let taken = call.connectedAt != nil || details.reason != .localEnded
+            state.values.withLock { values in
+                guard taken else { return }
+                values.ended += 1
+                if !CallOutput.endedNormally(call, details) { values.failed += 1 }
+                if let count, values.ended >= count { values.stopping = true }
+            }
+            state.wake.signal()
+        default:
+            break
+        }
+    }
+
+    /// Asks on the terminal (stderr) and reads the answer from stdin.
+    private static func ask(_ question: String) -> Bool {
+        FileHandle.standardError.write(Data(question.utf8))
+        guard let line = readLine() else { return false }
+        return line.lowercased().hasPrefix("y")
+    }
+}

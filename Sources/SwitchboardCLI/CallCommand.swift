@@ -1,0 +1,166 @@
+import Dispatch
+import Foundation
+import Switchboard
+import Synchronization
+
+/// `switchboard call URI` (CLI.md): authenticates when challenged, registers first only with `--register`,
+/// places the call, stays connected `--duration S` after the answer (or until the other side hangs up),
+/// then hangs up. Exit 0 only if the call connected and ended normally.
+enum CallCommand {
+    static let flags =
+        AccountOptions.flags + AccountOptions.mediaFlags + [
+            FlagSpec(name: "register", valueName: nil, help: "register (--registrar) before calling"),
+            FlagSpec(name: "expires", valueName: "S", help: "registration lifetime with --register (600)"),
+        ]
+
+    static let help = helpText(
+        usage: "switchboard call URI [--user USER@DOMAIN] [--password SECRET] [--duration S] [flags]",
+        summary: """
+            Places a call to URI (sip:bob@example.com, or bob with --registrar), answers digest challenges with
+            the account's credentials, prints its progress (trying, ringing, connected, ended, summary), stays
+            connected --duration seconds (until the other side hangs up without it), then hangs up.
+            Exit status: 0 if the call connected and ended normally, 1 otherwise, 2 on bad usage.
+            """,
+        flags: flags)
+
+    final class State: Sendable {
+        struct Values {
+            var connected = false
+            var ended: (Call, CallEndDetails)?
+            var registered: Bool?
+            var interrupted = false
+        }
+        let values = Mutex(Values())
+        let wake = DispatchSemaphore(value: 0)
+    }
+
+    static func run(_ arguments: [String], io: CommandIO, environment: [String: String]) -> Int32 {
+        let options: AccountOptions
+        let target: String
+        let duration: Double?
+        do throws(UsageError) {
+            let parsed = try parseArguments(arguments, specs: flags)
+            if parsed.has("help") {
+                io.output(help)
+                return 0
+            }
+            guard parsed.positionals.count == 1 else {
+                throw UsageError(
+                    message: parsed.positionals.isEmpty
+                        ? "the URI to call is required" : "unexpected argument '\(parsed.positionals[1])'")
+            }
+            target = parsed.positionals[0]
+            options = try AccountOptions.resolve(parsed, environment: environment, readFile: io.readFile)
+            duration = try options.duration
+            if options.has("register"), options["registrar"] == nil {
+                throw UsageError(message: "--register needs --registrar")
+            }
+        } catch {
+            io.error("switchboard call: \(error.message)")
+            return 2
+        }
+
+        let printer = EventPrinter(json: options.has("json"), output: io.output)
+        let state = State()
+        Signals.install { _ in
+            state.values.withLock { $0.interrupted = true }
+            state.wake.signal()
+        }
+        let registers = options.has("register")
+        let harness: ProviderHarness
+        do throws(HarnessError) {
+            harness = try ProviderHarness.start(
+                options, needs: .init(registers: registers, defaultListen: nil, target: target), io: io,
+                printer: printer
+            ) { event in
+                switch event {
+                case .registration(_, let registration):
+                    if let final = printRegistration(registration, printer: printer) {
+                        state.values.withLock { if $0.registered == nil || !final { $0.registered = final } }
+                        state.wake.signal()
+                    }
+                case .startedConnecting:
+                    printer.emit("trying")
+                case .ringing(_, let status, _):
+                    printer.emit("ringing", [("status", .int(status))])
+                case .connected(let call):
+                    CallOutput.connected(call, printer: printer)
+                    state.values.withLock { $0.connected = true }
+                    state.wake.signal()
+                case .updated(_, let update):
+                    if let held = update.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
+                case .dtmfReceived(_, let digit):
+                    printer.emit("dtmf-received", [("digit", .string(String(digit)))])
+                case .ended(let call, let details):
+                    CallOutput.ended(call, details, printer: printer)
+                    state.values.withLock { $0.ended = (call, details) }
+                    state.wake.signal()
+                default:
+                    break
+                }
+            }
+        } catch {
+            switch error {
+            case .usage(let usage):
+                io.error("switchboard call: \(usage.message)")
+                return 2
+            case .failed(let why):
+                io.error("switchboard call: \(why)")
+                return 1
+            }
+        }
+        let provider = harness.provider
+
+        if registers {
+            while state.values.withLock({ $0.registered == nil && !$0.interrupted }) { state.wake.wait() }
+            guard state.values.withLock({ $0.registered == true && !$0.interrupted }) else {
+                provider.invalidate(timeout: .seconds(2))
+                return 1
+            }
+        }
+
+        let uuid = UUID()
+        let handle = Handle(type: .generic, value: target)
+        let accepted = DispatchSemaphore(value: 0)
+        let refusal = Mutex<CallError?>(nil)
+        harness.controller.request(
+            CallTransaction(action: StartCallAction(call: uuid, handle: handle, account: harness.accountID))
+        ) { error in
+            refusal.withLock { $0 = error }
+            accepted.signal()
+        }
+        accepted.wait()
+        if let error = refusal.withLock({ $0 }) {
+            io.error("switchboard call: \(error)")
+            provider.invalidate(timeout: .seconds(2))
+            return error == .invalidHandle(target) ? 2 : 1
+        }
+
+        // Until connected, ended or interrupted; then --duration (or until the other side hangs up).
+        while state.values.withLock({ !$0.connected && $0.ended == nil && !$0.interrupted }) { state.wake.wait() }
+        if state.values.withLock({ $0.connected && $0.ended == nil && !$0.interrupted }) {
+            let deadline: DispatchTime = duration.map { .now() + $0 } ?? .distantFuture
+            while state.values.withLock({ $0.ended == nil && !$0.interrupted }) {
+                if state.wake.wait(timeout: deadline) == .timedOut { break }
+            }
+        }
+        if state.values.withLock({ $0.ended == nil }) {
+            harness.controller.request(CallTransaction(action: EndCallAction(call: uuid))) { _ in }
+            let deadline = DispatchTime.now() + 40
+            while state.values.withLock({ $0.ended == nil }) {
+                if state.wake.wait(timeout: deadline) == .timedOut { break }
+            }
+        }
+        if registers, let account = harness.accountID {
+            state.values.withLock { $0.registered = nil }
+            try? provider.unregister(account: account)
+            let deadline = DispatchTime.now() + 40
+            while state.values.withLock({ $0.registered == nil }) {
+                if state.wake.wait(timeout: deadline) == .timedOut { break }
+            }
+        }
+        provider.invalidate(timeout: .seconds(2))
+        guard let (call, details) = state.values.withLock({ $0.ended }) else { return 1 }
+        return CallOutput.endedNormally(call, details) ? 0 : 1
+    }
+}

@@ -1,0 +1,237 @@
+import Dispatch
+import Foundation
+import Switchboard
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Relays every delegate callback as a `CallProviderEvent` to one closure (on the provider's delegate queue,
+/// in order). Actions are fulfilled by the protocol's default implementations.
+final class RelayDelegate: CallProviderDelegate {
+    let handler: @Sendable (CallProviderEvent) -> Void
+
+    init(_ handler: @escaping @Sendable (CallProviderEvent) -> Void) { self.handler = handler }
+
+    func providerDidReset(_ provider: CallProvider) { handler(.didReset) }
+    func providerDidBegin(_ provider: CallProvider) { handler(.didBegin) }
+    func provider(_ provider: CallProvider, didReceive invite: CallInvite) { handler(.invite(invite)) }
+    func provider(_ provider: CallProvider, didCancel invite: CancelledCallInvite) {
+        handler(.inviteCancelled(invite))
+    }
+    func provider(_ provider: CallProvider, timedOutPerforming action: CallAction) { handler(.actionTimedOut(action)) }
+    func provider(_ provider: CallProvider, didActivateAudioFor callUUID: UUID) { handler(.audioActivated(callUUID)) }
+    func provider(_ provider: CallProvider, didDeactivateAudioFor callUUID: UUID) {
+        handler(.audioDeactivated(callUUID))
+    }
+    func provider(_ provider: CallProvider, callDidStartConnecting call: Call) { handler(.startedConnecting(call)) }
+    func provider(_ provider: CallProvider, callDidStartRinging call: Call, statusCode: Int, hasEarlyMedia: Bool) {
+        handler(.ringing(call, statusCode: statusCode, hasEarlyMedia: hasEarlyMedia))
+    }
+    func provider(_ provider: CallProvider, callDidConnect call: Call) { handler(.connected(call)) }
+    func provider(_ provider: CallProvider, callIsReconnecting call: Call) { handler(.reconnecting(call)) }
+    func provider(_ provider: CallProvider, callDidReconnect call: Call) { handler(.reconnected(call)) }
+    func provider(_ provider: CallProvider, call: Call, didUpdate update: CallUpdate) {
+        handler(.updated(call, update))
+    }
+    func provider(_ provider: CallProvider, call: Call, didEndWith details: CallEndDetails) {
+        handler(.ended(call, details))
+    }
+    func provider(_ provider: CallProvider, call: Call, didReceiveDTMF digit: Character) {
+        handler(.dtmfReceived(call, digit: digit))
+    }
+    func provider(_ provider: CallProvider, account: String, didChange state: RegistrationState) {
+        handler(.registration(account: account, state: state))
+    }
+    func provider(_ provider: CallProvider, didReceive message: TextMessage) { handler(.message(message)) }
+}
+
+/// The provider a CLI command runs on, built from the account, transport and media flags (CLI.md), with
+/// `--trace` printing and the event printer.
+final class ProviderHarness: Sendable {
+    let provider: CallProvider
+    let controller: CallController
+    let printer: EventPrinter
+    let accountID: String?
+    let io: CommandIO
+    /// Held here: the provider holds its delegate weakly.
+    let delegate: RelayDelegate
+
+    /// What the command needs beyond the shared flags.
+    struct Needs {
+        /// Register the account when the provider starts.
+        var registers: Bool
+        /// Listen on `--listen` or, without it, on this default (`nil`: any free port).
+        var defaultListen: String?
+        /// The URI a `call` goes to (for the local identity when there is no registrar).
+        var target: String?
+    }
+
+    private init(
+        provider: CallProvider, printer: EventPrinter, accountID: String?, io: CommandIO, delegate: RelayDelegate
+    ) {
+        self.delegate = delegate
+        self.provider = provider
+        self.controller = CallController(provider: provider)
+        self.printer = printer
+        self.accountID = accountID
+        self.io = io
+    }
+
+    /// Builds the configuration from `options` and starts the provider; `handler` hears every event.
+    static func start(
+        _ options: AccountOptions, needs: Needs, io: CommandIO, printer: EventPrinter,
+        handler: @escaping @Sendable (CallProviderEvent) -> Void
+    ) throws(HarnessError) -> ProviderHarness {
+        let configuration: CallProviderConfiguration
+        let accountID: String?
+        do throws(UsageError) {
+            (configuration, accountID) = try makeConfiguration(options, needs: needs)
+        } catch {
+            throw .usage(error)
+        }
+        let delegate = RelayDelegate(handler)
+        let provider: CallProvider
+        do throws(CallError) {
+            provider = try CallProvider(
+                configuration: configuration,
+                logger: Logger(
+                    label: "switchboard",
+                    handler: StandardErrorLogHandler(logLevel: options.has("verbose") ? .debug : .warning)))
+        } catch {
+            throw .failed("\(error)")
+        }
+        provider.setDelegate(delegate, queue: nil)
+        let harness = ProviderHarness(
+            provider: provider, printer: printer, accountID: accountID, io: io, delegate: delegate)
+        if options.has("trace") { harness.startTracing() }
+        return harness
+    }
+
+    private func startTracing() {
+        let traces = provider.traces
+        let colour = isatty(2) != 0
+        let printer = self.printer
+        let io = self.io
+        Task.detached {
+            for await event in traces {
+                io.error(SIPTracer.format(event, elapsed: printer.elapsed(at: event.date), colour: colour))
+            }
+        }
+    }
+
+    /// The provider configuration for the shared flags.
+    static func makeConfiguration(_ options: AccountOptions, needs: Needs) throws(UsageError) -> (
+        CallProviderConfiguration, String?
+    ) {
+        var configuration = CallProviderConfiguration(localizedName: "Switchboard/\(SwitchboardCommand.version)")
+        let transport = try options.transportKind
+        let registrar = try options.registrar
+        if needs.registers, registrar == nil { throw UsageError(message: "--registrar is required") }
+        configuration.tls = CallProviderConfiguration.TLS(
+            trustedCAFile: options["tls-ca"], certificateFile: options["tls-cert"],
+            privateKeyFile: options["tls-key"])
+        configuration.codecs = try options.codecs
+        configuration.srtp = try options.srtp
+        if let text = options["max-calls"] {
+            guard let value = Int(text), value > 0 else {
+                throw UsageError(message: "bad value for --max-calls: \(text)")
+            }
+            configuration.maximumCalls = value
+        }
+        // Listeners: the chosen transport on --listen (or the default), plus UDP on the same port, since
+        // requests over UDP leave from the listening socket.
+        if let listen = options["listen"] ?? needs.defaultListen {
+            let kind = transport ?? .udp
+            let address = try options.listenAddressText(listen, transport: kind)
+            configuration.listeners = [.init(kind, address)]
+            if kind != .udp { configuration.listeners.append(.init(.udp, address)) }
+            if kind == .udp, options["transport"] == nil { configuration.listeners.append(.init(.tcp, address)) }
+        }
+        var accountID: String?
+        if let user = options["user"], !user.isEmpty {
+            let fallbackHost = needs.target.flatMap(Self.host(ofURI:)) ?? "127.0.0.1"
+            let aor = try options.addressOfRecord(fallbackHost: fallbackHost)
+            let credentials: Account.Credentials = options.password.map { .password($0) } ?? .none
+            var account = Account(
+                addressOfRecord: aor.description, authenticationUser: options.authUser, credentials: credentials,
+                registrar: registrar?.description, outboundProxy: try options.proxy?.description, transport: transport,
+                registersOnStart: needs.registers)
+            if let text = options["expires"] {
+                guard let expires = UInt32(text) else { throw UsageError(message: "bad value for --expires: \(text)") }
+                account.expires = expires
+            }
+            configuration.accounts = [account]
+            accountID = account.id
+        } else if needs.registers {
+            throw UsageError(message: "--user is required")
+        }
+        return (configuration, accountID)
+    }
+
+    /// The host of a SIP URI written by a user (`sip:bob@10.0.0.1:5060` -> `10.0.0.1`).
+    static func host(ofURI text: String) -> String? {
+        var rest = Substring(text)
+        if let colon = rest.firstIndex(of: ":"), rest[..<colon].lowercased().hasPrefix("sip") {
+            rest = rest[rest.index(after: colon)...]
+        }
+        if let at = rest.firstIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("[") {
+            guard let end = rest.firstIndex(of: "]") else { return nil }
+            return String(rest[rest.index(after: rest.startIndex)..<end])
+        }
+        let host = rest.prefix { $0 != ":" && $0 != ";" && $0 != "?" && $0 != ">" }
+        return host.isEmpty ? nil : String(host)
+    }
+
+    /// Waits until the account is registered (`true`) or registration failed for good (`false`).
+    func waitForRegistration(_ outcome: RegistrationWait, timeout: Double) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while true {
+            if let result = outcome.result.withLock({ $0 }) { return result }
+            if outcome.wake.wait(timeout: deadline) == .timedOut { return false }
+        }
+    }
+}
+
+/// A registration outcome a command waits for.
+final class RegistrationWait: Sendable {
+    let result = Mutex<Bool?>(nil)
+    let wake = DispatchSemaphore(value: 0)
+
+    func set(_ value: Bool) {
+        result.withLock { $0 = value }
+        wake.signal()
+    }
+}
+
+/// Why a harness could not start.
+enum HarnessError: Error {
+    case usage(UsageError)
+    case failed(String)
+}
+
+/// Prints a registration state change as CLI.md's event lines; returns whether it is final (registered,
+/// failed without retry or unregistered) and how.
+@discardableResult
+func printRegistration(_ state: RegistrationState, printer: EventPrinter) -> Bool? {
+    switch state {
+    case .registering:
+        printer.emit("registering")
+        return nil
+    case .registered(let expires, let contact):
+        let seconds = max(0, Int(expires.timeIntervalSinceNow.rounded()))
+        printer.emit("registered", [("expires", .int(seconds)), ("contact", .string(contact))])
+        return true
+    case .failed(let failure, let willRetry):
+        var fields: [(String, EventValue)] = []
+        if let status = failure.statusCode { fields.append(("status", .int(status))) }
+        fields.append(("reason", .string(failure.reason)))
+        printer.emit("reg-failed", fields)
+        return willRetry ? nil : false
+    case .unregistered:
+        printer.emit("unregistered")
+        return false
+    }
+}
