@@ -55,5 +55,6 @@ import Testing
             #expect(score < previous)
             previous = score
         }
+        #expect(AudioCodecKind.pcma.impairment == .g711 && AudioCodecKind.opus.impairment == .opus)
     }
 }
