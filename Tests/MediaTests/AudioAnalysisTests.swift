@@ -59,6 +59,10 @@ import Testing
         var joined: [Int16] = []
         for size in [7, 160, 333, 500] { joined += pieces.read(samplesPerChannel: size) ?? [] }
         #expect(joined == reference)
+        // A frequency or level parsed from user input (`--play tone:nan`) gives silence, never a trap.
+        var broken = ToneSource(frequency: .nan, level: .nan)
+        #expect(broken.read(samplesPerChannel: 160) == [Int16](repeating: 0, count: 160))
+        #expect(broken.read(samplesPerChannel: -1) == [])
         var stereo = ToneSource(frequency: 500, format: AudioFormat(sampleRate: 8000, channels: 2))
         let frame = stereo.read(samplesPerChannel: 160) ?? []
         #expect(frame.count == 320 && frame[10] == frame[11] && frame[10] != 0)

@@ -162,6 +162,11 @@ import Testing
         var anyEncoder = encoder
         #expect(try decoder.decode(anyEncoder.encode(Self.toneFrames[0])).count == 960)
         #expect(session.codecs.compactMap(AudioCodecKind.init) == [.opus, .pcmu])
+        // A peer's ptime picks the nearest Opus frame size not longer; G.711 keeps any ptime up to 200 ms.
+        #expect(try kind.makeEncoder(packetTime: 30).samplesPerFrame == 960)
+        #expect(try kind.makeEncoder(packetTime: 5).samplesPerFrame == 480)
+        #expect(try AudioCodecKind.pcmu.makeEncoder(packetTime: 30).samplesPerFrame == 240)
+        #expect(try AudioCodecKind.pcma.makeEncoder(packetTime: 100_000).samplesPerFrame == 1600)
         #expect(session.telephoneEvent.flatMap(AudioCodecKind.init) == nil)
         #expect(
             AudioCodecKind.allCases.map {

@@ -48,7 +48,8 @@ public enum AudioCodecKind: Sendable, Hashable, CaseIterable {
     /// Creates an encoder.
     /// - Parameters:
     ///   - remoteFormatParameters: the peer's fmtp (its receive parameters), applied to Opus.
-    ///   - packetTime: milliseconds per packet, 20 by default (the peer's a=ptime when it gave one).
+    ///   - packetTime: milliseconds per packet, 20 by default (the peer's a=ptime when it gave one). Opus takes
+    ///     the longest of 10, 20, 40 and 60 ms that is not longer (10 below that).
     ///   - opus: the Opus settings before the peer's parameters are applied.
     /// - Throws: `AudioCodecError` when the Opus configuration is invalid or libopus fails.
     public func makeEncoder(
@@ -59,7 +60,7 @@ public enum AudioCodecKind: Sendable, Hashable, CaseIterable {
         case .pcma: return G711Encoder(law: .aLaw, packetTime: packetTime)
         case .opus:
             var configuration = opus
-            configuration.packetTime = packetTime
+            configuration.packetTime = [60, 40, 20, 10].first { $0 <= packetTime } ?? 10
             configuration.applyRemoteFormatParameters(remoteFormatParameters)
             return try OpusEncoder(configuration: configuration)
         }

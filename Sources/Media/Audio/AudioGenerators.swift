@@ -21,16 +21,17 @@ public struct ToneSource: AudioSource, Sendable {
     ///   - level: the peak level in dBFS, -10 by default.
     ///   - format: the output format, 8 kHz mono by default.
     public init(frequency: Double, level: Double = -10, format: AudioFormat = .narrowband) {
-        self.frequency = frequency
-        self.level = min(level, 0)
+        self.frequency = frequency.isFinite ? frequency : 0
+        self.level = level.isFinite ? min(level, 0) : -.infinity
         self.format = format
     }
 
     public mutating func read(samplesPerChannel: Int) -> [Int16]? {
         let amplitude = 32767 * pow(10, level / 20)
-        let step = frequency / Double(format.sampleRate)
-        var samples = [Int16](repeating: 0, count: samplesPerChannel * format.channels)
-        for i in 0..<samplesPerChannel {
+        let step = frequency / Double(max(1, format.sampleRate))
+        let count = max(0, samplesPerChannel)
+        var samples = [Int16](repeating: 0, count: count * format.channels)
+        for i in 0..<count {
             let value = Int16(clamping: Int((amplitude * sin(2 * Double.pi * phase)).rounded()))
             for channel in 0..<format.channels { samples[i * format.channels + channel] = value }
             phase += step
@@ -48,7 +49,7 @@ public struct SilenceSource: AudioSource, Sendable {
     public init(format: AudioFormat = .narrowband) { self.format = format }
 
     public func read(samplesPerChannel: Int) -> [Int16]? {
-        Array(repeating: 0, count: samplesPerChannel * format.channels)
+        Array(repeating: 0, count: max(0, samplesPerChannel) * format.channels)
     }
 }
 
@@ -68,7 +69,7 @@ public struct CallbackSource: AudioSource, Sendable {
 
     public func read(samplesPerChannel: Int) -> [Int16]? {
         guard var frame = produce(samplesPerChannel) else { return nil }
-        let wanted = samplesPerChannel * format.channels
+        let wanted = max(0, samplesPerChannel) * format.channels
         if frame.count > wanted { frame.removeLast(frame.count - wanted) }
         if frame.count < wanted { frame.append(contentsOf: repeatElement(0, count: wanted - frame.count)) }
         return frame

@@ -19,11 +19,12 @@ public struct ConvertingSource<Base: AudioSource>: AudioSource {
     }
 
     public mutating func read(samplesPerChannel: Int) throws(AudioIOError) -> [Int16]? {
-        let wanted = samplesPerChannel * format.channels
+        let wanted = max(0, samplesPerChannel) * format.channels
         if converter.isPassthrough && pending.isEmpty { return try base.read(samplesPerChannel: samplesPerChannel) }
         while pending.count < wanted && !isBaseFinished {
-            // Ask for about as many input frames as the output needs, plus the filter's delay on the first.
-            let needed = (samplesPerChannel * base.format.sampleRate + format.sampleRate - 1) / format.sampleRate
+            // Ask for about as many input frames as one output frame needs.
+            let rate = max(1, format.sampleRate)
+            let needed = (samplesPerChannel * base.format.sampleRate + rate - 1) / rate
             guard let block = try base.read(samplesPerChannel: max(needed, 1)) else {
                 isBaseFinished = true
                 break

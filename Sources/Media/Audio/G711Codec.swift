@@ -16,10 +16,11 @@ public struct G711Encoder: AudioEncoder, Sendable {
 
     /// - Parameters:
     ///   - law: μ-law or A-law.
-    ///   - packetTime: milliseconds of audio per packet, 20 by default (RFC 3551 §4.5.14 allows any).
+    ///   - packetTime: milliseconds of audio per packet, 20 by default (RFC 3551 §4.5.14 allows any; kept in
+    ///     1...200).
     public init(law: G711Law, packetTime: Int = 20) {
         self.law = law
-        self.samplesPerFrame = AudioFormat.narrowband.samplesPerChannel(milliseconds: max(1, packetTime))
+        self.samplesPerFrame = AudioFormat.narrowband.samplesPerChannel(milliseconds: min(max(1, packetTime), 200))
     }
 
     public mutating func encode(_ pcm: [Int16]) throws(AudioCodecError) -> [UInt8] {
@@ -65,9 +66,9 @@ public struct G711Decoder: AudioDecoder, Sendable {
     ///   - fadeOutFrames: consecutive lost frames until silence, 4 by default.
     public init(law: G711Law, packetTime: Int = 20, fadeOutFrames: Int = 4) {
         self.law = law
-        self.fadeOutFrames = max(1, fadeOutFrames)
+        self.fadeOutFrames = min(max(1, fadeOutFrames), 1000)
         self.lastFrame = Array(
-            repeating: 0, count: AudioFormat.narrowband.samplesPerChannel(milliseconds: max(1, packetTime)))
+            repeating: 0, count: AudioFormat.narrowband.samplesPerChannel(milliseconds: min(max(1, packetTime), 200)))
     }
 
     public mutating func decode(_ payload: ArraySlice<UInt8>) throws(AudioCodecError) -> [Int16] {

@@ -50,12 +50,12 @@ public struct TelephoneEventSender: Sendable {
         clockRate: Int = 8000, packetTime: Int = 20, toneDuration: Int = 100, gapDuration: Int = 100,
         volume: UInt8 = 10
     ) {
-        let rate = max(1000, clockRate)
-        ticksPerPacket = max(1, rate * max(1, packetTime) / 1000)
-        let tone = max(1, rate * max(1, toneDuration) / 1000)
+        let rate = min(max(1000, clockRate), 192_000)
+        ticksPerPacket = max(1, rate * min(max(1, packetTime), 200) / 1000)
+        let tone = max(1, rate * min(max(1, toneDuration), 60_000) / 1000)
         let packets = (tone + ticksPerPacket - 1) / ticksPerPacket
         toneTicks = min(packets * ticksPerPacket, Int(UInt16.max) / ticksPerPacket * ticksPerPacket)
-        gapTicks = max(0, rate * max(0, gapDuration) / 1000)
+        gapTicks = rate * min(max(0, gapDuration), 60_000) / 1000
         self.volume = min(volume, 63)
     }
 

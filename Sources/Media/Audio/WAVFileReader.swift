@@ -38,6 +38,7 @@ public final class WAVFileReader: AudioSource {
     public var duration: Double { Double(frameCount) / Double(format.sampleRate) }
 
     public func read(samplesPerChannel: Int) throws(AudioIOError) -> [Int16]? {
+        guard samplesPerChannel > 0 else { return [] }
         guard nextFrame < frameCount || (isLooping && frameCount > 0) else { return nil }
         var samples: [Int16] = []
         samples.reserveCapacity(samplesPerChannel * format.channels)

@@ -27,7 +27,7 @@ public final class WAVFileWriter: AudioSink {
         try file.flush()
         self.file = file
         self.format = format
-        self.flushSamples = max(format.channels, format.sampleCount(milliseconds: max(1, flushInterval)))
+        self.flushSamples = max(format.channels, format.sampleCount(milliseconds: min(max(1, flushInterval), 60_000)))
         buffer.reserveCapacity(flushSamples * 2)
     }
 
