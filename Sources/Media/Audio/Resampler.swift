@@ -6,10 +6,11 @@
 /// (80 dB by default), so a tone above the output's Nyquist frequency does not alias into the output; the
 /// pass band reaches `1 - transitionFraction` of that Nyquist frequency (0.85 by default: 3.4 kHz at 8 kHz)
 /// with ripple far under 0.1 dB. The delay is about half the filter, `tapsPerPhase / 2` input samples
-/// (3.5 ms for 48 kHz to 8 kHz).
+/// (about 4 ms for 48 kHz to 8 kHz and for 8 kHz to 48 kHz).
 ///
-/// Rates whose reduced ratio needs more than 1024 phases (e.g. 7999 Hz to 8000 Hz) use the closest ratio
-/// with at most 1024 phases; the pitch error that causes is under 1/1024 of the ratio's own rounding.
+/// Rates whose reduced ratio needs more than 1024 phases use the closest ratio with at most 1024 by continued
+/// fractions; 44.1, 48, 8, 16, 22.05, 32 kHz and their pairs are all exact, while 7999 Hz to 8000 Hz becomes
+/// 1:1 (125 ppm off).
 public struct Resampler: Sendable {
     /// The input rate in Hz.
     public let inputRate: Int
