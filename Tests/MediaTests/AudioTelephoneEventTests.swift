@@ -114,5 +114,9 @@ import Testing
         let late = try other.receive(digits[0].payload.bytes[...], timestamp: digits[0].timestamp, now: .seconds(1))
         #expect(late.isEmpty)
         #expect(throws: AudioCodecError.self) { try other.receive([0, 1][...], timestamp: 1, now: .zero) }
+        // After a reset (a new SSRC) an old timestamp is a new event again.
+        other.reset()
+        let fresh = try other.receive(digits[0].payload.bytes[...], timestamp: digits[0].timestamp, now: .seconds(2))
+        #expect(fresh.map(\.phase) == [.began])
     }
 }

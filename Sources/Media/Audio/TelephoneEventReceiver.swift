@@ -105,6 +105,9 @@ public struct TelephoneEventReceiver: Sendable {
         return Report(phase: .timedOut, event: event.event, timestamp: event.timestamp, duration: event.duration)
     }
 
+    /// Forgets the current event, e.g. when the sender's SSRC changed and its timestamps start afresh.
+    public mutating func reset() { current = nil }
+
     /// True while an event has begun and not ended.
     public var isEventInProgress: Bool { current.map { !$0.hasEnded } ?? false }
 }
