@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SIPAuthentication", targets: ["SIPAuthentication"]),
         .library(name: "SIPTransaction", targets: ["SIPTransaction"]),
         .library(name: "SIPUserAgent", targets: ["SIPUserAgent"]),
+        .library(name: "Media", targets: ["Media"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -40,6 +41,12 @@ let package = Package(
         // Sans-I/O: a driver feeds it messages, transaction outcomes and timer expiries.
         .target(name: "SIPUserAgent", dependencies: ["SIPMessage", "SDP", "SIPAuthentication"]),
 
+        // The media half of a call. Audio (Sources/Media/Audio): G.711 and Opus codecs, resampling, RFC 4733
+        // telephone-events, audio sources and sinks (WAV, tone, callbacks), tone measurement and the E-model.
+        .target(name: "Media", dependencies: ["SDP", "COpus"]),
+        // libopus (libopus-dev); the variadic ctl requests are wrapped in shim.h.
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
 
@@ -63,7 +70,8 @@ let package = Package(
 
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(
-            name: "SwitchboardBenchmarks", dependencies: ["SIPMessage", "SIPTransaction", "CAllocationCounter"]),
+            name: "SwitchboardBenchmarks",
+            dependencies: ["SIPMessage", "SIPTransaction", "Media", "CAllocationCounter"]),
         .target(name: "CAllocationCounter"),
 
         // OpenSSL (libssl-dev): TLS, digests, randomness; macros wrapped in shim.h.
@@ -85,6 +93,7 @@ let package = Package(
         .testTarget(
             name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
         .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],
     swiftLanguageModes: [.v6]

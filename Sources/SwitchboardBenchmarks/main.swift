@@ -29,7 +29,7 @@ func parseOptions() -> Options {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions] [--view NAME]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio] [--view NAME]\n"
                         .utf8)
             )
             exit(2)
@@ -106,6 +106,10 @@ func report(_ parser: String, _ mode: String, _ name: String, _ bytes: Int, _ m:
 let options = parseOptions()
 if options.filter == "transactions" {
     runTransactionBenchmark(n: options.n, repetitions: options.repetitions)
+    exit(0)
+}
+if options.filter == "audio" {
+    runAudioBenchmark(n: options.n / 10, repetitions: options.repetitions)
     exit(0)
 }
 let corpusURL = URL(fileURLWithPath: options.corpus)
