@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SDP", targets: ["SDP"]),
         .library(name: "SIPAuthentication", targets: ["SIPAuthentication"]),
         .library(name: "SIPTransaction", targets: ["SIPTransaction"]),
+        .library(name: "Media", targets: ["Media"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -34,6 +35,12 @@ let package = Package(
         // timers. Sans-I/O: a driver feeds it messages, timer expiries and transport errors.
         .target(name: "SIPTransaction", dependencies: ["SIPMessage"]),
 
+        // Media: RTP/RTCP (RFC 3550), SRTP through libsrtp2 (RFC 3711), the jitter buffer, codecs and DTMF.
+        // The packet half is sans-I/O: callers pass bytes and times in, and get bytes and decisions out.
+        .target(name: "Media", dependencies: ["SDP", "CSRTP", "COpenSSL"]),
+        // libsrtp2 (libsrtp2-dev), built without OpenSSL on Debian: AES-CM + HMAC-SHA1 suites only.
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
 
@@ -46,7 +53,8 @@ let package = Package(
 
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(
-            name: "SwitchboardBenchmarks", dependencies: ["SIPMessage", "SIPTransaction", "CAllocationCounter"]),
+            name: "SwitchboardBenchmarks",
+            dependencies: ["SIPMessage", "SIPTransaction", "Media", "CAllocationCounter"]),
         .target(name: "CAllocationCounter"),
 
         // OpenSSL (libssl-dev): TLS, digests, randomness; macros wrapped in shim.h.
@@ -66,6 +74,7 @@ let package = Package(
         .testTarget(name: "SIPAuthenticationTests", dependencies: ["SIPAuthentication", "SIPMessage"]),
         .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
     ],
     swiftLanguageModes: [.v6]
 )
