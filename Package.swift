@@ -41,11 +41,16 @@ let package = Package(
         // Sans-I/O: a driver feeds it messages, transaction outcomes and timer expiries.
         .target(name: "SIPUserAgent", dependencies: ["SIPMessage", "SDP", "SIPAuthentication"]),
 
-        // The media half of a call. Audio (Sources/Media/Audio): G.711 and Opus codecs, resampling, RFC 4733
-        // telephone-events, audio sources and sinks (WAV, tone, callbacks), tone measurement and the E-model.
-        .target(name: "Media", dependencies: ["SDP", "COpus"]),
         // libopus (libopus-dev); the variadic ctl requests are wrapped in shim.h.
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+
+        // The media half of a call: RTP/RTCP (RFC 3550), SRTP through libsrtp2 (RFC 3711), the jitter buffer;
+        // audio (Sources/Media/Audio): G.711 and Opus, resampling, RFC 4733 telephone-events, sources and sinks
+        // (WAV, tone, callbacks), tone measurement and the E-model. The packet half is sans-I/O: callers pass
+        // bytes and times in, and get bytes and decisions out.
+        .target(name: "Media", dependencies: ["SDP", "COpus", "CSRTP", "COpenSSL"]),
+        // libsrtp2 (libsrtp2-dev), built without OpenSSL on Debian: AES-CM + HMAC-SHA1 suites only.
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
 
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),

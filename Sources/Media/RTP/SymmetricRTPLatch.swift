@@ -1,0 +1,76 @@
+/// Symmetric RTP (RFC 4961) behind NAT: send to the address the other side's packets come from, learnt
+/// from the first packet that authenticates, instead of the address its SDP gave (often a private one).
+///
+/// Sans-I/O and generic over the socket layer's address type (IPv4 and IPv6 alike). Feed it only packets
+/// that passed SRTP authentication (or, for plain RTP, decoded as RTP of a negotiated payload type from the
+/// expected source): an attacker without the keys cannot move the stream. After latching, packets from
+/// other addresses are refused unless the latched address has been silent for ``relatchAfter`` (the other
+/// side's NAT binding changed), when the new address takes over. Use one latch for RTP and one for RTCP
+/// when they do not share a port.
+public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
+    /// What to do with an authenticated packet.
+    public enum Decision: Hashable, Sendable {
+        /// It came from the latched address: accept it.
+        case accept
+        /// It is the first authenticated packet, or its address replaced a silent one: accept it and send to
+        /// `address` from now on.
+        case latched(Address)
+        /// It came from another address while the latched one is alive: drop it.
+        case reject
+    }
+
+    /// The address the SDP gave, where we send until a packet arrives.
+    public private(set) var signalledAddress: Address?
+    /// The learnt address, once latched.
+    public private(set) var latchedAddress: Address?
+    /// How long the latched address must be silent before another may take over; `nil` never re-latches.
+    public var relatchAfter: Duration?
+    /// Packets refused because they came from another address.
+    public private(set) var rejectedPackets = 0
+    /// How often the latch moved after the first time.
+    public private(set) var relatches = 0
+    private var lastAccepted: MediaInstant?
+
+    /// - Parameters:
+    ///   - signalledAddress: the address from the SDP (`nil` for none, e.g. c=0.0.0.0 hold).
+    ///   - relatchAfter: the silence after which another address may take over, 2 s by default.
+    public init(signalledAddress: Address?, relatchAfter: Duration? = .seconds(2)) {
+        self.signalledAddress = signalledAddress
+        self.relatchAfter = relatchAfter
+    }
+
+    /// Where to send now: the latched address, else the signalled one.
+    public var destination: Address? { latchedAddress ?? signalledAddress }
+
+    /// Decides on an authenticated packet.
+    /// - Parameters:
+    ///   - source: the address it came from.
+    ///   - arrival: when it arrived.
+    public mutating func authenticatedPacket(from source: Address, at arrival: MediaInstant) -> Decision {
+        guard let latched = latchedAddress else {
+            latchedAddress = source
+            lastAccepted = arrival
+            return .latched(source)
+        }
+        if latched == source {
+            lastAccepted = arrival
+            return .accept
+        }
+        if let relatchAfter, let lastAccepted, arrival - lastAccepted >= relatchAfter {
+            latchedAddress = source
+            self.lastAccepted = arrival
+            relatches += 1
+            return .latched(source)
+        }
+        rejectedPackets += 1
+        return .reject
+    }
+
+    /// Starts over with a new signalled address (a re-INVITE moved the stream).
+    /// - Parameter signalledAddress: the new address from the SDP.
+    public mutating func reset(signalledAddress: Address?) {
+        self.signalledAddress = signalledAddress
+        latchedAddress = nil
+        lastAccepted = nil
+    }
+}
