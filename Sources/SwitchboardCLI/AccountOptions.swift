@@ -22,6 +22,8 @@ struct AccountOptions {
         FlagSpec(name: "config", valueName: "FILE", help: "key = value lines with the long flag names"),
         FlagSpec(name: "json", valueName: nil, help: "print events as JSON lines"),
         FlagSpec(name: "trace", valueName: nil, help: "print every SIP message on stderr (Authorization redacted)"),
+        FlagSpec(name: "pcap", valueName: "FILE", help: "write the SIP messages (and RTP headers) as a pcap file"),
+        FlagSpec(name: "ladder", valueName: "FILE.html", help: "write the call-flow diagram as an HTML page"),
         FlagSpec(name: "duration", valueName: "S", help: "how long to stay registered or connected"),
         FlagSpec(name: "verbose", valueName: nil, help: "log diagnostics on stderr"),
         FlagSpec(name: "help", valueName: nil, help: "show this help"),

@@ -136,7 +136,7 @@ enum AnswerCommand {
                 if state.wake.wait(timeout: deadline) == .timedOut { break }
             }
         }
-        harness.provider.invalidate(timeout: .seconds(5))
+        harness.stop(timeout: .seconds(5))
         let final = state.values.withLock { $0 }
         if quiet {
             printer.emit("totals", [("calls", .int(final.ended)), ("failed", .int(final.failed))])

@@ -114,7 +114,7 @@ enum CallCommand {
         if registers {
             while state.values.withLock({ $0.registered == nil && !$0.interrupted }) { state.wake.wait() }
             guard state.values.withLock({ $0.registered == true && !$0.interrupted }) else {
-                provider.invalidate(timeout: .seconds(2))
+                harness.stop(timeout: .seconds(2))
                 return 1
             }
         }
@@ -132,7 +132,7 @@ enum CallCommand {
         accepted.wait()
         if let error = refusal.withLock({ $0 }) {
             io.error("switchboard call: \(error)")
-            provider.invalidate(timeout: .seconds(2))
+            harness.stop(timeout: .seconds(2))
             return error == .invalidHandle(target) ? 2 : 1
         }
 
@@ -159,7 +159,7 @@ enum CallCommand {
                 if state.wake.wait(timeout: deadline) == .timedOut { break }
             }
         }
-        provider.invalidate(timeout: .seconds(2))
+        harness.stop(timeout: .seconds(2))
         guard let (call, details) = state.values.withLock({ $0.ended }) else { return 1 }
         return CallOutput.endedNormally(call, details) ? 0 : 1
     }

@@ -57,6 +57,8 @@ final class ProviderHarness: Sendable {
     let io: CommandIO
     /// Held here: the provider holds its delegate weakly.
     let delegate: RelayDelegate
+    /// `--trace`, `--pcap` and `--ladder`, if any is asked for.
+    let views: SessionViews?
 
     /// What the command needs beyond the shared flags.
     struct Needs {
@@ -69,9 +71,11 @@ final class ProviderHarness: Sendable {
     }
 
     private init(
-        provider: CallProvider, printer: EventPrinter, accountID: String?, io: CommandIO, delegate: RelayDelegate
+        provider: CallProvider, printer: EventPrinter, accountID: String?, io: CommandIO, delegate: RelayDelegate,
+        views: SessionViews?
     ) {
         self.delegate = delegate
+        self.views = views
         self.provider = provider
         self.controller = CallController(provider: provider)
         self.printer = printer
@@ -84,13 +88,18 @@ final class ProviderHarness: Sendable {
         _ options: AccountOptions, needs: Needs, io: CommandIO, printer: EventPrinter,
         handler: @escaping @Sendable (CallProviderEvent) -> Void
     ) throws(HarnessError) -> ProviderHarness {
-        let configuration: CallProviderConfiguration
+        var configuration: CallProviderConfiguration
         let accountID: String?
+        let views: SessionViews?
         do throws(UsageError) {
             (configuration, accountID) = try makeConfiguration(options, needs: needs)
+            views = try SessionViews.open(options, io: io)
         } catch {
             throw .usage(error)
         }
+        // Registration starts below, once the trace stream is attached, so the views see the first REGISTER.
+        let registers = configuration.accounts.first?.registersOnStart == true
+        for i in configuration.accounts.indices { configuration.accounts[i].registersOnStart = false }
         let delegate = RelayDelegate(handler)
         let provider: CallProvider
         do throws(CallError) {
@@ -104,21 +113,24 @@ final class ProviderHarness: Sendable {
         }
         provider.setDelegate(delegate, queue: nil)
         let harness = ProviderHarness(
-            provider: provider, printer: printer, accountID: accountID, io: io, delegate: delegate)
-        if options.has("trace") { harness.startTracing() }
+            provider: provider, printer: printer, accountID: accountID, io: io, delegate: delegate, views: views)
+        views?.start(provider.traces) { printer.elapsed(at: $0) }
+        if registers, let accountID {
+            do throws(CallError) {
+                try provider.register(account: accountID)
+            } catch {
+                harness.stop(timeout: .seconds(1))
+                throw .failed("\(error)")
+            }
+        }
         return harness
     }
 
-    private func startTracing() {
-        let traces = provider.traces
-        let colour = isatty(2) != 0
-        let printer = self.printer
-        let io = self.io
-        Task.detached {
-            for await event in traces {
-                io.error(SIPTracer.format(event, elapsed: printer.elapsed(at: event.date), colour: colour))
-            }
-        }
+    /// Invalidates the provider (ending calls and registrations within `timeout`), then lets the views
+    /// take the last messages and close their files.
+    func stop(timeout: Duration) {
+        provider.invalidate(timeout: timeout)
+        for problem in views?.finish() ?? [] { io.error("switchboard: \(problem)") }
     }
 
     /// The provider configuration for the shared flags.

@@ -97,7 +97,7 @@ enum RegisterCommand {
                 _ = outcome.wake.wait(timeout: .now() + 0.05)
             }
         }
-        harness.provider.invalidate(timeout: .seconds(2))
+        harness.stop(timeout: .seconds(2))
         let final = outcome.state.withLock { $0 }
         return final.registered && final.unregistered && !final.fatal ? 0 : 1
     }
