@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SIPTransaction", targets: ["SIPTransaction"]),
         .library(name: "SIPUserAgent", targets: ["SIPUserAgent"]),
         .library(name: "Media", targets: ["Media"]),
+        .library(name: "Switchboard", targets: ["Switchboard"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -64,14 +65,14 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
-                "COpenSSL",
+                "Media", "COpenSSL",
             ]
         ),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(
             name: "SwitchboardCLI",
-            dependencies: ["Switchboard", "SIPMessage", "SIPTransport", "SIPUserAgent", "SIPAuthentication"]),
+            dependencies: ["Switchboard", "Media", "SIPMessage", "SIPTransport", "SIPUserAgent", "SIPAuthentication"]),
 
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(
@@ -97,7 +98,7 @@ let package = Package(
         .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
         .testTarget(
             name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
-        .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard"]),
+        .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
     ],

@@ -135,7 +135,7 @@ struct ProviderCallTests {
     @Test func anUnansweredInviteTimesOutForTheCaller() async throws {
         // Bob never answers and never rejects; the caller gives up after Timer B... which a ringing INVITE
         // never hits. The callee's own unanswered timeout ends it with 480 instead.
-        let pair = try ProviderPair { $0.unansweredTimeout = .milliseconds(500) }
+        let pair = try ProviderPair(bobConfiguration: { $0.unansweredTimeout = .milliseconds(500) })
         defer { pair.close() }
         let alice = try await pair.aliceController.startCall(to: pair.bobHandle)
         let invite = try #require(await pair.bobDelegate.invite())

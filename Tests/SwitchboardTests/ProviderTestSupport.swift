@@ -110,11 +110,15 @@ struct ProviderPair {
     let bobController: CallController
     let bobAddress: String
 
-    init(bobConfiguration: (inout CallProviderConfiguration) -> Void = { _ in }) throws {
+    init(
+        aliceConfiguration: (inout CallProviderConfiguration) -> Void = { _ in },
+        bobConfiguration: (inout CallProviderConfiguration) -> Void = { _ in }
+    ) throws {
         var a = CallProviderConfiguration(
             accounts: [Account(addressOfRecord: "sip:alice@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:0")])
         a.t1 = .milliseconds(100)
         a.actionTimeout = .seconds(2)
+        aliceConfiguration(&a)
         var b = CallProviderConfiguration(
             accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:0")])
         b.t1 = .milliseconds(100)

@@ -83,8 +83,18 @@ public struct CallProviderConfiguration: Sendable {
     public var maximumMessageSize: Int
     /// Most TCP/TLS connections at once.
     public var maximumConnections: Int
-    /// Answer 486 to INVITEs the delegate leaves unanswered after this long (`nil`: wait for the caller).
+    /// Answer 480 to INVITEs the delegate leaves unanswered after this long (`nil`: wait for the caller).
     public var unansweredTimeout: Duration?
+    /// Each call's audio unless `CallProvider.setAudio(_:for:)` sets another: silence out, nothing kept.
+    public var audio: CallAudio
+    /// The local UDP ports RTP and RTCP use, in even/odd pairs.
+    public var mediaPorts: ClosedRange<UInt16>
+    /// The address media sockets bind to and SDP announces; `nil` uses the signalling address of the call
+    /// (the kernel's source address for the route to the peer).
+    public var mediaAddress: String?
+    /// Media with no packet received for this long ends the call with BYE (`nil`: never). Asterisk does
+    /// the same after 60 s by default.
+    public var mediaTimeout: Duration?
 
     /// The defaults: no account, UDP and TCP on free ports, Opus then G.711, SRTP off.
     public init(
@@ -113,5 +123,9 @@ public struct CallProviderConfiguration: Sendable {
         self.maximumMessageSize = 65_535
         self.maximumConnections = 1_024
         self.unansweredTimeout = nil
+        self.audio = CallAudio()
+        self.mediaPorts = 40_000...49_999
+        self.mediaAddress = nil
+        self.mediaTimeout = nil
     }
 }

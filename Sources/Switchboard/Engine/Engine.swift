@@ -3,7 +3,8 @@ import SIPMessage
 import SIPTransaction
 import SIPTransport
 
-/// The signalling machinery of one provider: an event loop, the transport layer and the transaction core.
+/// The machinery of one provider: the signalling loop, the transport layer and the transaction core, and
+/// the media engine with its own loop.
 /// Loop-confined except for `execute` and `shutdown`.
 package final class Engine: @unchecked Sendable {
     // @unchecked Sendable: state lives on `loop`; other threads only post work through `loop.execute`.
@@ -11,6 +12,8 @@ package final class Engine: @unchecked Sendable {
     package let loop: EventLoop
     package let transport: SIPTransportLayer
     package let core: SIPCore
+    /// The media loop and the RTP ports of the calls.
+    package let media: MediaEngine
 
     package init(
         transport configuration: TransportConfiguration = TransportConfiguration(),
@@ -22,6 +25,7 @@ package final class Engine: @unchecked Sendable {
         var generator = SystemRandomNumberGenerator()
         if seeded.tagSeed == 0 { seeded.tagSeed = generator.next() }
         core = SIPCore(transport: transport, configuration: seeded)
+        media = try MediaEngine()
         loop.start()
         loop.execute { [core] in core.start() }
     }
@@ -35,5 +39,6 @@ package final class Engine: @unchecked Sendable {
     package func shutdown() {
         loop.execute { [transport] in transport.shutdown() }
         loop.stop()
+        media.shutdown()
     }
 }

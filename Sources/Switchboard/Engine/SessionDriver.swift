@@ -88,8 +88,9 @@ final class SessionDriver {
     weak var delegate: (any SessionDriverDelegate)? {
         didSet { wire() }
     }
-    /// The RTP port the offer/answer engine writes for a new session.
-    var mediaPort: (SessionKey) -> UInt16 = { _ in 0 }
+    /// The media address and RTP port the offer/answer engine writes for a new session, given the
+    /// signalling address the session uses.
+    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16) = { _, host in (host, 0) }
     private(set) var entries: [SessionKey: Entry] = [:]
     private var dialogs = DialogTable<SessionKey>()
     /// Incoming INVITE server transactions, for their CANCELs.
@@ -584,8 +585,9 @@ final class SessionDriver {
             case .optional: .optional
             case .mandatory: .mandatory
             }
+        let media = mediaAddress(key, local.host)
         let configuration = OfferAnswerConfiguration(
-            address: local.host, rtpPort: mediaPort(key), codecs: list, srtpPolicy: policy)
+            address: media.host, rtpPort: media.port, codecs: list, srtpPolicy: policy)
         return OfferAnswer(
             configuration: configuration, random: SystemRandomNumberGenerator(), keySource: CryptographicKeySource())
     }

@@ -118,6 +118,12 @@ public final class CallProvider: Sendable {
         engine.execute { [core] in core.activateAudio(callUUID, active: true) }
     }
 
+    /// Sets where a call's audio comes from and goes (instead of `CallProviderConfiguration.audio`).
+    /// Call it from the invite callback, right after starting a call, or during the call.
+    public func setAudio(_ audio: CallAudio, for callUUID: UUID) {
+        engine.execute { [core] in core.setAudio(audio, for: callUUID) }
+    }
+
     /// Stops audio for a call (CallKit's `didDeactivate`).
     public func deactivateAudio(for callUUID: UUID) {
         engine.execute { [core] in core.activateAudio(callUUID, active: false) }

@@ -11,6 +11,8 @@ final class CallRecord {
     var invite: CallInvite?
     /// Whether audio is active (media flows to and from the app).
     var isAudioActive = false
+    /// The app asked for audio (manual activation), perhaps before the call connected.
+    var audioRequested = false
     /// How many 3xx redirections this call followed.
     var redirections = 0
     /// The target of an outgoing call (for redirection and logs).
@@ -23,6 +25,12 @@ final class CallRecord {
     var isTransferring = false
     /// The status of the last provisional response.
     var lastProvisional = 0
+    /// The call's audio when the app set one (else the configuration's default).
+    var audio: CallAudio?
+    /// The session whose stream has `audio` (a redirection or a new `audio` makes it stale).
+    var audioAppliedTo: SessionKey?
+    /// The peer negotiated RFC 4733 telephone-events.
+    var sendsTelephoneEvents = false
     /// Why this side ended the call, when it did (the session itself reports only "local").
     var localEndReason: CallEndedReason?
     /// A timer that rejects the invite when nobody answers it.

@@ -115,10 +115,10 @@ extension ProviderCore {
             sessions.hold(key, hold.isOnHold)
         case let mute as SetMutedCallAction:
             record.call.isMuted = mute.isMuted
+            setMediaMuted(record, mute.isMuted)
         case let dtmf as PlayDTMFCallAction:
-            guard let key = record.session else { return }
             let digits = dtmf.digits.filter { "0123456789*#ABCDabcd".contains($0) }
-            for digit in digits { sessions.sendDTMF(key, digit: digit) }
+            sendDigits(digits, on: record)
         case let transfer as TransferCallAction:
             guard let key = record.session else { return }
             if let other = transfer.replacingCall, let otherKey = calls[other]?.session {

@@ -8,9 +8,20 @@ import SIPUserAgent
 extension ProviderCore: SessionDriverDelegate {
     // MARK: Snapshots
 
-    func callSnapshots() -> [Call] { callOrder.compactMap { calls[$0]?.call } }
+    func callSnapshots() -> [Call] {
+        callOrder.compactMap { uuid in
+            calls[uuid].map { record in
+                refreshQuality(record)
+                return record.call
+            }
+        }
+    }
 
-    func snapshot(_ uuid: UUID) -> Call? { calls[uuid]?.call }
+    func snapshot(_ uuid: UUID) -> Call? {
+        guard let record = calls[uuid] else { return nil }
+        refreshQuality(record)
+        return record.call
+    }
 
     // MARK: Outgoing
 
@@ -80,6 +91,7 @@ extension ProviderCore: SessionDriverDelegate {
     func finishRecord(_ record: CallRecord, _ details: CallEndDetails) {
         guard record.state != .ended else { return }
         cancelUnansweredTimer(record)
+        refreshQuality(record)
         let wasRingingIncoming = record.call.direction == .incoming && record.call.connectedAt == nil
         record.state = .ended
         record.call.endedAt = Date()
@@ -88,6 +100,8 @@ extension ProviderCore: SessionDriverDelegate {
             record.isAudioActive = false
             emit(.audioDeactivated(record.uuid))
         }
+        // The call is over: its media stops now (RTCP BYE), not when the session's last transaction ends.
+        if let key = record.session { closeMedia(key) }
         if wasRingingIncoming, details.reason != .localEnded, details.reason != .failed {
             emit(
                 .inviteCancelled(
@@ -120,9 +134,13 @@ extension ProviderCore: SessionDriverDelegate {
     // MARK: Audio
 
     func activateAudio(_ uuid: UUID, active: Bool) {
-        guard let record = calls[uuid], record.state == .connected || !active else { return }
+        guard let record = calls[uuid], record.state != .ended else { return }
+        // Before the answer (CallKit activates audio early for outgoing calls) the wish is kept for later.
+        record.audioRequested = active
+        guard record.state == .connected || !active else { return }
         guard record.isAudioActive != active else { return }
         record.isAudioActive = active
+        setMediaActive(record, active)
         emit(active ? .audioActivated(uuid) : .audioDeactivated(uuid))
     }
 
@@ -218,13 +236,16 @@ extension ProviderCore: SessionDriverDelegate {
             record.state = .connected
             record.call.connectedAt = Date()
             emit(.connected(record.call))
-            if !configuration.usesManualAudioActivation { activateAudio(uuid, active: true) }
+            if !configuration.usesManualAudioActivation || record.audioRequested { activateAudio(uuid, active: true) }
         case .mediaUpdated(let session):
+            let before = (record.call.isRemoteHeld, record.call.codec)
             apply(session, to: record)
+            guard before != (record.call.isRemoteHeld, record.call.codec) else { return }
             var update = CallUpdate()
-            update.isRemoteHeld = record.call.isRemoteHeld
+            if before.0 != record.call.isRemoteHeld { update.isRemoteHeld = record.call.isRemoteHeld }
             emit(.updated(record.call, update))
         case .remoteHoldChanged(let held):
+            guard record.call.isRemoteHeld != held else { return }
             record.call.isRemoteHeld = held
             var update = CallUpdate()
             update.isRemoteHeld = held
@@ -265,6 +286,7 @@ extension ProviderCore: SessionDriverDelegate {
     }
 
     func sessionDriverFinished(_ key: SessionKey) {
+        closeMedia(key)
         guard let uuid = sessionToCall.removeValue(forKey: key), let record = calls[uuid] else { return }
         if record.state != .ended {
             finishRecord(record, CallEndDetails(reason: .failed, reasonPhrase: "the session ended"))
@@ -287,6 +309,8 @@ extension ProviderCore: SessionDriverDelegate {
     }
 
     private func apply(_ session: NegotiatedSession, to record: CallRecord) {
+        configureMedia(session, for: record)
+        record.sendsTelephoneEvents = session.telephoneEvent != nil
         record.call.codec = session.codec.encodingName
         record.call.isSecure = session.srtp != nil
         record.call.isRemoteHeld = session.isRemoteHold

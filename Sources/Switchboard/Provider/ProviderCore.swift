@@ -62,7 +62,8 @@ final class ProviderCore: @unchecked Sendable {
     var sessions: SessionDriver
     var sessionToCall: [SessionKey: UUID] = [:]
     var isTracing = false
-    var mediaPortCounter = 0
+    /// The media stream of each session that has one (opened when its offer or answer was built).
+    var streams: [SessionKey: MediaStream] = [:]
     var isWindingDown = false
     /// Run when an account's unregistration ends (while winding down).
     var registrationWaiters: [String: [() -> Void]] = [:]
@@ -116,18 +117,40 @@ final class ProviderCore: @unchecked Sendable {
             }
         }
         sessions.delegate = self
-        sessions.mediaPort = { [weak self] _ in self?.nextMediaPort() ?? 0 }
+        sessions.mediaAddress = { [weak self] key, host in self?.openMedia(key, host: host) ?? (host, 0) }
         engine.transport.onTrace = { [weak self] record in self?.trace(record) }
         return nil
     }
 
     func enableTracing() { isTracing = true }
 
-    /// The RTP port written in offers and answers. Until the media session owns real sockets, ports are
-    /// handed out in turn from 40000-49998 (even numbers, RTCP on the next).
-    func nextMediaPort() -> UInt16 {
-        mediaPortCounter = (mediaPortCounter + 2) % 10_000
-        return UInt16(40_000 + mediaPortCounter)
+    /// Opens the media stream of a new session and returns the address and port its SDP announces. When
+    /// no port is free the SDP carries port 0 and the call has no audio (logged).
+    func openMedia(_ key: SessionKey, host: String) -> (host: String, port: UInt16) {
+        let address = configuration.mediaAddress ?? host
+        var events = MediaStreamEvents()
+        events.dtmf = { [weak self, engine] digit in
+            engine.execute { [weak self] in self?.mediaReceivedDigit(key, digit) }
+        }
+        events.timedOut = { [weak self, engine] in
+            engine.execute { [weak self] in self?.mediaTimedOut(key) }
+        }
+        do throws(TransportError) {
+            let stream = try engine.media.open(
+                host: address, ports: configuration.mediaPorts, audio: configuration.audio,
+                mediaTimeout: configuration.mediaTimeout, events: events)
+            streams[key] = stream
+            return (address, stream.port)
+        } catch {
+            logger.error("no media port", metadata: ["error": "\(error)"])
+            return (address, 0)
+        }
+    }
+
+    /// Closes a session's media stream (its RTCP BYE goes out).
+    func closeMedia(_ key: SessionKey) {
+        guard let stream = streams.removeValue(forKey: key) else { return }
+        stream.loop.execute { stream.close() }
     }
 
     func listeners() -> [CallProviderConfiguration.Listener] {

@@ -1,0 +1,93 @@
+import Foundation
+import Media
+import SDP
+import SIPUserAgent
+
+/// Calls' media: streams follow the negotiated sessions, audio activation, mute, DTMF and quality.
+extension ProviderCore {
+    /// Applies a negotiated session to the call's stream (first answer, early media, re-offers).
+    func configureMedia(_ session: NegotiatedSession, for record: CallRecord) {
+        guard let key = record.session, let stream = streams[key] else { return }
+        var pending: CallAudio?
+        if let wanted = record.audio, record.audioAppliedTo != key {
+            pending = wanted
+            record.audioAppliedTo = key
+        }
+        let audio = pending
+        stream.loop.execute {
+            if let audio { stream.setAudio(audio) }
+            stream.configure(session)
+        }
+    }
+
+    /// Sets a call's audio; applied now when its stream exists, else when media is negotiated.
+    func setAudio(_ audio: CallAudio, for uuid: UUID) {
+        guard let record = calls[uuid], record.state != .ended else { return }
+        record.audio = audio
+        record.audioAppliedTo = nil
+        if let key = record.session, let stream = streams[key], record.call.codec != nil {
+            record.audioAppliedTo = key
+            stream.loop.execute { stream.setAudio(audio) }
+        }
+    }
+
+    func setMediaActive(_ record: CallRecord, _ active: Bool) {
+        guard let key = record.session, let stream = streams[key] else { return }
+        stream.loop.execute { stream.setActive(active) }
+    }
+
+    func setMediaMuted(_ record: CallRecord, _ muted: Bool) {
+        guard let key = record.session, let stream = streams[key] else { return }
+        stream.loop.execute { stream.setMuted(muted) }
+    }
+
+    /// Sends digits as RFC 4733 events when the peer negotiated telephone-event, else as SIP INFO
+    /// (`application/dtmf-relay`).
+    func sendDigits(_ digits: String, on record: CallRecord) {
+        guard let key = record.session else { return }
+        if record.sendsTelephoneEvents, let stream = streams[key] {
+            let tones = digits.compactMap { DTMFDigit($0) }
+            stream.loop.execute { _ = stream.sendDigits(tones) }
+            return
+        }
+        for digit in digits { sessions.sendDTMF(key, digit: digit) }
+    }
+
+    func mediaReceivedDigit(_ key: SessionKey, _ digit: Character) {
+        guard let uuid = sessionToCall[key], let record = calls[uuid], record.state != .ended else { return }
+        emit(.dtmfReceived(record.call, digit: digit))
+    }
+
+    func mediaTimedOut(_ key: SessionKey) {
+        guard let uuid = sessionToCall[key], let record = calls[uuid], record.state == .connected else { return }
+        logger.warning("no media received: ending the call", metadata: ["call": "\(uuid)"])
+        end(uuid, rejectStatus: 480, reason: .failed)
+    }
+
+    /// Copies the stream's figures into the call's snapshot.
+    func refreshQuality(_ record: CallRecord) {
+        guard let key = record.session, let stream = streams[key] else { return }
+        let figures = stream.figures
+        guard figures.codec != nil else { return }
+        record.call.quality = Self.quality(figures)
+    }
+
+    /// Figures as `CallQuality`, with the MOS from the simplified E-model (ITU-T G.107): R = 93.2 − Id −
+    /// Ie,eff, Id from the one-way delay (half the RTT, or the playout delay plus 20 ms of packetization
+    /// when there is no RTT), Ie,eff from the codec's Ie and Bpl and the loss, then G.107 Annex B's
+    /// R-to-MOS curve.
+    static func quality(_ figures: MediaFigures) -> CallQuality {
+        let kind = figures.codec.flatMap { name in
+            AudioCodecKind.allCases.first { $0.sdpCodec.encodingName.lowercased() == name.lowercased() }
+        }
+        let oneWay =
+            (figures.roundTripMilliseconds.map { $0 / 2 } ?? 0) + figures.playoutDelayMilliseconds + 20
+        let mos = EModel.meanOpinionScore(
+            codec: kind?.impairment ?? .g711, oneWayDelay: oneWay, packetLoss: figures.lossFraction * 100)
+        return CallQuality(
+            packetsSent: figures.packetsSent, packetsReceived: figures.packetsReceived,
+            packetsLost: max(0, figures.packetsLost), lossFraction: figures.lossFraction,
+            jitterMilliseconds: figures.jitterMilliseconds, roundTripMilliseconds: figures.roundTripMilliseconds,
+            meanOpinionScore: figures.packetsReceived > 0 ? mos : 1)
+    }
+}
