@@ -40,4 +40,53 @@ static const uint64_t sb_SSL_OP_NO_COMPRESSION = SSL_OP_NO_COMPRESSION;
 static const uint64_t sb_SSL_OP_NO_RENEGOTIATION = SSL_OP_NO_RENEGOTIATION;
 static const uint64_t sb_SSL_OP_CIPHER_SERVER_PREFERENCE = SSL_OP_CIPHER_SERVER_PREFERENCE;
 
+/// Writes a throwaway self-signed certificate (EC P-256, SHA-256, valid one day, serial from RAND) for
+/// `common_name` with one subjectAltName (`san`, e.g. "IP:127.0.0.1" or "DNS:localhost") and its key, both
+/// PEM. Returns 1 on success, 0 on any failure (nothing is left half-written that a caller would trust).
+static inline int sb_write_self_signed(const char *common_name, const char *san, const char *cert_path,
+                                       const char *key_path) {
+    int ok = 0;
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    X509 *cert = X509_new();
+    X509_EXTENSION *ext = NULL;
+    FILE *out = NULL;
+    if (key == NULL || cert == NULL) goto done;
+    if (X509_set_version(cert, 2) != 1) goto done;
+    unsigned char serial[16];
+    if (RAND_bytes(serial, sizeof serial) != 1) goto done;
+    serial[0] &= 0x7F;
+    BIGNUM *bn = BN_bin2bn(serial, sizeof serial, NULL);
+    if (bn == NULL) goto done;
+    ASN1_INTEGER *number = BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert));
+    BN_free(bn);
+    if (number == NULL) goto done;
+    if (X509_gmtime_adj(X509_getm_notBefore(cert), -60) == NULL) goto done;
+    if (X509_gmtime_adj(X509_getm_notAfter(cert), 86400) == NULL) goto done;
+    X509_NAME *name = X509_get_subject_name(cert);
+    if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)common_name, -1, -1, 0) != 1)
+        goto done;
+    if (X509_set_issuer_name(cert, name) != 1) goto done;
+    if (X509_set_pubkey(cert, key) != 1) goto done;
+    X509V3_CTX ctx;
+    X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
+    ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_subject_alt_name, san);
+    if (ext == NULL || X509_add_ext(cert, ext, -1) != 1) goto done;
+    X509_EXTENSION_free(ext);
+    ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints, "critical,CA:TRUE");
+    if (ext == NULL || X509_add_ext(cert, ext, -1) != 1) goto done;
+    if (X509_sign(cert, key, EVP_sha256()) == 0) goto done;
+    out = fopen(key_path, "w");
+    if (out == NULL || PEM_write_PrivateKey(out, key, NULL, NULL, 0, NULL, NULL) != 1) goto done;
+    fclose(out);
+    out = fopen(cert_path, "w");
+    if (out == NULL || PEM_write_X509(out, cert) != 1) goto done;
+    ok = 1;
+done:
+    if (out != NULL) fclose(out);
+    if (ext != NULL) X509_EXTENSION_free(ext);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    return ok;
+}
+
 #endif

@@ -33,6 +33,13 @@ struct AccountOptions {
     static let mediaFlags: [FlagSpec] = [
         FlagSpec(name: "codecs", valueName: "LIST", help: "codecs in order of preference (opus,pcmu,pcma)"),
         FlagSpec(name: "srtp", valueName: "off|optional|mandatory", help: "SRTP policy (off)"),
+        FlagSpec(name: "play", valueName: "FILE.wav|tone:HZ|silence", help: "the audio to send (a file loops)"),
+        FlagSpec(
+            name: "record", valueName: "FILE.wav",
+            help: "record the audio received (16-bit mono at the codec's rate; %n = call number)"),
+        FlagSpec(name: "dtmf", valueName: "DIGITS", help: "send RFC 4733 digits 1 s after audio starts"),
+        FlagSpec(name: "hold-after", valueName: "S", help: "hold (re-INVITE) S seconds after connecting"),
+        FlagSpec(name: "hold-for", valueName: "S", help: "resume after S seconds on hold (2)"),
     ]
 
     var values: [String: String]

@@ -38,6 +38,7 @@ enum AnswerCommand {
             var ended = 0
             var failed = 0
             var answered = 0
+            var invites = 0
             var stopping = false
             var signalled = false
             var registration: Bool?
@@ -51,6 +52,7 @@ enum AnswerCommand {
         let options: AccountOptions
         let duration: Double?
         let count: Int?
+        let media: CallMedia
         do throws(UsageError) {
             let parsed = try parseArguments(arguments, specs: flags)
             if parsed.has("help") {
@@ -62,6 +64,7 @@ enum AnswerCommand {
             }
             options = try AccountOptions.resolve(parsed, environment: environment, readFile: io.readFile)
             duration = try options.duration
+            media = try CallMedia(options)
             if let text = options["count"] {
                 guard let n = Int(text), n > 0 else { throw UsageError(message: "bad value for --count: \(text)") }
                 count = n
@@ -97,7 +100,7 @@ enum AnswerCommand {
                 guard let harness = harnessBox.withLock({ $0 }) else { return }
                 handle(
                     event, harness: harness, state: state, quiet: quiet, autoAnswer: autoAnswer,
-                    interactive: interactive, duration: duration, count: count)
+                    interactive: interactive, duration: duration, count: count, media: media)
             }
         } catch {
             switch error {
@@ -147,7 +150,7 @@ enum AnswerCommand {
 
     private static func handle(
         _ event: CallProviderEvent, harness: ProviderHarness, state: State, quiet: Bool, autoAnswer: Bool,
-        interactive: Bool, duration: Double?, count: Int?
+        interactive: Bool, duration: Double?, count: Int?, media: CallMedia
     ) {
         let printer = harness.printer
         let controller = harness.controller
@@ -162,6 +165,11 @@ enum AnswerCommand {
                 printer.emit(
                     "incoming", [("from", .string(invite.from.value)), ("call-id", .string(invite.callID))])
             }
+            let number = state.values.withLock { values in
+                values.invites += 1
+                return values.invites
+            }
+            harness.provider.setAudio(media.audio(callNumber: number), for: invite.callUUID)
             let taking = state.values.withLock { values -> Bool in
                 guard let count else { return !values.stopping }
                 guard !values.stopping, values.answered < count else { return false }
@@ -192,6 +200,7 @@ enum AnswerCommand {
             }
         case .connected(let call):
             if !quiet { CallOutput.connected(call, printer: printer) }
+            media.runScript(for: call.uuid, controller: controller, printer: printer)
             if let duration {
                 DispatchQueue.global().asyncAfter(deadline: .now() + duration) {
                     controller.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }

@@ -38,6 +38,7 @@ enum CallCommand {
         let options: AccountOptions
         let target: String
         let duration: Double?
+        let media: CallMedia
         do throws(UsageError) {
             let parsed = try parseArguments(arguments, specs: flags)
             if parsed.has("help") {
@@ -52,6 +53,7 @@ enum CallCommand {
             target = parsed.positionals[0]
             options = try AccountOptions.resolve(parsed, environment: environment, readFile: io.readFile)
             duration = try options.duration
+            media = try CallMedia(options)
             if options.has("register"), options["registrar"] == nil {
                 throw UsageError(message: "--register needs --registrar")
             }
@@ -67,6 +69,7 @@ enum CallCommand {
             state.wake.signal()
         }
         let registers = options.has("register")
+        let controllerBox = Mutex<CallController?>(nil)
         let harness: ProviderHarness
         do throws(HarnessError) {
             harness = try ProviderHarness.start(
@@ -85,6 +88,9 @@ enum CallCommand {
                     printer.emit("ringing", [("status", .int(status))])
                 case .connected(let call):
                     CallOutput.connected(call, printer: printer)
+                    if let controller = controllerBox.withLock({ $0 }) {
+                        media.runScript(for: call.uuid, controller: controller, printer: printer)
+                    }
                     state.values.withLock { $0.connected = true }
                     state.wake.signal()
                 case .updated(_, let update):
@@ -110,6 +116,7 @@ enum CallCommand {
             }
         }
         let provider = harness.provider
+        controllerBox.withLock { $0 = harness.controller }
 
         if registers {
             while state.values.withLock({ $0.registered == nil && !$0.interrupted }) { state.wake.wait() }
@@ -130,6 +137,7 @@ enum CallCommand {
             accepted.signal()
         }
         accepted.wait()
+        provider.setAudio(media.audio(callNumber: 1), for: uuid)
         if let error = refusal.withLock({ $0 }) {
             io.error("switchboard call: \(error)")
             harness.stop(timeout: .seconds(2))

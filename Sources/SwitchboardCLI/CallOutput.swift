@@ -15,6 +15,11 @@ enum CallOutput {
                 ("reason", .string(details.reason.rawValue)), ("status", .int(details.statusCode ?? 0)),
                 ("phrase", .string(details.reasonPhrase ?? "")),
             ])
+        summary(call, details, printer: printer)
+    }
+
+    /// The `summary` line: end reason and status, duration, codec, SRTP, packets, loss, jitter, MOS.
+    static func summary(_ call: Call, _ details: CallEndDetails, printer: EventPrinter) {
         let quality = call.quality ?? CallQuality()
         printer.emit(
             "summary",

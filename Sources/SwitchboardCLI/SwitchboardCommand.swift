@@ -33,6 +33,7 @@ enum SwitchboardCommand {
           register        register to a registrar, stay registered, unregister
           call URI        place a call, stay connected, hang up
           answer          wait for calls and answer them
+          demo            a complete call between two agents in this process (no server)
 
         switchboard <command> --help    help for one command
         switchboard --version           print the version
@@ -62,6 +63,8 @@ enum SwitchboardCommand {
             return CallCommand.run(rest, io: io, environment: environment)
         case "answer":
             return AnswerCommand.run(rest, io: io, environment: environment)
+        case "demo":
+            return DemoCommand.run(rest, io: io)
         default:
             io.error("switchboard: unknown command '\(command)'\n\(help)")
             return 2
