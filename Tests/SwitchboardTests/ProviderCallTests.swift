@@ -24,6 +24,12 @@ struct ProviderCallTests {
         #expect(await pair.bobDelegate.wait { if case .audioDeactivated(bob) = $0 { true } else { nil } } == true)
     }
 
+    @Test func theFirstDelegateHearsDidBegin() async throws {
+        let pair = try ProviderPair()
+        defer { pair.close() }
+        #expect(await pair.aliceDelegate.wait(seconds: 2) { if case .didBegin = $0 { true } else { nil } } == true)
+    }
+
     @Test func theCalleeHangsUp() async throws {
         let pair = try ProviderPair()
         defer { pair.close() }

@@ -25,6 +25,7 @@ public final class CallProvider: Sendable {
     let outlet: EventOutlet
     let logger: Logger
     private let isInvalidated = Atomic<Bool>(false)
+    private let hasBegun = Atomic<Bool>(false)
 
     /// Starts the signalling loop, opens the listeners and registers the accounts that register on start.
     /// - Parameters:
@@ -61,7 +62,6 @@ public final class CallProvider: Sendable {
             throw outcome
         }
         core.provider.set(self)
-        outlet.emit(.didBegin, from: self)
         engine.execute { [core] in core.registerOnStart() }
     }
 
@@ -71,8 +71,12 @@ public final class CallProvider: Sendable {
 
     /// Sets the delegate (held weakly) and the queue it is called on; `nil` means a private serial queue
     /// (not the main queue as in CallKit: a Linux tool may never run it).
+    /// The first delegate set hears `providerDidBegin` (as CallKit's does once it is set).
     public func setDelegate(_ delegate: (any CallProviderDelegate)?, queue: DispatchQueue?) {
         outlet.setDelegate(delegate, queue: queue)
+        if delegate != nil, !hasBegun.exchange(true, ordering: .acquiringAndReleasing) {
+            outlet.emit(.didBegin, from: self)
+        }
     }
 
     /// Every event the delegate hears, as an async sequence; each access makes a new stream, which ends
