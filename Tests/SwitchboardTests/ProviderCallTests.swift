@@ -193,7 +193,10 @@ struct ProviderCallTests {
         let pair = try ProviderPair()
         defer { pair.close() }
         queue.setSpecific(key: pair.bobDelegate.queueKey, value: "test.delegate")
+        // providerDidBegin went to the first queue (ProviderPair set none): wait for it, then start afresh.
+        _ = await pair.bobDelegate.wait(seconds: 2) { if case .didBegin = $0 { true } else { nil } }
         pair.bob.setDelegate(pair.bobDelegate, queue: queue)
+        pair.bobDelegate.queuesSeen.withLock { $0 = [] }
         _ = try await pair.connect()
         #expect(pair.bobDelegate.queuesSeen.withLock { $0 } == ["test.delegate"])
     }
