@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
         .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
+        .executable(name: "echo-bot", targets: ["EchoBot"]),
     ],
     targets: [
         // The SIP message layer: URIs, header fields, requests and responses, parser,
@@ -73,6 +74,9 @@ let package = Package(
         .executableTarget(
             name: "SwitchboardCLI",
             dependencies: ["Switchboard", "Media", "SIPMessage", "SIPTransport", "SIPUserAgent", "SIPAuthentication"]),
+
+        // An outside tool in miniature: an echo bot on the public API only (issue 6 §4).
+        .executableTarget(name: "EchoBot", dependencies: ["Switchboard"], path: "Examples/EchoBot"),
 
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(

@@ -448,7 +448,11 @@ final class MediaStream: @unchecked Sendable {
         case .file(let path, let loops):
             source = try? WAVFileSource(path: path, format: codecFormat, isLooping: loops)
         case .samples(let produce):
-            source = ConvertingSource(CallbackSource(format: appFormat, produce: produce), format: codecFormat)
+            // The app's `nil` means silence for now, not the end of the source.
+            let frames = CallbackSource(format: appFormat) { count in
+                produce(count) ?? [Int16](repeating: 0, count: count)
+            }
+            source = ConvertingSource(frames, format: codecFormat)
         }
         let decodedFormat = current.decoder.format
         switch audio.output {
