@@ -67,6 +67,9 @@ final class RecordingDelegate: CallProviderDelegate {
         record(.registration(account: account, state: state))
     }
     func provider(_ provider: CallProvider, didReceive message: TextMessage) { record(.message(message)) }
+    func provider(_ provider: CallProvider, account: String, didReceive summary: MessageSummary) {
+        record(.messageSummary(account: account, summary: summary))
+    }
 
     /// Waits (up to `seconds`) until an event matches and returns it.
     func wait<T>(seconds: Double = 10, _ match: (CallProviderEvent) -> T?) async -> T? {

@@ -30,5 +30,30 @@ final class SilentUDPPeer: Sendable {
         self.port = UInt16(bigEndian: address.sin_port)
     }
 
+    /// Sends one datagram to 127.0.0.1:`port`.
+    func send(_ text: String, toPort port: UInt16) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { raw in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+    }
+
+    /// The next datagram received within `seconds`, as text.
+    func receive(seconds: Double) -> String? {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(seconds * 1000)) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
+    }
+
     func close() { _ = Glibc.close(fd) }
 }

@@ -24,6 +24,9 @@ protocol SessionDriverDelegate: AnyObject {
     func sessionDriverFinished(_ key: SessionKey)
     /// A MESSAGE arrived outside any dialog (it was answered 200).
     func sessionDriver(receivedMessage request: SIPRequest)
+    /// A message-summary NOTIFY arrived outside any subscription (Asterisk's unsolicited MWI; it was
+    /// answered 200).
+    func sessionDriver(receivedMessageSummary summary: SIPUserAgent.MessageSummary, request: SIPRequest)
 }
 
 /// Runs `InviteSession`s over the engine: creates them for outgoing calls and incoming INVITEs, routes
@@ -478,7 +481,18 @@ final class SessionDriver {
             var response = core.makeResponse(489, to: request)
             response.headerFields.append(.allowEvents, "refer")
             core.respond(response, to: server.transaction)
-        case .bye, .info, .update, .prack, .refer, .notify:
+        case .notify:
+            // Unsolicited message-waiting (RFC 3842 §6, as Asterisk sends it by default); any other NOTIFY
+            // outside a subscription matches nothing.
+            guard (try? request.event)??.package.lowercased() == "message-summary",
+                let summary = SIPUserAgent.MessageSummary(parsing: request.body)
+            else {
+                core.respond(core.makeResponse(481, to: request), to: server.transaction)
+                return
+            }
+            core.respond(core.makeResponse(200, to: request), to: server.transaction)
+            delegate?.sessionDriver(receivedMessageSummary: summary, request: request)
+        case .bye, .info, .update, .prack, .refer:
             core.respond(core.makeResponse(481, to: request), to: server.transaction)
         default:
             var response = core.makeResponse(501, to: request)

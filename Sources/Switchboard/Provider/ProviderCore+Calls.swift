@@ -294,6 +294,19 @@ extension ProviderCore: SessionDriverDelegate {
         if record.session == key { forget(record) }
     }
 
+    func sessionDriver(receivedMessageSummary summary: SIPUserAgent.MessageSummary, request: SIPRequest) {
+        let to = try? request.to
+        let entry = account(matching: to?.uri.sipURI) ?? accountOrder.first.flatMap { accounts[$0] }
+        guard let entry else { return }
+        let voice = summary.voice
+        emit(
+            .messageSummary(
+                account: entry.account.id,
+                summary: MessageSummary(
+                    messagesWaiting: summary.messagesWaiting, messageAccount: summary.account,
+                    newMessages: voice?.new ?? 0, oldMessages: voice?.old ?? 0)))
+    }
+
     func sessionDriver(receivedMessage request: SIPRequest) {
         let to = try? request.to
         emit(.message(textMessage(request, account: account(matching: to?.uri.sipURI)?.account.id)))
