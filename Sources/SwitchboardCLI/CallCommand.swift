@@ -70,6 +70,8 @@ enum CallCommand {
         }
         let registers = options.has("register")
         let controllerBox = Mutex<CallController?>(nil)
+        let providerBox = Mutex<CallProvider?>(nil)
+        let status = Mutex<LiveStatus?>(nil)
         let harness: ProviderHarness
         do throws(HarnessError) {
             harness = try ProviderHarness.start(
@@ -91,6 +93,9 @@ enum CallCommand {
                     if let controller = controllerBox.withLock({ $0 }) {
                         media.runScript(for: call.uuid, controller: controller, printer: printer)
                     }
+                    if let provider = providerBox.withLock({ $0 }) {
+                        status.withLock { $0 = LiveStatus(provider: provider, call: call.uuid) }
+                    }
                     state.values.withLock { $0.connected = true }
                     state.wake.signal()
                 case .updated(_, let update):
@@ -98,6 +103,7 @@ enum CallCommand {
                 case .dtmfReceived(_, let digit):
                     printer.emit("dtmf-received", [("digit", .string(String(digit)))])
                 case .ended(let call, let details):
+                    status.withLock { $0?.stop() }
                     CallOutput.ended(call, details, printer: printer)
                     state.values.withLock { $0.ended = (call, details) }
                     state.wake.signal()
@@ -117,6 +123,7 @@ enum CallCommand {
         }
         let provider = harness.provider
         controllerBox.withLock { $0 = harness.controller }
+        providerBox.withLock { $0 = provider }
 
         if registers {
             while state.values.withLock({ $0.registered == nil && !$0.interrupted }) { state.wake.wait() }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Switchboard
 
@@ -37,5 +38,51 @@ enum CallOutput {
     /// either side.
     static func endedNormally(_ call: Call, _ details: CallEndDetails) -> Bool {
         call.connectedAt != nil && (details.reason == .remoteEnded || details.reason == .localEnded)
+    }
+}
+
+/// The live status line on a terminal (stderr only, so stdout keeps its event lines): state, codec, SRTP,
+/// duration, jitter, loss and MOS of one call, redrawn every second until `stop`.
+final class LiveStatus: @unchecked Sendable {
+    // @unchecked Sendable: `timer` is set once in init and only cancelled afterwards; DispatchSource's
+    // methods are thread-safe, it is just not annotated.
+    private let timer: DispatchSourceTimer?
+    private let isTerminal: Bool
+
+    init(provider: CallProvider, call: UUID) {
+        isTerminal = isatty(2) != 0
+        guard isTerminal else {
+            timer = nil
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "switchboard.status"))
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler {
+            guard let snapshot = provider.call(with: call) else { return }
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + LiveStatus.line(snapshot)).utf8))
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// The line: `connected opus SRTP 00:42 jitter 1.2 ms loss 0.0% MOS 4.39`.
+    static func line(_ call: Call, now: Date = Date()) -> String {
+        let seconds = Int(now.timeIntervalSince(call.connectedAt ?? call.startedAt))
+        let clock = String(format: "%02d:%02d", seconds / 60, seconds % 60)
+        var parts = ["\(call.state)", call.codec ?? "-", call.isSecure ? "SRTP" : "RTP", clock]
+        if call.isOnHold { parts.append("on hold") }
+        if let quality = call.quality {
+            parts.append(String(format: "jitter %.1f ms", quality.jitterMilliseconds))
+            parts.append(String(format: "loss %.1f%%", quality.lossFraction * 100))
+            parts.append(String(format: "MOS %.2f", quality.meanOpinionScore))
+        }
+        return parts.joined(separator: " ")
+    }
+
+    /// Stops redrawing and clears the line.
+    func stop() {
+        guard let timer else { return }
+        timer.cancel()
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }
