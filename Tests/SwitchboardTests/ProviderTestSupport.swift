@@ -54,6 +54,8 @@ final class RecordingDelegate: CallProviderDelegate {
         record(.ringing(call, statusCode: statusCode, hasEarlyMedia: hasEarlyMedia))
     }
     func provider(_ provider: CallProvider, callDidConnect call: Call) { record(.connected(call)) }
+    func provider(_ provider: CallProvider, callIsReconnecting call: Call) { record(.reconnecting(call)) }
+    func provider(_ provider: CallProvider, callDidReconnect call: Call) { record(.reconnected(call)) }
     func provider(_ provider: CallProvider, call: Call, didUpdate update: CallUpdate) {
         record(.updated(call, update))
     }

@@ -64,14 +64,17 @@ extension InviteSession {
     mutating func startSessionTimer(
         fromUACResponse response: SIPResponse, isRefresh: Bool = false, into actions: inout [SessionAction]
     ) {
-        guard configuration.sessionTimer != nil else { return }
-        if let expires = (try? response.sessionExpires) ?? nil {
-            activateSessionTimer(expires, localRefresher: .uac, isRefresh: isRefresh, into: &actions)
-        } else if sessionTimer != nil {
-            sessionTimer = nil
-            timers.cancel(.sessionRefresh, into: &actions)
-            timers.cancel(.sessionExpiry, into: &actions)
+        guard configuration.sessionTimer != nil, let expires = (try? response.sessionExpires) ?? nil else {
+            if sessionTimer != nil {
+                sessionTimer = nil
+                timers.cancel(.sessionRefresh, into: &actions)
+                timers.cancel(.sessionExpiry, into: &actions)
+            }
+            // Still one event per re-offer: the session was refreshed, with no timer in force.
+            if isRefresh { actions.append(.event(.sessionRefreshed(interval: 0))) }
+            return
         }
+        activateSessionTimer(expires, localRefresher: .uac, isRefresh: isRefresh, into: &actions)
     }
 
     /// Session-Expires and Min-SE for a re-INVITE or UPDATE while a timer is in force (§7.4): this side is

@@ -26,7 +26,8 @@ public enum SessionEvent: Sendable {
     /// This side's re-offer was refused (any final non-2xx other than 491, which is retried); the session
     /// goes on with the media it had.
     case offerRejected(status: Int, reasonPhrase: String)
-    /// The session timer was refreshed, by either side (RFC 4028); `interval` is the new session interval.
+    /// The session was refreshed by a re-offer that changed nothing, or the session timer by either side
+    /// (RFC 4028); `interval` is the new session interval, 0 when no session timer is in force.
     case sessionRefreshed(interval: UInt32)
     /// An INFO arrived in the dialog and was answered 200 (an `application/dtmf-relay` body also gives
     /// `dtmfReceived`).

@@ -24,6 +24,8 @@ protocol SessionDriverDelegate: AnyObject {
     func sessionDriverFinished(_ key: SessionKey)
     /// A MESSAGE arrived outside any dialog (it was answered 200).
     func sessionDriver(receivedMessage request: SIPRequest)
+    /// The stream connection the session arrived on closed or died.
+    func sessionDriver(_ key: SessionKey, flowLost flow: FlowID)
     /// A message-summary NOTIFY arrived outside any subscription (Asterisk's unsolicited MWI; it was
     /// answered 200).
     func sessionDriver(receivedMessageSummary summary: SIPUserAgent.MessageSummary, request: SIPRequest)
@@ -114,6 +116,25 @@ final class SessionDriver {
         core.onCancel = { [weak self] cancel, transaction in self?.receiveCancel(cancel, transaction) }
         core.onACK = { [weak self] ack, _ in self?.receiveACK(ack) }
         core.onServerTimeout = { [weak self] transaction in self?.serverTransactionFailed(transaction) }
+        if flowObserver == nil {
+            flowObserver = core.addFlowObserver { [weak self] event in self?.flowEvent(event) }
+        }
+    }
+
+    private var flowObserver: Int?
+
+    /// A stream connection a session arrived on closed or stopped answering keep-alives: the sessions on
+    /// it hear `flowLost`, and their next request opens a new connection to the remote target.
+    private func flowEvent(_ event: FlowEvent) {
+        let flow: FlowID
+        switch event {
+        case .closed(let id, _), .dead(let id): flow = id
+        }
+        for (key, entry) in entries where entry.flow == flow {
+            engine.transport.release(flow: flow)
+            entry.flow = nil
+            delegate?.sessionDriver(key, flowLost: flow)
+        }
     }
 
     /// Whether `key` names a session that has not finished.
@@ -234,6 +255,9 @@ final class SessionDriver {
     }
 
     func hold(_ key: SessionKey, _ onHold: Bool) { perform(key) { onHold ? $0.hold() : $0.resume() } }
+
+    /// Refreshes a session with a re-INVITE (after its connection was lost, say).
+    func refresh(_ key: SessionKey) { perform(key) { $0.refreshSession() } }
 
     func sendDTMF(_ key: SessionKey, digit: Character) {
         guard let relay = DTMFRelay(signal: String(digit)) else { return }

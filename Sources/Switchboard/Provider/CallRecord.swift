@@ -11,6 +11,8 @@ final class CallRecord {
     var invite: CallInvite?
     /// Whether audio is active (media flows to and from the app).
     var isAudioActive = false
+    /// The call's connection died and a re-INVITE is re-establishing it.
+    var isReconnecting = false
     /// The app asked for audio (manual activation), perhaps before the call connected.
     var audioRequested = false
     /// How many 3xx redirections this call followed.

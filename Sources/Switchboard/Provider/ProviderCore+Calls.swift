@@ -2,6 +2,7 @@ import Foundation
 import SDP
 import SIPCore
 import SIPMessage
+import SIPTransport
 import SIPUserAgent
 
 /// Calls: records, the session driver's reports turned into provider events, and the end of a call.
@@ -238,6 +239,7 @@ extension ProviderCore: SessionDriverDelegate {
             emit(.connected(record.call))
             if !configuration.usesManualAudioActivation || record.audioRequested { activateAudio(uuid, active: true) }
         case .mediaUpdated(let session):
+            finishReconnecting(record)
             let before = (record.call.isRemoteHeld, record.call.codec)
             apply(session, to: record)
             guard before != (record.call.isRemoteHeld, record.call.codec) else { return }
@@ -251,10 +253,12 @@ extension ProviderCore: SessionDriverDelegate {
             update.isRemoteHeld = held
             emit(.updated(record.call, update))
         case .offerRejected:
+            finishReconnecting(record)
             // A hold or resume that the other side refused: the call stays as it was.
             record.call.isOnHold = record.call.isOnHold ? false : record.call.isOnHold
             emit(.updated(record.call, CallUpdate()))
         case .sessionRefreshed(let interval):
+            finishReconnecting(record)
             logger.debug("session refreshed", metadata: ["call": "\(uuid)", "interval": "\(interval)"])
         case .infoReceived:
             break
@@ -292,6 +296,23 @@ extension ProviderCore: SessionDriverDelegate {
             finishRecord(record, CallEndDetails(reason: .failed, reasonPhrase: "the session ended"))
         }
         if record.session == key { forget(record) }
+    }
+
+    /// The connection of a connected call died: tell the app, and re-establish the session with a
+    /// re-INVITE over a new connection (its success is `reconnected`; its failure ends the call).
+    func sessionDriver(_ key: SessionKey, flowLost flow: FlowID) {
+        guard let uuid = sessionToCall[key], let record = calls[uuid], record.state == .connected else { return }
+        guard !record.isReconnecting else { return }
+        record.isReconnecting = true
+        emit(.reconnecting(record.call))
+        sessions.refresh(key)
+    }
+
+    /// A re-INVITE after a lost connection got its answer: the call is back.
+    private func finishReconnecting(_ record: CallRecord) {
+        guard record.isReconnecting else { return }
+        record.isReconnecting = false
+        emit(.reconnected(record.call))
     }
 
     func sessionDriver(receivedMessageSummary summary: SIPUserAgent.MessageSummary, request: SIPRequest) {
