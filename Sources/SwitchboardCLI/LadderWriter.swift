@@ -91,8 +91,12 @@ extension LadderDiagram {
         func x(_ column: Int) -> Int { margin + spacing * column }
 
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\">\n"
-        svg += "<defs><marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
-        svg += "markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\"/></marker></defs>\n"
+        svg += "<defs>"
+        for (direction, colour) in [("sent", "#0a7ea4"), ("received", "#b36b00")] {
+            svg += "<marker id=\"head-\(direction)\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
+            svg += "markerHeight=\"8\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"\(colour)\"/></marker>"
+        }
+        svg += "</defs>\n"
         for (i, name) in columns.enumerated() {
             svg += "<text class=\"endpoint\" x=\"\(x(i))\" y=\"24\">\(escape(name))</text>"
             svg += "<line class=\"lane\" x1=\"\(x(i))\" y1=\"34\" x2=\"\(x(i))\" y2=\"\(height - 8)\"/>\n"
@@ -108,7 +112,7 @@ extension LadderDiagram {
             svg += "<rect class=\"hit\" x=\"0\" y=\"\(y - step / 2)\" width=\"\(width)\" height=\"\(step)\"/>"
             svg += "<text class=\"time\" x=\"8\" y=\"\(y + 4)\">\(EventValue.fixed(row.time, 3))</text>"
             svg += "<line class=\"arrow\" x1=\"\(x(a))\" y1=\"\(y)\" x2=\"\(x(b))\" y2=\"\(y)\" "
-            svg += "marker-end=\"url(#head)\"/>"
+            svg += "marker-end=\"url(#head-\(row.direction.rawValue))\"/>"
             let label = row.label + (row.cseq.isEmpty ? "" : " (\(row.cseq))")
             svg += "<text class=\"label\" x=\"\((x(a) + x(b)) / 2)\" y=\"\(y - 5)\">\(escape(label))</text>"
             svg += "</g>\n"
@@ -138,12 +142,11 @@ extension LadderDiagram {
             .row:hover .hit, .row:focus .hit { fill: #f2f6ff; }
             .row.selected .hit { fill: #dde8ff; }
             .arrow { stroke-width: 1.6; }
-            .sent .arrow { stroke: #0a7ea4; } .sent marker path, .sent .label { fill: #0a7ea4; }
+            .sent .arrow { stroke: #0a7ea4; } .sent .label { fill: #0a7ea4; }
             .received .arrow { stroke: #b36b00; } .received .label { fill: #b36b00; }
             .response .arrow { stroke-dasharray: 6 3; }
             .label { text-anchor: middle; }
             .time { fill: #666; }
-            marker path { fill: #444; }
             pre { flex: 1; min-width: 320px; max-height: 90vh; overflow: auto; margin: 0; padding: 8px;
                   background: #f7f7f7; border: 1px solid #ddd; white-space: pre-wrap; word-break: break-all;
                   position: sticky; top: 8px; }

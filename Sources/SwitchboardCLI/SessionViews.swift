@@ -74,6 +74,20 @@ final class SessionViews: Sendable {
         ladder?.append(LadderRow(event: event, time: elapsed))
     }
 
+    /// Hands one RTP or RTCP packet to `--pcap` (its headers only; see `PcapWriter.writeRTPHeader`), for the
+    /// media layer once it is wired; the trace and the ladder show SIP only.
+    /// - Parameters:
+    ///   - packet: the whole packet as sent or received.
+    ///   - sent: whether this side sent it.
+    ///   - localAddress: this side's RTP address (`127.0.0.1:17000`).
+    ///   - remoteAddress: the other side's.
+    func handleRTP(_ packet: [UInt8], sent: Bool, localAddress: String, remoteAddress: String, date: Date = Date()) {
+        guard let pcap, let local = PcapWriter.Endpoint(localAddress), let remote = PcapWriter.Endpoint(remoteAddress)
+        else { return }
+        pcap.writeRTPHeader(
+            time: date, source: sent ? local : remote, destination: sent ? remote : local, packet: packet)
+    }
+
     /// Waits (up to `timeout` seconds) for the trace stream to end, then closes the pcap file and writes
     /// the ladder page. Call after the provider is invalidated.
     func finish(timeout: Double = 5) -> [String] {

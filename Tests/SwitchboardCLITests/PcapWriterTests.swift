@@ -174,6 +174,18 @@ struct PcapWriterTests {
         #expect(udp.udpLength == 8 + rtp.count && udp.payload == Array(rtp.prefix(24)))
     }
 
+    @Test func sessionViewsHandRTPHeadersToThePcap() throws {
+        let path = temporaryPath("views.pcap")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let views = try #require(try SessionViews.open(AccountOptions(values: ["pcap": path]), io: Capture().io))
+        let rtp: [UInt8] = [0x80, 0x00, 0x00, 0x01, 0, 0, 0, 160, 1, 2, 3, 4] + [UInt8](repeating: 0xFF, count: 160)
+        views.handleRTP(rtp, sent: false, localAddress: "127.0.0.1:17000", remoteAddress: "127.0.0.1:17002")
+        #expect(views.finish(timeout: 0).isEmpty)
+        let record = try #require(try read(path).records.first)
+        let udp = try #require(UDPPacket(record.packet))
+        #expect(udp.sourcePort == 17002 && udp.destinationPort == 17000 && udp.payload == Array(rtp.prefix(12)))
+    }
+
     @Test func theFileIsBounded() throws {
         let path = temporaryPath("small.pcap")
         defer { try? FileManager.default.removeItem(atPath: path) }
