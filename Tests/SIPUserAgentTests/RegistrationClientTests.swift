@@ -10,11 +10,13 @@ struct RegistrationHarness {
     var states: [RegistrationState] = []
     var timer: Duration?
 
-    init(expires: UInt32 = 3600, password: String = "alicepw", instance: String? = nil, followsNAT: Bool = true) throws
-    {
+    init(
+        expires: UInt32 = 3600, password: String = "alicepw", instance: String? = nil, followsNAT: Bool = true,
+        contact contactText: String = "sip:alice@192.0.2.10:5060"
+    ) throws {
         let aor = try SIPURI("sip:alice@example.com")
         let registrar = try SIPURI("sip:example.com")
-        let contact = try SIPURI("sip:alice@192.0.2.10:5060")
+        let contact = try SIPURI(contactText)
         let configuration = RegistrationConfiguration(
             addressOfRecord: aor, registrar: registrar, contact: contact, expires: expires, instanceID: instance,
             regID: instance == nil ? nil : 1, initialRetryDelay: .seconds(2), maximumRetryDelay: .seconds(16),
@@ -212,6 +214,24 @@ struct RegistrationClientTests {
         let contact = try #require(try again.firstContact?.uri?.sipURI)
         #expect(contact.host.text == "203.0.113.5")
         #expect(contact.port == 40_000)
+    }
+
+    @Test func overTCPOnlyAnotherHostCountsAsNAT() throws {
+        // rport over a stream is the connection's ephemeral port: re-registering with it would leave a
+        // second binding at the registrar (Kamailio kept both).
+        var h = try RegistrationHarness(contact: "sip:alice@192.0.2.10:5060;transport=tcp")
+        h.apply(h.client.start())
+        var ok = try reply(200, to: try #require(h.last))
+        var via = try #require(try ok.topVia)
+        via.received = "192.0.2.10"
+        via.rport = .value(47_123)
+        ok.headerFields.set(.via, via)
+        h.apply(h.client.receive(ok))
+        #expect(h.sent.count == 1)
+        guard case .registered? = h.states.last else {
+            Issue.record("not registered: \(h.states)")
+            return
+        }
     }
 
     @Test func severalBindingsAndOurExpires() throws {

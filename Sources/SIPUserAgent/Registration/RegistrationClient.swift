@@ -208,11 +208,20 @@ public struct RegistrationClient: Sendable {
     }
 
     /// The contact as the registrar sees us, when `received`/`rport` differ from our contact's host/port.
+    /// Over TCP and TLS only a different host counts: `rport` is then the connection's ephemeral port, and
+    /// the registrar reaches us over that connection whatever the contact says (re-registering with it
+    /// would only leave a second binding behind).
     private func natContact(from via: Via) -> SIPURI? {
-        guard let received = via.received else { return nil }
+        guard let received = via.received, let host = SIPHost(received) else { return nil }
+        let isStream = contact.isSecure || (contact.transport.map { $0.lowercased() != "udp" } ?? false)
+        if isStream {
+            guard host != contact.host else { return nil }
+            var moved = contact
+            moved.host = host
+            return moved
+        }
         var port = contact.port
         if case .value(let p)? = via.rport { port = p }
-        guard let host = SIPHost(received) else { return nil }
         var updated = contact
         updated.host = host
         updated.port = port
