@@ -104,7 +104,7 @@ let package = Package(
             name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
         .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
-        .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
+        .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage", "Media"]),
     ],
     swiftLanguageModes: [.v6]
 )
