@@ -28,27 +28,12 @@ struct MediaFlagsTests {
         let bobRecording = folder.appendingPathComponent("bob-%n.wav").path
         let aliceRecording = folder.appendingPathComponent("alice.wav").path
 
-        let answer = Capture()
-        let answered = DispatchSemaphore(value: 0)
-        let answerStatus = Mutex<Int32?>(nil)
-        DispatchQueue.global().async {
-            let status = SwitchboardCommand.run(
-                [
-                    "answer", "--listen", "127.0.0.1:0", "--auto-answer", "--count", "1", "--play", "tone:440",
-                    "--record", bobRecording, "--codecs", "pcmu",
-                ], io: answer.io)
-            answerStatus.withLock { $0 = status }
-            answered.signal()
-        }
-        var port: String?
-        for _ in 0..<200 where port == nil {
-            port =
-                answer.err.lazy.compactMap { line in
-                    line.firstMatch(of: #/listening on udp:127\.0\.0\.1:(\d+)/#).map { String($0.1) }
-                }.first
-            if port == nil { Thread.sleep(forTimeInterval: 0.025) }
-        }
-        let answerPort = try #require(port)
+        let bob = try InProcessAnswer([
+            "--listen", "127.0.0.1:0", "--auto-answer", "--count", "1", "--play", "tone:440", "--record", bobRecording,
+            "--codecs", "pcmu",
+        ])
+        let answer = bob.capture
+        let answerPort = bob.port
 
         let call = Capture()
         let status = SwitchboardCommand.run(
@@ -58,12 +43,11 @@ struct MediaFlagsTests {
                 "--hold-for", "1", "--codecs", "pcmu",
             ], io: call.io)
         #expect(status == 0)
-        #expect(answered.wait(timeout: .now() + 15) == .success)
-        #expect(answerStatus.withLock { $0 } == 0)
+        #expect(bob.exitStatus() == 0)
 
         let events = call.out.map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
         #expect(events.filter { $0 == "dtmf-sent" }.count == 3)
-        #expect(events.contains("held"))
+        #expect(events.contains("held"), "\(call.out) \(answer.out)")
         #expect(events.contains("resumed"))
         #expect(call.out.contains { $0.contains("connected codec=PCMU srtp=no") })
         let summary = try #require(call.out.first { $0.contains(" summary ") })
