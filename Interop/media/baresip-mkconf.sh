@@ -7,6 +7,8 @@
 #   REGISTER: yes (default: registers with Kamailio on 127.0.0.1:5060 over UDP) or no (regint=0, direct calls)
 # What baresip receives is written by the sndfile filter to DIR/rec/dump-<time>-dec.wav (and what it sends to
 # -enc.wav); aufile is only a source in this version. The player is a paced aubridge sink: no sound card.
+# snd_path is relative (baresip-start.sh runs baresip in DIR): sndfile builds the file name in a 128-byte
+# buffer, and a long absolute path lost the ".wav" and more.
 set -e
 DIR=$1; U=$2; P=$3; SP=$4; CP=$5; RTP=$6; WAV=$7; CODECS=$8; MENC=$9; REG=${10:-yes}
 mkdir -p "$DIR/rec"; DIR=$(cd "$DIR" && pwd)
@@ -41,7 +43,7 @@ module_tmp		account.so
 module_app		menu.so
 module_app		ctrl_tcp.so
 ctrl_tcp_listen		127.0.0.1:$CP
-snd_path		$DIR/rec
+snd_path		rec
 opus_bitrate		28000
 EOC
 EXTRA=";audio_codecs=$CODECS"

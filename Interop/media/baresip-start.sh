@@ -6,6 +6,7 @@
 DIR=$(cd "$1" && pwd)
 CP=$(awk '$1=="ctrl_tcp_listen"{split($2,a,":");print a[2]}' "$DIR/config")
 REG=1; grep -q 'regint=0' "$DIR/accounts" && REG=0
+cd "$DIR" || exit 1   # sndfile's snd_path "rec" is relative to it
 baresip -f "$DIR" > "$DIR/baresip.log" 2>&1 < /dev/null &
 echo $! > "$DIR/baresip.pid"
 i=0

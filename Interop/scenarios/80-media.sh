@@ -44,6 +44,7 @@ media_baresip_up() {
   local codecs=pcmu menc=none
   [ "$1" = opus ] && codecs=opus/48000/2
   [ "$2" = mandatory ] && menc=srtp-mand
+  [ "$2" = optional ] && menc=srtp
   "$MEDIA_DIR/baresip-mkconf.sh" "$CASE_DIR/bob" bob bobpw 5350 5352 16400 "$MEDIA_RUN/tone440.wav" "$codecs" \
     "$menc" && "$MEDIA_DIR/baresip-start.sh" "$CASE_DIR/bob"
 }
@@ -79,6 +80,8 @@ media_check_sdp() {
   local codec=$1 srtp=$2
   if [ "$srtp" = mandatory ]; then
     grep -q 'RTP/SAVP' sdp.txt && grep -q 'crypto:' sdp.txt || { echo "no RTP/SAVP with a=crypto in the SDP"; return 1; }
+  elif [ "$srtp" = optional ]; then
+    ! grep -q 'RTP/SAVP' sdp.txt && grep -q 'crypto:' sdp.txt || { echo "no RTP/AVP with a=crypto in the SDP"; return 1; }
   else
     ! grep -q 'RTP/SAVP' sdp.txt || { echo "RTP/SAVP in the SDP without SRTP"; return 1; }
   fi
@@ -90,7 +93,7 @@ media_check_sdp() {
 media_connected_line() {
   local codec=PCMU yes=no
   [ "$1" = opus ] && codec=opus
-  [ "$2" = mandatory ] && yes=yes
+  [ "$2" != off ] && yes=yes
   echo "connected codec=$codec srtp=$yes"
 }
 
@@ -162,6 +165,8 @@ media_audio_in_opus() { media_ns media_audio_in opus off; }
 media_audio_in_opus_srtp() { media_ns media_audio_in opus mandatory; }
 media_audio_in_pcmu() { media_ns media_audio_in pcmu off; }
 media_audio_in_pcmu_srtp() { media_ns media_audio_in pcmu mandatory; }
+media_audio_out_opus_srtp_optional() { media_ns media_audio_out opus optional; }
+media_audio_in_opus_srtp_optional() { media_ns media_audio_in opus optional; }
 
 # The digits one side's event lines name, in order: media_digits FILE EVENT.
 media_digits() { grep -Eo "$2 digit=[^ ]+" "$1" | sed 's/.*digit=//' | tr -d '"\n'; }
@@ -290,6 +295,8 @@ case_add media audio-in-opus baresip udp media_audio_in_opus
 case_add media audio-in-opus-srtp baresip udp media_audio_in_opus_srtp
 case_add media audio-in-pcmu baresip udp media_audio_in_pcmu
 case_add media audio-in-pcmu-srtp baresip udp media_audio_in_pcmu_srtp
+case_add media audio-out-opus-srtp-optional baresip udp media_audio_out_opus_srtp_optional
+case_add media audio-in-opus-srtp-optional baresip udp media_audio_in_opus_srtp_optional
 case_add media dtmf-out baresip udp media_dtmf_out
 case_add media dtmf-in baresip udp media_dtmf_in
 case_add media hold-resume baresip udp media_hold_resume
