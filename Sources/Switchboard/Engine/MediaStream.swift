@@ -197,6 +197,15 @@ final class MediaStream: @unchecked Sendable {
         if negotiated != nil { prepareAudio() }
     }
 
+    /// Takes incoming media from now on, ahead of the answer: a resume's re-offer asks to receive, and
+    /// RFC 3264 §5.1 has the offerer ready for that media once the offer is sent (the peer may send it
+    /// before its 200 OK reaches us). The answer's `configure` then sets the negotiated direction.
+    func prepareToReceive() {
+        guard !isClosed, var current = negotiated else { return }
+        current.receives = true
+        negotiated = current
+    }
+
     /// Audio activation: until then the stream sends silence and plays nothing.
     func setActive(_ active: Bool) { isActive = active }
 
