@@ -129,7 +129,7 @@ answer_from_baresip_caller_hangs_up() {
   python3 "$BARESIP_DIR/bctl.py" 5272 dial sip:carol@127.0.0.1 --hold 1 --timeout 15 2> bctl.err
   local brc=$?
   local i=0; while kill -0 $ap 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
-  local rc; if kill -0 $ap 2>/dev/null; then stop_pid $ap; rc=0; else wait $ap; rc=$?; fi
+  local rc; if kill -0 $ap 2>/dev/null; then echo "--count 1 did not stop it"; stop_pid $ap; rc=1; else wait $ap; rc=$?; fi
   baresip_down alice
   calls_finish; cat bctl.err
   [ $brc -eq 0 ] || { echo "baresip's call failed"; return 1; }
@@ -149,7 +149,7 @@ answer_from_baresip_callee_hangs_up() {
   python3 "$BARESIP_DIR/bctl.py" 5272 dial sip:carol@127.0.0.1 --expect-closed-by-remote --timeout 15 2> bctl.err
   local brc=$?
   local i=0; while kill -0 $ap 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
-  local rc; if kill -0 $ap 2>/dev/null; then stop_pid $ap; rc=0; else wait $ap; rc=$?; fi
+  local rc; if kill -0 $ap 2>/dev/null; then echo "--count 1 did not stop it"; stop_pid $ap; rc=1; else wait $ap; rc=$?; fi
   baresip_down alice
   calls_finish; cat bctl.err
   [ $brc -eq 0 ] || { echo "baresip did not see the hang-up"; return 1; }
