@@ -3,7 +3,7 @@
 # `switchboard answer --auto-answer`; hang-up from each side; busy (486) both ways; decline (603) from a
 # sipp UAS registered behind Kamailio (baresip 1.0.0's ctrl_tcp can only reject with 486).
 # Users from peers/kamailio/users.cfg: alice (caller), bob (callee), carol (switchboard answer).
-# Ports: switchboard 5420-5423, baresip 5270/5272 (alice) and 5290/5292 (bob), sipp 5460.
+# Ports: switchboard 5420-5423, baresip 5270/5272 (alice) and 5290/5292 (bob), sipp 5465.
 
 export KAMAILIO_CALLS_RUN="$OUT/kamailio-calls"
 export BARESIP_DIR="$HERE/peers/baresip"
@@ -17,7 +17,7 @@ group_teardown_kamailio_calls() {
   RUN="$KAMAILIO_CALLS_RUN" "$HERE/peers/kamailio/stop.sh"
 }
 
-calls_bpf="port 5060 or portrange 5270-5299 or portrange 5420-5423 or port 5460"
+export calls_bpf="port 5060 or portrange 5270-5299 or portrange 5420-5423 or port 5465"
 
 # A baresip for this case: $1 = user, $2 = answermode (auto|manual). Alice on 5270, bob on 5290.
 baresip_up() {
@@ -67,9 +67,9 @@ call_to_baresip_caller_hangs_up() {
 call_to_baresip_callee_hangs_up() {
   baresip_up bob auto || return 1
   capture_start "$CASE_DIR/capture.pcap" "$calls_bpf"
-  python3 "$BARESIP_DIR/bctl.py" 5292 callee --hold 1 --timeout 15 2> bctl.err &
+  python3 "$BARESIP_DIR/bctl.py" 5292 callee --hold 1 --timeout 15 > bctl.out 2> bctl.err &
   local bp=$!
-  sleep 0.3
+  wait_for bctl.out ready || { echo "bctl did not connect"; cat bctl.err; }
   sb_call sip:bob@127.0.0.1 --duration 10
   local rc=$?
   wait $bp; local brc=$?
@@ -85,9 +85,9 @@ call_to_baresip_callee_hangs_up() {
 call_to_baresip_busy() {
   baresip_up bob manual || return 1
   capture_start "$CASE_DIR/capture.pcap" "$calls_bpf"
-  python3 "$BARESIP_DIR/bctl.py" 5292 callee --reject --timeout 15 2> bctl.err &
+  python3 "$BARESIP_DIR/bctl.py" 5292 callee --reject --timeout 15 > bctl.out 2> bctl.err &
   local bp=$!
-  sleep 0.3
+  wait_for bctl.out ready || { echo "bctl did not connect"; cat bctl.err; }
   sb_call sip:bob@127.0.0.1 --duration 1
   local rc=$?
   wait $bp
@@ -101,13 +101,13 @@ call_to_baresip_busy() {
 # status=603 phrase="Decline".
 call_declined_603() {
   sed -e 's/__STATUS__/603/' -e 's/__PHRASE__/Decline/' "$SIPP_DIR/uas_reject_via_proxy.xml" > scenario.xml
-  kamcmd -s "unix:$KAMAILIO_CALLS_RUN/kamailio_ctl" ul.add location bob "sip:bob@127.0.0.1:5460" 60 1.0 s:0 0 0 \
+  kamcmd -s "unix:$KAMAILIO_CALLS_RUN/kamailio_ctl" ul.add location bob "sip:bob@127.0.0.1:5465" 60 1.0 s:0 0 0 \
     4294967295 || return 1
   capture_start "$CASE_DIR/capture.pcap" "$calls_bpf"
-  sipp -sf scenario.xml -p 5460 -m 1 -i 127.0.0.1 -nostdin -nd -timeout 20s -trace_err -error_file sipp.err \
+  sipp -sf scenario.xml -p 5465 -m 1 -i 127.0.0.1 -nostdin -nd -timeout 20s -trace_err -error_file sipp.err \
     > sipp.out 2>&1 &
   local sp=$!
-  sleep 0.3
+  wait_udp_port 5465 || { echo "sipp did not bind 5465:"; cat sipp.out; }
   sb_call sip:bob@127.0.0.1 --duration 1
   local rc=$?
   local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done

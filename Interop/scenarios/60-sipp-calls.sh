@@ -13,7 +13,7 @@ sipp_uas_for_call() {
   sipp -sf "$xml" -p "$port" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 100s -trace_err -error_file sipp.err \
     -trace_msg -message_file sipp.msg > sipp.out 2>&1 &
   local sp=$!
-  sleep 0.3
+  wait_udp_port "$port" || { echo "sipp did not bind $port:"; cat sipp.out; }
   "$(switchboard_bin)" call "sip:pbx@127.0.0.1:$port" --user alice --password alicepw --listen 127.0.0.1:5440 \
     --trace "$@" > events.out 2> trace.out &
   SB_PID=$!
@@ -133,7 +133,17 @@ session_refresh_case() {
 }
 sipp_session_timer_short() { session_refresh_case 20 UPDATE uas_session_timer.xml 5476; }
 sipp_session_timer_90() { session_refresh_case 90 UPDATE uas_session_timer.xml 5477; }
-sipp_glare() { session_refresh_case 20 INVITE uas_glare.xml 5478; }
+# The glare retry comes after the RFC 3261 §14.1 back-off for the Call-ID owner: 2.1 to 4 s after the 491.
+sipp_glare() {
+  session_refresh_case 20 INVITE uas_glare.xml 5478 || return 1
+  local t491 tretry
+  t491=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 491' -T fields -e frame.time_relative 2>/dev/null | head -1)
+  tretry=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "INVITE"' -T fields -e frame.time_relative 2>/dev/null \
+    | sed -n 3p)
+  echo "491 at $t491 s, retry at $tretry s"
+  awk -v a="$t491" -v b="$tretry" 'BEGIN { d = b - a; exit !(d >= 2.1 && d <= 4.1) }' \
+    || { echo "the retry did not wait 2.1-4 s"; return 1; }
+}
 
 # A 200 never ACKed: retransmitted (at least 5 times over 32 s), then BYE.
 sipp_no_ack() {
@@ -142,7 +152,16 @@ sipp_no_ack() {
   n=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' 2>/dev/null | wc -l)
   echo "the 200 was sent $n times"
   [ "$n" -ge 6 ] || { echo "too few retransmissions of the 200"; return 1; }
-  grep -q 'BYE' capture.txt
+  # The BYE leaves 64*T1 = 32 s after the first 200; the call never connected, so answer exits 1.
+  local t200 tbye
+  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
+    -e frame.time_relative 2>/dev/null | head -1)
+  tbye=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "BYE"' -T fields -e frame.time_relative 2>/dev/null | head -1)
+  echo "first 200 at $t200 s, BYE at $tbye s"
+  awk -v a="$t200" -v b="$tbye" 'BEGIN { d = b - a; exit !(d >= 31.5 && d <= 33.5) }' \
+    || { echo "the BYE did not come 64*T1 after the 200"; return 1; }
+  [ "$SB_RC" = 1 ] || { echo "switchboard answer exited $SB_RC, expected 1 (the call never connected)"; return 1; }
+  expect_event events.out 'ended reason=[a-zA-Z]+ status=[0-9]+ phrase="No ACK"'
 }
 
 case_add sipp_calls asterisk-401-opaque-qop sipp udp sipp_asterisk_401

@@ -10,7 +10,8 @@
       after CALL_ESTABLISHED, --expect-closed-by-remote waits for the caller to hang up.
   bctl.py PORT COMMAND [PARAMS]
       one command; prints the response's data.
-Exit status 0 when the call went as expected. Events are printed on stderr, one JSON object a line.
+Exit status 0 when the call went as expected. Events are printed on stderr, one JSON object a line; "ready" on
+stdout once connected (start the call only then).
 """
 import json
 import socket
@@ -86,6 +87,8 @@ def main():
     mode = sys.argv[2]
     args = sys.argv[3:]
     c = Ctrl(port)
+    if mode in ("dial", "callee"):
+        print("ready", flush=True)  # connected: events from now on reach this connection
     timeout = float(option(args, "--timeout", "15"))
     deadline = time.time() + timeout
     hold = option(args, "--hold")
