@@ -1,7 +1,8 @@
 # Calls through Kamailio (registrar and record-routing proxy with digest auth, its own start for this group):
 # `switchboard call` to a registered baresip that auto-answers, and baresip to a registered
-# `switchboard answer --auto-answer`; hang-up from each side; busy (486) both ways; decline (603) from a
-# sipp UAS registered behind Kamailio (baresip 1.0.0's ctrl_tcp can only reject with 486).
+# `switchboard answer --auto-answer`; hang-up from each side; busy (486) both ways; decline (603) both ways:
+# to switchboard call from a sipp UAS registered behind Kamailio (baresip 1.0.0's ctrl_tcp can only reject
+# with 486), from switchboard answer on a terminal (script(1)) answering "n".
 # Users from peers/kamailio/users.cfg: alice (caller), bob (callee), carol (switchboard answer).
 # Ports: switchboard 5420-5423, baresip 5270/5272 (alice) and 5290/5292 (bob), sipp 5465.
 
@@ -178,6 +179,34 @@ answer_from_baresip_busy() {
   expect_event events.out 'ended reason=localEnded status=486 phrase="Busy Here"'
 }
 
+# switchboard answer on a terminal (script(1) gives it a pty) asks; "n" declines with 603 Decline. A declined
+# call is not one it took, so --count 1 does not stop it: a SIGTERM does, and that is a clean stop (exit 0).
+answer_from_baresip_decline() {
+  mkfifo tty.in || return 1
+  script -qfec "$(switchboard_bin) answer $ANSWER_FLAGS --count 1" /dev/null < tty.in > tty.out 2>&1 &
+  local sp=$!
+  exec 3> tty.in
+  wait_for tty.out "registered expires" || { cat tty.out; exec 3>&-; stop_pid $sp; return 1; }
+  baresip_up alice auto || { exec 3>&-; stop_pid $sp; return 1; }
+  capture_start "$CASE_DIR/capture.pcap" "$calls_bpf"
+  python3 "$BARESIP_DIR/bctl.py" 5272 dial sip:carol@127.0.0.1 --expect-reject 603 --timeout 15 2> bctl.err &
+  local bp=$!
+  wait_for tty.out 'y/N' && echo n >&3
+  wait $bp; local brc=$?
+  local child; child=$(pgrep -P $sp)
+  [ -n "$child" ] && kill -TERM $child
+  local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+  exec 3>&-
+  kill -0 $sp 2>/dev/null && { echo "switchboard answer did not stop on SIGTERM"; stop_pid $sp; }
+  wait $sp; local rc=$?
+  baresip_down alice
+  tr -d '\r' < tty.out > events.out
+  calls_finish; cat bctl.err
+  [ $brc -eq 0 ] || { echo "baresip did not see 603"; return 1; }
+  [ $rc -eq 0 ] || { echo "switchboard answer exited $rc after a signal"; return 1; }
+  expect_event events.out 'ended reason=localEnded status=603 phrase="?Decline'
+}
+
 case_add kamailio_calls call-to-baresip-caller-hangs-up baresip udp call_to_baresip_caller_hangs_up
 case_add kamailio_calls call-to-baresip-callee-hangs-up baresip udp call_to_baresip_callee_hangs_up
 case_add kamailio_calls call-to-baresip-busy-486 baresip udp call_to_baresip_busy
@@ -185,3 +214,4 @@ case_add kamailio_calls call-declined-603 sipp udp call_declined_603
 case_add kamailio_calls answer-baresip-caller-hangs-up baresip udp answer_from_baresip_caller_hangs_up
 case_add kamailio_calls answer-baresip-callee-hangs-up baresip udp answer_from_baresip_callee_hangs_up
 case_add kamailio_calls answer-baresip-busy-486 baresip udp answer_from_baresip_busy
+case_add kamailio_calls answer-baresip-decline-603 baresip udp answer_from_baresip_decline
