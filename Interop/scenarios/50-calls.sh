@@ -4,7 +4,8 @@
 # to switchboard call from a sipp UAS registered behind Kamailio (baresip 1.0.0's ctrl_tcp can only reject
 # with 486), from switchboard answer on a terminal (script(1)) answering "n".
 # Users from peers/kamailio/users.cfg: alice (caller), bob (callee), carol (switchboard answer).
-# Ports: switchboard 5420-5423, baresip 5270/5272 (alice) and 5290/5292 (bob), sipp 5465.
+# Ports: baresip 5270/5272 (alice) and 5290/5292 (bob), sipp 5565; switchboard takes any free port (--listen
+# 127.0.0.1:0): other runs on this machine take free pairs anywhere in 5400-5499, so a fixed one collides.
 
 export KAMAILIO_CALLS_RUN="$OUT/kamailio-calls"
 export BARESIP_DIR="$HERE/peers/baresip"
@@ -18,7 +19,7 @@ group_teardown_kamailio_calls() {
   RUN="$KAMAILIO_CALLS_RUN" "$HERE/peers/kamailio/stop.sh"
 }
 
-export calls_bpf="port 5060 or portrange 5270-5299 or portrange 5420-5423 or port 5465"
+export calls_bpf="port 5060 or portrange 5270-5299 or port 5565"
 
 # A baresip for this case: $1 = user, $2 = answermode (auto|manual). Alice on 5270, bob on 5290.
 baresip_up() {
@@ -31,13 +32,13 @@ baresip_up() {
 baresip_down() { "$BARESIP_DIR/stop.sh" "$CASE_DIR/$1"; }
 
 sb_call() {
-  "$(switchboard_bin)" call "$1" --user alice --password alicepw --proxy sip:127.0.0.1 --listen 127.0.0.1:5420 \
+  "$(switchboard_bin)" call "$1" --user alice --password alicepw --proxy sip:127.0.0.1 --listen 127.0.0.1:0 \
     --trace "${@:2}" > events.out 2> trace.out
 }
 
 # The flags of `switchboard answer` registered as carol (a string: cases see exported variables, not arrays).
 # Start it directly in the background, never through a function: `f &` backgrounds a subshell.
-export ANSWER_FLAGS="--registrar sip:127.0.0.1 --user carol --password carolpw --listen 127.0.0.1:5421 --trace"
+export ANSWER_FLAGS="--registrar sip:127.0.0.1 --user carol --password carolpw --listen 127.0.0.1:0 --trace"
 
 calls_finish() {
   capture_stop "$CASE_DIR/capture.pcap"
@@ -102,13 +103,13 @@ call_to_baresip_busy() {
 # status=603 phrase="Decline".
 call_declined_603() {
   sed -e 's/__STATUS__/603/' -e 's/__PHRASE__/Decline/' "$SIPP_DIR/uas_reject_via_proxy.xml" > scenario.xml
-  kamcmd -s "unix:$KAMAILIO_CALLS_RUN/kamailio_ctl" ul.add location bob "sip:bob@127.0.0.1:5465" 60 1.0 s:0 0 0 \
+  kamcmd -s "unix:$KAMAILIO_CALLS_RUN/kamailio_ctl" ul.add location bob "sip:bob@127.0.0.1:5565" 60 1.0 s:0 0 0 \
     4294967295 || return 1
   capture_start "$CASE_DIR/capture.pcap" "$calls_bpf"
-  sipp -sf scenario.xml -p 5465 -m 1 -i 127.0.0.1 -nostdin -nd -timeout 20s -trace_err -error_file sipp.err \
+  sipp -sf scenario.xml -p 5565 -m 1 -i 127.0.0.1 -nostdin -nd -timeout 20s -trace_err -error_file sipp.err \
     > sipp.out 2>&1 &
   local sp=$!
-  wait_udp_port 5465 || { echo "sipp did not bind 5465:"; cat sipp.out; }
+  wait_udp_port 5565 || { echo "sipp did not bind 5565:"; cat sipp.out; }
   sb_call sip:bob@127.0.0.1 --duration 1
   local rc=$?
   local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done

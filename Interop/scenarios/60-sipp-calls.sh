@@ -2,19 +2,20 @@
 # qop, SHA-256 before MD5, FreeSWITCH 407), 100rel/PRACK, forked early dialogs, CANCEL crossing a 200,
 # session-timer refresh, re-INVITE glare (491 then retry), and a 200 that is never ACKed. Each XML checks the
 # headers under test with ereg / verifyauth / test actions; a case passes when sipp's one call succeeded and
-# switchboard exited as CLI.md says. Ports: switchboard 5440-5449, sipp 5470-5489.
+# switchboard exited as CLI.md says. Ports: sipp 5570-5579; switchboard takes any free port (--listen
+# 127.0.0.1:0): other runs on this machine take free pairs anywhere in 5400-5499, so a fixed one collides.
 
-# sipp as UAS on $2, `switchboard call sip:pbx@127.0.0.1:$2` from 5440. $1 = XML; the rest = switchboard flags.
+# sipp as UAS on $2, `switchboard call sip:pbx@127.0.0.1:$2` from any free port. $1 = XML; the rest = switchboard flags.
 # Sets SB_RC (switchboard's exit status); returns 1 if sipp's call failed.
 sipp_uas_for_call() {
   local xml=$1 port=$2; shift 2
   [ "${xml#/}" = "$xml" ] && xml="$SIPP_DIR/$xml"
-  capture_start "$CASE_DIR/capture.pcap" "port $port or port 5440"
+  capture_start "$CASE_DIR/capture.pcap" "port $port"
   sipp -sf "$xml" -p "$port" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 100s -trace_err -error_file sipp.err \
     -trace_msg -message_file sipp.msg > sipp.out 2>&1 &
   local sp=$!
   wait_udp_port "$port" || { echo "sipp did not bind $port:"; cat sipp.out; }
-  "$(switchboard_bin)" call "sip:pbx@127.0.0.1:$port" --user alice --password alicepw --listen 127.0.0.1:5440 \
+  "$(switchboard_bin)" call "sip:pbx@127.0.0.1:$port" --user alice --password alicepw --listen 127.0.0.1:0 \
     --trace "$@" > events.out 2> trace.out &
   SB_PID=$!
   [ -n "${SB_HOOK:-}" ] && "$SB_HOOK"
@@ -27,17 +28,18 @@ sipp_uas_for_call() {
   grep -q "Successful call *| *[0-9]* *| *1" sipp.out || { echo "sipp's checks failed:"; cat sipp.err; return 1; }
 }
 
-# `switchboard answer --auto-answer --count 1` on 5441, sipp as UAC from $2. $1 = XML; the rest = answer flags.
+# `switchboard answer --auto-answer --count 1` on any free port, sipp as UAC from $2. $1 = XML; the rest = answer flags.
 # Sets SB_RC; returns 1 if sipp's call failed.
 sipp_uac_to_answer() {
   local xml=$1 port=$2; shift 2
-  capture_start "$CASE_DIR/capture.pcap" "port $port or port 5441"
-  "$(switchboard_bin)" answer --listen 127.0.0.1:5441 --auto-answer --count 1 --trace "$@" > events.out \
+  capture_start "$CASE_DIR/capture.pcap" "port $port"
+  "$(switchboard_bin)" answer --listen 127.0.0.1:0 --auto-answer --count 1 --trace "$@" > events.out \
     2> trace.out < /dev/null &
   local ap=$!
-  wait_for trace.out "listening on udp:127.0.0.1:5441" || { cat trace.out; stop_pid $ap; return 1; }
+  wait_for trace.out "listening on udp:127.0.0.1:" || { cat trace.out; stop_pid $ap; return 1; }
+  local sbport; sbport=$(grep -o 'listening on udp:127.0.0.1:[0-9]*' trace.out | head -1 | sed 's/.*://')
   sipp -sf "$SIPP_DIR/$xml" -p "$port" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 100s -trace_err -error_file sipp.err \
-    -trace_msg -message_file sipp.msg -s sb 127.0.0.1:5441 > sipp.out 2>&1
+    -trace_msg -message_file sipp.msg -s sb "127.0.0.1:$sbport" > sipp.out 2>&1
   local src=$?
   local i=0; while kill -0 $ap 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
   if kill -0 $ap 2>/dev/null; then stop_pid $ap; SB_RC=-1; else wait $ap; SB_RC=$?; fi
@@ -68,7 +70,7 @@ PY
 # Asterisk: 401 realm "asterisk", qop="auth", opaque echoed, digest verified; the 200's Supported,
 # Session-Expires 1800 (refresher=uas), Min-SE 90, Require: timer; caller hangs up after 1 s: exit 0.
 sipp_asterisk_401() {
-  sipp_uas_for_call uas_asterisk_auth.xml 5470 --duration 1 || return 1
+  sipp_uas_for_call uas_asterisk_auth.xml 5570 --duration 1 || return 1
   [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
   grep -q 'ended reason=localEnded' events.out
 }
@@ -76,28 +78,28 @@ sipp_asterisk_401() {
 # Two WWW-Authenticate fields, SHA-256 first then MD5: the SHA-256 one is answered (RFC 8760 §2.4), and its
 # digest is right (recomputed here from the capture).
 sipp_sha256_first() {
-  sipp_uas_for_call uas_sha256_md5.xml 5471 --duration 1 || return 1
+  sipp_uas_for_call uas_sha256_md5.xml 5571 --duration 1 || return 1
   [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
   digest_ok sip.Authorization sha256
 }
 
 # FreeSWITCH: 407 with realm = the domain; Proxy-Authorization with a correct digest, CSeq + 1.
 sipp_freeswitch_407() {
-  sipp_uas_for_call uas_freeswitch_407.xml 5472 --duration 1 || return 1
+  sipp_uas_for_call uas_freeswitch_407.xml 5572 --duration 1 || return 1
   [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
   digest_ok sip.Proxy-Authorization md5
 }
 
 # 100rel: a reliable 180 is PRACKed with the right RAck before the 200.
 sipp_prack() {
-  sipp_uas_for_call uas_prack.xml 5473 --duration 1 || return 1
+  sipp_uas_for_call uas_prack.xml 5573 --duration 1 || return 1
   [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
   expect_event events.out 'ringing status=180' && expect_event events.out 'connected '
 }
 
 # Forked early dialogs: two 180s with different To tags, one 200; ACK and BYE go to the answering fork.
 sipp_forked() {
-  sipp_uas_for_call uas_forked.xml 5474 --duration 1 || return 1
+  sipp_uas_for_call uas_forked.xml 5574 --duration 1 || return 1
   [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
   [ "$(grep -c '^T=[0-9.]* connected' events.out)" = 1 ] || { echo "expected exactly one connected event"; return 1; }
 }
@@ -107,7 +109,7 @@ cancel_after_ringing() {
   wait_for events.out "ringing status=" && sleep 0.2 && kill -INT "$SB_PID"
 }
 sipp_cancel_crossing() {
-  SB_HOOK=cancel_after_ringing sipp_uas_for_call uas_cancel_crossing.xml 5475 || return 1
+  SB_HOOK=cancel_after_ringing sipp_uas_for_call uas_cancel_crossing.xml 5575 || return 1
   expect_event events.out '^T=[0-9.]+ ended ' || return 1
   grep -q 'CANCEL' capture.txt || { echo "no CANCEL on the wire"; return 1; }
 }
@@ -131,11 +133,11 @@ session_refresh_case() {
   awk -v a="$t200" -v b="$tref" -v h="$half" 'BEGIN { d = b - a; exit !(d >= h - 1 && d <= h + 1) }' \
     || { echo "the refresh did not come at half the interval"; return 1; }
 }
-sipp_session_timer_short() { session_refresh_case 20 UPDATE uas_session_timer.xml 5476; }
-sipp_session_timer_90() { session_refresh_case 90 UPDATE uas_session_timer.xml 5477; }
+sipp_session_timer_short() { session_refresh_case 20 UPDATE uas_session_timer.xml 5576; }
+sipp_session_timer_90() { session_refresh_case 90 UPDATE uas_session_timer.xml 5577; }
 # The glare retry comes after the RFC 3261 §14.1 back-off for the Call-ID owner: 2.1 to 4 s after the 491.
 sipp_glare() {
-  session_refresh_case 20 INVITE uas_glare.xml 5478 || return 1
+  session_refresh_case 20 INVITE uas_glare.xml 5578 || return 1
   local t491 tretry
   t491=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 491' -T fields -e frame.time_relative 2>/dev/null | head -1)
   tretry=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "INVITE"' -T fields -e frame.time_relative 2>/dev/null \
@@ -147,7 +149,7 @@ sipp_glare() {
 
 # A 200 never ACKed: retransmitted (at least 5 times over 32 s), then BYE.
 sipp_no_ack() {
-  sipp_uac_to_answer uac_no_ack.xml 5479 || return 1
+  sipp_uac_to_answer uac_no_ack.xml 5579 || return 1
   local n
   n=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' 2>/dev/null | wc -l)
   echo "the 200 was sent $n times"

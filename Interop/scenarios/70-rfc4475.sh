@@ -2,18 +2,20 @@
 # `switchboard answer --auto-answer`, one case per message: the response a user agent (not a proxy, not a
 # registrar) must give, and, for the ones the RFC says must not break the element, an OPTIONS afterwards.
 # The bytes are Tests/SIPMessageTests/Data/rfc4475/ (the RFC's Appendix A archive); send.py only points the top
-# Via at itself so the response can come back. Port: switchboard 5435.
+# Via at itself so the response can come back. switchboard takes any free port (--listen 127.0.0.1:0): other
+# runs on this machine take free pairs anywhere in 5400-5499.
 
 export RFC4475_DIR="$ROOT/Tests/SIPMessageTests/Data/rfc4475"
 
 # torture FILE send.py-arguments...
 torture() {
   local name=$1; shift
-  capture_start "$CASE_DIR/capture.pcap" "port 5435"
-  "$(switchboard_bin)" answer --listen 127.0.0.1:5435 --auto-answer --trace > events.out 2> trace.out < /dev/null &
+  "$(switchboard_bin)" answer --listen 127.0.0.1:0 --auto-answer --trace > events.out 2> trace.out < /dev/null &
   local ap=$!
-  wait_for trace.out "listening on udp:127.0.0.1:5435" || { cat trace.out; stop_pid $ap; return 1; }
-  python3 "$HERE/rfc4475/send.py" "$RFC4475_DIR/$name.dat" 5435 "$@"
+  wait_for trace.out "listening on udp:127.0.0.1:" || { cat trace.out; stop_pid $ap; return 1; }
+  local port; port=$(grep -o 'listening on udp:127.0.0.1:[0-9]*' trace.out | head -1 | sed 's/.*://')
+  capture_start "$CASE_DIR/capture.pcap" "udp port $port"
+  python3 "$HERE/rfc4475/send.py" "$RFC4475_DIR/$name.dat" "$port" "$@"
   local rc=$?
   stop_pid $ap
   capture_stop "$CASE_DIR/capture.pcap"
