@@ -17,6 +17,15 @@ wait_for() {
   done
 }
 
+# Waits (up to 5 s) until something listens on UDP port PORT on 127.0.0.1.
+wait_udp_port() {
+  local i=0
+  until ss -Hlun "( sport = :$1 )" 2>/dev/null | grep -q .; do
+    i=$((i+1)); [ $i -gt 100 ] && return 1
+    sleep 0.05
+  done
+}
+
 # Stops a process by PID: SIGTERM, then SIGKILL after 3 s; tolerates a PID that is gone.
 stop_pid() {
   local pid=$1 i=0

@@ -269,6 +269,16 @@ public final class SIPCore: @unchecked Sendable {
                 if status.code == .badExtension {
                     response.headerFields.append(.unsupported, status.detail.joined(separator: ", "))
                 }
+                // §21.4.13: a 415 lists what is acceptable (Accept-Encoding when the coding was the problem).
+                if status.code == .unsupportedMediaType, let capabilities {
+                    if status.fieldName == "content-encoding" {
+                        response.headerFields.append(
+                            .acceptEncoding, (["identity"] + capabilities.acceptedEncodings).joined(separator: ", "))
+                    } else if !capabilities.acceptedBodyTypes.isEmpty {
+                        response.headerFields.append(
+                            .accept, capabilities.acceptedBodyTypes.map(\.description).joined(separator: ", "))
+                    }
+                }
                 respond(response, to: transaction)
                 return
             }

@@ -2,6 +2,7 @@ import SIPCore
 import SIPMessage
 import SIPTransaction
 import SIPTransport
+import SIPUserAgent
 
 /// The machinery of one provider: the signalling loop, the transport layer and the transaction core, and
 /// the media engine with its own loop.
@@ -26,6 +27,9 @@ package final class Engine: @unchecked Sendable {
         if seeded.tagSeed == 0 { seeded.tagSeed = generator.next() }
         core = SIPCore(transport: transport, configuration: seeded)
         media = try MediaEngine()
+        // The UAS checks of RFC 3261 §8.2.2-8.2.3 (416, 420, 415, 406) with the option tags the user agent
+        // supports; without capabilities the core checks syntax only.
+        core.capabilities = Capabilities(extensions: UserAgentCapabilities().supportedExtensions)
         loop.start()
         loop.execute { [core] in core.start() }
     }

@@ -388,7 +388,12 @@ extension ProviderCore: SessionDriverDelegate {
         switch reason.kind {
         case .remoteEnded, .replaced: mapped = .remoteEnded
         case .localEnded: mapped = record.localEndReason ?? .localEnded
-        case .cancelledByCaller, .timeout: mapped = .unanswered
+        case .cancelledByCaller: mapped = .unanswered
+        case .timeout:
+            // Nobody answered an outgoing call (408, Timer B); anything else that timed out (no ACK, no PRACK,
+            // the session timer expired) is a failure of a call that was set up.
+            let unanswered = record.call.direction == .outgoing && record.call.connectedAt == nil
+            mapped = unanswered ? .unanswered : .failed
         case .answeredElsewhere: mapped = .answeredElsewhere
         case .declined, .declinedElsewhere: mapped = .declinedElsewhere
         default: mapped = .failed

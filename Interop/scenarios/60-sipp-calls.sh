@@ -1,0 +1,178 @@
+# sipp scenarios written for switchboard call / answer (no proxy): PBX behaviours (Asterisk 401 with opaque and
+# qop, SHA-256 before MD5, FreeSWITCH 407), 100rel/PRACK, forked early dialogs, CANCEL crossing a 200,
+# session-timer refresh, re-INVITE glare (491 then retry), and a 200 that is never ACKed. Each XML checks the
+# headers under test with ereg / verifyauth / test actions; a case passes when sipp's one call succeeded and
+# switchboard exited as CLI.md says. Ports: sipp 5570-5579; switchboard takes any free port (--listen
+# 127.0.0.1:0): other runs on this machine take free pairs anywhere in 5400-5499, so a fixed one collides.
+
+# sipp as UAS on $2, `switchboard call sip:pbx@127.0.0.1:$2` from any free port. $1 = XML; the rest = switchboard flags.
+# Sets SB_RC (switchboard's exit status); returns 1 if sipp's call failed.
+sipp_uas_for_call() {
+  local xml=$1 port=$2; shift 2
+  [ "${xml#/}" = "$xml" ] && xml="$SIPP_DIR/$xml"
+  capture_start "$CASE_DIR/capture.pcap" "port $port"
+  sipp -sf "$xml" -p "$port" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 100s -trace_err -error_file sipp.err \
+    -trace_msg -message_file sipp.msg > sipp.out 2>&1 &
+  local sp=$!
+  wait_udp_port "$port" || { echo "sipp did not bind $port:"; cat sipp.out; }
+  "$(switchboard_bin)" call "sip:pbx@127.0.0.1:$port" --user alice --password alicepw --listen 127.0.0.1:0 \
+    --trace "$@" > events.out 2> trace.out &
+  SB_PID=$!
+  [ -n "${SB_HOOK:-}" ] && "$SB_HOOK"
+  wait $SB_PID; SB_RC=$?
+  local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+  stop_pid $sp
+  capture_stop "$CASE_DIR/capture.pcap"
+  capture_sip "$CASE_DIR/capture.pcap" > capture.txt
+  echo "--- events (exit $SB_RC)"; cat events.out
+  grep -q "Successful call *| *[0-9]* *| *1" sipp.out || { echo "sipp's checks failed:"; cat sipp.err; return 1; }
+}
+
+# `switchboard answer --auto-answer --count 1` on any free port, sipp as UAC from $2. $1 = XML; the rest = answer flags.
+# Sets SB_RC; returns 1 if sipp's call failed.
+sipp_uac_to_answer() {
+  local xml=$1 port=$2; shift 2
+  capture_start "$CASE_DIR/capture.pcap" "port $port"
+  "$(switchboard_bin)" answer --listen 127.0.0.1:0 --auto-answer --count 1 --trace "$@" > events.out \
+    2> trace.out < /dev/null &
+  local ap=$!
+  wait_for trace.out "listening on udp:127.0.0.1:" || { cat trace.out; stop_pid $ap; return 1; }
+  local sbport; sbport=$(grep -o 'listening on udp:127.0.0.1:[0-9]*' trace.out | head -1 | sed 's/.*://')
+  sipp -sf "$SIPP_DIR/$xml" -p "$port" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 100s -trace_err -error_file sipp.err \
+    -trace_msg -message_file sipp.msg -s sb "127.0.0.1:$sbport" > sipp.out 2>&1
+  local src=$?
+  local i=0; while kill -0 $ap 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+  if kill -0 $ap 2>/dev/null; then stop_pid $ap; SB_RC=-1; else wait $ap; SB_RC=$?; fi
+  capture_stop "$CASE_DIR/capture.pcap"
+  capture_sip "$CASE_DIR/capture.pcap" > capture.txt
+  echo "--- events (exit $SB_RC)"; cat events.out
+  [ $src -eq 0 ] || { echo "sipp exit $src:"; cat sipp.err; return 1; }
+}
+
+# Recomputes the digest (qop=auth) of the first INVITE carrying header field $1 (a tshark field) in the capture
+# with hash $2 (md5|sha256) and alice's password; 0 when it matches the response sent.
+digest_ok() {
+  local auth
+  auth=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "INVITE"' -T fields -e "$1" 2>/dev/null | grep -m1 .)
+  echo "$1: $auth"
+  python3 - "$auth" "$2" <<'PY'
+import hashlib, re, sys
+f = dict(re.findall(r'(\w+)="?([^",]*)"?', sys.argv[1]))
+h = lambda s: hashlib.new(sys.argv[2], s.encode()).hexdigest()
+ha1 = h("%s:%s:%s" % (f["username"], f["realm"], "alicepw"))
+ha2 = h("INVITE:%s" % f["uri"])
+want = h(":".join([ha1, f["nonce"], f["nc"], f["cnonce"], f["qop"], ha2]))
+print("expected response %s" % want)
+sys.exit(0 if want == f.get("response") else 1)
+PY
+}
+
+# Asterisk: 401 realm "asterisk", qop="auth", opaque echoed, digest verified; the 200's Supported,
+# Session-Expires 1800 (refresher=uas), Min-SE 90, Require: timer; caller hangs up after 1 s: exit 0.
+sipp_asterisk_401() {
+  sipp_uas_for_call uas_asterisk_auth.xml 5570 --duration 1 || return 1
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  grep -q 'ended reason=localEnded' events.out
+}
+
+# Two WWW-Authenticate fields, SHA-256 first then MD5: the SHA-256 one is answered (RFC 8760 §2.4), and its
+# digest is right (recomputed here from the capture).
+sipp_sha256_first() {
+  sipp_uas_for_call uas_sha256_md5.xml 5571 --duration 1 || return 1
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  digest_ok sip.Authorization sha256
+}
+
+# FreeSWITCH: 407 with realm = the domain; Proxy-Authorization with a correct digest, CSeq + 1.
+sipp_freeswitch_407() {
+  sipp_uas_for_call uas_freeswitch_407.xml 5572 --duration 1 || return 1
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  digest_ok sip.Proxy-Authorization md5
+}
+
+# 100rel: a reliable 180 is PRACKed with the right RAck before the 200.
+sipp_prack() {
+  sipp_uas_for_call uas_prack.xml 5573 --duration 1 || return 1
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  expect_event events.out 'ringing status=180' && expect_event events.out 'connected '
+}
+
+# Forked early dialogs: two 180s with different To tags, one 200; ACK and BYE go to the answering fork.
+sipp_forked() {
+  sipp_uas_for_call uas_forked.xml 5574 --duration 1 || return 1
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  [ "$(grep -c '^T=[0-9.]* connected' events.out)" = 1 ] || { echo "expected exactly one connected event"; return 1; }
+}
+
+# CANCEL crossing the 200: switchboard is interrupted while ringing, CANCELs, gets the 200 anyway: ACK, BYE.
+cancel_after_ringing() {
+  wait_for events.out "ringing status=" && sleep 0.2 && kill -INT "$SB_PID"
+}
+sipp_cancel_crossing() {
+  SB_HOOK=cancel_after_ringing sipp_uas_for_call uas_cancel_crossing.xml 5575 || return 1
+  expect_event events.out '^T=[0-9.]+ ended ' || return 1
+  grep -q 'CANCEL' capture.txt || { echo "no CANCEL on the wire"; return 1; }
+}
+
+# Session timer: the caller refreshes at half the interval: between SE/2 - 1 and SE/2 + 1 s after the 200.
+# $1 = Session-Expires in the 200, $2 = the refresh method sipp expects, $3 = XML.
+session_refresh_case() {
+  local se=$1 method=$2 xml=$3 port=$4 half=$(( $1 / 2 ))
+  sed -e "s/__SE__/$se/g" -e "s/__WAIT_MS__/$(( (half + 1) * 1000 ))/" "$SIPP_DIR/$xml" > scenario.xml
+  sipp_uas_for_call "$CASE_DIR/scenario.xml" "$port" --duration $(( se + 30 )) || return 1
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  expect_event events.out 'ended reason=remoteEnded' || return 1
+  local t200 tref
+  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' \
+    -T fields -e frame.time_relative 2>/dev/null | head -1)
+  tref=$(tshark -r "$CASE_DIR/capture.pcap" -Y "sip.Method == \"$method\"" -T fields -e frame.time_relative \
+    2>/dev/null | sed -n 2p)
+  [ "$method" = UPDATE ] && tref=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "UPDATE"' -T fields \
+    -e frame.time_relative 2>/dev/null | head -1)
+  echo "200 at $t200 s, refresh $method at $tref s, half the interval = $half s"
+  awk -v a="$t200" -v b="$tref" -v h="$half" 'BEGIN { d = b - a; exit !(d >= h - 1 && d <= h + 1) }' \
+    || { echo "the refresh did not come at half the interval"; return 1; }
+}
+sipp_session_timer_short() { session_refresh_case 20 UPDATE uas_session_timer.xml 5576; }
+sipp_session_timer_90() { session_refresh_case 90 UPDATE uas_session_timer.xml 5577; }
+# The glare retry comes after the RFC 3261 §14.1 back-off for the Call-ID owner: 2.1 to 4 s after the 491.
+sipp_glare() {
+  session_refresh_case 20 INVITE uas_glare.xml 5578 || return 1
+  local t491 tretry
+  t491=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 491' -T fields -e frame.time_relative 2>/dev/null | head -1)
+  tretry=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "INVITE"' -T fields -e frame.time_relative 2>/dev/null \
+    | sed -n 3p)
+  echo "491 at $t491 s, retry at $tretry s"
+  awk -v a="$t491" -v b="$tretry" 'BEGIN { d = b - a; exit !(d >= 2.1 && d <= 4.1) }' \
+    || { echo "the retry did not wait 2.1-4 s"; return 1; }
+}
+
+# A 200 never ACKed: retransmitted (at least 5 times over 32 s), then BYE.
+sipp_no_ack() {
+  sipp_uac_to_answer uac_no_ack.xml 5579 || return 1
+  local n
+  n=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' 2>/dev/null | wc -l)
+  echo "the 200 was sent $n times"
+  [ "$n" -ge 6 ] || { echo "too few retransmissions of the 200"; return 1; }
+  # The BYE leaves 64*T1 = 32 s after the first 200; the call never connected, so answer exits 1.
+  local t200 tbye
+  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
+    -e frame.time_relative 2>/dev/null | head -1)
+  tbye=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "BYE"' -T fields -e frame.time_relative 2>/dev/null | head -1)
+  echo "first 200 at $t200 s, BYE at $tbye s"
+  awk -v a="$t200" -v b="$tbye" 'BEGIN { d = b - a; exit !(d >= 31.5 && d <= 33.5) }' \
+    || { echo "the BYE did not come 64*T1 after the 200"; return 1; }
+  [ "$SB_RC" = 1 ] || { echo "switchboard answer exited $SB_RC, expected 1 (the call never connected)"; return 1; }
+  expect_event events.out 'ended reason=[a-zA-Z]+ status=[0-9]+ phrase="No ACK"'
+}
+
+case_add sipp_calls asterisk-401-opaque-qop sipp udp sipp_asterisk_401
+case_add sipp_calls asterisk-sha256-then-md5 sipp udp sipp_sha256_first
+case_add sipp_calls freeswitch-407-realm-domain sipp udp sipp_freeswitch_407
+case_add sipp_calls prack-100rel sipp udp sipp_prack
+case_add sipp_calls forked-early-dialogs sipp udp sipp_forked
+case_add sipp_calls cancel-crossing-200 sipp udp sipp_cancel_crossing
+case_add sipp_calls session-timer-refresh-20s sipp udp sipp_session_timer_short
+case_add sipp_calls session-timer-refresh-90s sipp udp sipp_session_timer_90
+case_add sipp_calls reinvite-glare-491-retry sipp udp sipp_glare
+case_add sipp_calls bye-without-ack sipp udp sipp_no_ack
