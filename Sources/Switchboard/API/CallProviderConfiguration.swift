@@ -83,6 +83,10 @@ public struct CallProviderConfiguration: Sendable {
     public var maximumMessageSize: Int
     /// Most TCP/TLS connections at once.
     public var maximumConnections: Int
+    /// Most SIP transactions alive at once; beyond it new requests get 503 with Retry-After. Each call
+    /// keeps two for 32 s after it ends (the INVITE's Accepted state, RFC 6026, and the BYE), so the default
+    /// carries about 4,000 calls per second; each lingering transaction costs about 3 KB.
+    public var maximumTransactions: Int
     /// Answer 480 to INVITEs the delegate leaves unanswered after this long (`nil`: wait for the caller).
     public var unansweredTimeout: Duration?
     /// Each call's audio unless `CallProvider.setAudio(_:for:)` sets another: silence out, nothing kept.
@@ -122,6 +126,7 @@ public struct CallProviderConfiguration: Sendable {
         self.t4 = .seconds(5)
         self.maximumMessageSize = 65_535
         self.maximumConnections = 1_024
+        self.maximumTransactions = 262_144
         self.unansweredTimeout = nil
         self.audio = CallAudio()
         self.mediaPorts = 40_000...49_999

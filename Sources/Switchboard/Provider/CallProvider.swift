@@ -50,7 +50,10 @@ public final class CallProvider: Sendable {
             throw CallError.configuration("two accounts have the same id")
         }
         do {
-            engine = try Engine(transport: transport, transactions: TransactionConfiguration(timers: timers))
+            engine = try Engine(
+                transport: transport,
+                transactions: TransactionConfiguration(
+                    timers: timers, maximumTransactions: max(1, configuration.maximumTransactions)))
         } catch {
             throw .configuration("cannot start the signalling loop: \(error)")
         }
