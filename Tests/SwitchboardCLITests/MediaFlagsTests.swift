@@ -21,14 +21,14 @@ struct MediaFlagsTests {
             - AudioAnalysis.goertzel(last, sampleRate: rate, frequency: unwanted)
     }
 
-    @Test func playRecordDTMFAndHold() throws {
+    @Test func playRecordDTMFAndHold() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-media-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let bobRecording = folder.appendingPathComponent("bob-%n.wav").path
         let aliceRecording = folder.appendingPathComponent("alice.wav").path
 
-        let bob = try InProcessAnswer([
+        let bob = try await InProcessAnswer.start([
             "--listen", "127.0.0.1:0", "--auto-answer", "--count", "1", "--play", "tone:440", "--record", bobRecording,
             "--codecs", "pcmu",
         ])
@@ -36,14 +36,14 @@ struct MediaFlagsTests {
         let answerPort = bob.port
 
         let call = Capture()
-        let status = SwitchboardCommand.run(
+        let status = await runCommand(
             [
                 "call", "sip:bob@127.0.0.1:\(answerPort)", "--listen", "127.0.0.1:0", "--duration", "4.5",
                 "--play", "tone:1000", "--record", aliceRecording, "--dtmf", "42#", "--hold-after", "2.2",
                 "--hold-for", "1", "--codecs", "pcmu",
             ], io: call.io)
         #expect(status == 0)
-        #expect(bob.exitStatus() == 0)
+        #expect(await bob.exitStatus() == 0)
 
         let events = call.out.map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
         #expect(events.filter { $0 == "dtmf-sent" }.count == 3)

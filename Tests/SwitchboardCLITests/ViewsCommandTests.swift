@@ -9,24 +9,24 @@ import Testing
 /// `--trace --pcap --ladder`: the three views hold the same messages in the same order.
 @Suite("Views of a real call")
 struct ViewsCommandTests {
-    @Test func traceAndPcapAndLadderAgree() throws {
+    @Test func traceAndPcapAndLadderAgree() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-views-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let pcapPath = folder.appendingPathComponent("call.pcap").path
         let ladderPath = folder.appendingPathComponent("call.html").path
 
-        let bob = try InProcessAnswer(["--listen", "127.0.0.1:0", "--auto-answer", "--count", "1"])
+        let bob = try await InProcessAnswer.start(["--listen", "127.0.0.1:0", "--auto-answer", "--count", "1"])
         let answerPort = bob.port
 
         let call = Capture()
-        let status = SwitchboardCommand.run(
+        let status = await runCommand(
             [
                 "call", "sip:bob@127.0.0.1:\(answerPort)", "--listen", "127.0.0.1:0", "--duration", "0.2", "--trace",
                 "--pcap", pcapPath, "--ladder", ladderPath,
             ], io: call.io)
         #expect(status == 0)
-        #expect(bob.exitStatus() == 0)
+        #expect(await bob.exitStatus() == 0)
 
         // The trace: a header line, then the message; the start line follows the header.
         let traced = call.err.compactMap { block -> (String, String)? in

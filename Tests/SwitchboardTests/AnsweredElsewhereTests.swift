@@ -36,7 +36,7 @@ struct AnsweredElsewhereTests {
         let invite = try #require(await pair.bobDelegate.invite())
         var ringing = false
         for _ in 0..<5 {
-            guard let response = peer.receive(seconds: 2) else { break }
+            guard let response = await peer.receive(seconds: 2) else { break }
             if response.hasPrefix("SIP/2.0 180") {
                 ringing = true
                 break
@@ -54,7 +54,7 @@ struct AnsweredElsewhereTests {
         #expect(cancelled.reason == expected)
         #expect(await pair.bobDelegate.ended(invite.callUUID)?.reason == expected)
         var statuses: [String] = []
-        while let response = peer.receive(seconds: 1) { statuses.append(String(response.prefix(11))) }
+        while let response = await peer.receive(seconds: 1) { statuses.append(String(response.prefix(11))) }
         #expect(statuses.contains("SIP/2.0 200"))
         #expect(statuses.contains("SIP/2.0 487"))
     }

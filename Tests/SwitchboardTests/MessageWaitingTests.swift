@@ -31,10 +31,10 @@ struct MessageWaitingTests {
         let port = try #require(UInt16(pair.bobAddress.split(separator: ":").last ?? ""))
         let body = "Messages-Waiting: yes\r\nMessage-Account: sip:*97@127.0.0.1\r\nVoice-Message: 2/8 (0/1)\r\n"
         peer.send(Self.notify(to: port, from: peer.port, event: "message-summary", body: body), toPort: port)
-        let response = try #require(peer.receive(seconds: 3))
+        let response = try #require(await peer.receive(seconds: 10))
         #expect(response.hasPrefix("SIP/2.0 200"))
         let summary = try #require(
-            await pair.bobDelegate.wait(seconds: 3) {
+            await pair.bobDelegate.wait(seconds: 10) {
                 if case .messageSummary(let account, let summary) = $0 { (account, summary) } else { nil }
             })
         #expect(summary.0 == "sip:bob@127.0.0.1")
@@ -51,7 +51,7 @@ struct MessageWaitingTests {
         defer { peer.close() }
         let port = try #require(UInt16(pair.bobAddress.split(separator: ":").last ?? ""))
         peer.send(Self.notify(to: port, from: peer.port, event: "presence", body: "x"), toPort: port)
-        let response = try #require(peer.receive(seconds: 3))
+        let response = try #require(await peer.receive(seconds: 10))
         #expect(response.hasPrefix("SIP/2.0 481"))
     }
 }

@@ -156,3 +156,11 @@ struct ProviderPair {
         bob.invalidate(timeout: .seconds(2))
     }
 }
+
+/// Runs blocking work (a socket wait) on a thread of its own, so it never holds one of the few cooperative
+/// threads that the tests' awaits (and the providers' event streams) need to make progress.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}

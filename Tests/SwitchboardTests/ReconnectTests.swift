@@ -7,7 +7,8 @@ import Testing
 #endif
 
 /// A blocking TCP socket on loopback for a hand-driven SIP peer.
-private final class TCPPeer {
+private final class TCPPeer: @unchecked Sendable {
+    // @unchecked Sendable: used by one test at a time; the buffer is touched only by the waiting call.
     let fd: Int32
     private var pending = ""
 
@@ -127,7 +128,7 @@ struct ReconnectTests {
         let invite = try #require(await pair.bobDelegate.invite())
         try await pair.bobController.answerCall(invite.callUUID)
         var ok: String?
-        while let message = caller.message(seconds: 3) {
+        while let message = await offPool({ caller.message(seconds: 3) }) {
             if message.hasPrefix("SIP/2.0 200") {
                 ok = message
                 break
@@ -155,9 +156,9 @@ struct ReconnectTests {
         #expect(
             await pair.bobDelegate.wait(seconds: 3) { if case .reconnecting(let c) = $0 { c.uuid } else { nil } }
                 == invite.callUUID)
-        let fresh = try #require(listener.accept(seconds: 5))
+        let fresh = try #require(await offPool { listener.accept(seconds: 5) })
         defer { fresh.close() }
-        let reinvite = try #require(fresh.message(seconds: 5))
+        let reinvite = try #require(await offPool { fresh.message(seconds: 5) })
         #expect(reinvite.hasPrefix("INVITE sip:carol@127.0.0.1"))
         var reply = "SIP/2.0 200 OK\r\n"
         for name in ["Via", "From", "To", "Call-ID", "CSeq"] {
@@ -169,7 +170,7 @@ struct ReconnectTests {
         #expect(
             await pair.bobDelegate.wait(seconds: 3) { if case .reconnected(let c) = $0 { c.uuid } else { nil } }
                 == invite.callUUID)
-        let ack = fresh.message(seconds: 3)
+        let ack = await offPool { fresh.message(seconds: 3) }
         #expect(ack?.hasPrefix("ACK ") == true)
     }
 }

@@ -46,8 +46,12 @@ final class SilentUDPPeer: Sendable {
         }
     }
 
-    /// The next datagram received within `seconds`, as text.
-    func receive(seconds: Double) -> String? {
+    /// The next datagram received within `seconds`, as text (waiting off the cooperative pool).
+    func receive(seconds: Double) async -> String? {
+        await offPool { self.receiveBlocking(seconds: seconds) }
+    }
+
+    private func receiveBlocking(seconds: Double) -> String? {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(seconds * 1000)) == 1 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65_536)
