@@ -193,34 +193,34 @@ struct ByteScanner {
 
     /// A token of `bytes` as a string; the common protocol tokens come back as literals.
     static func internedToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        func literal(_ s: StaticString, _ value: String) -> String? {
-            bytesEqual(bytes, range, s) ? value : nil
+        guard !range.isEmpty else { return "" }
+        // One candidate per length and first byte (TCP/TLS share both), compared without a closure per literal.
+        let found: String?
+        switch (range.count, bytes[range.lowerBound]) {
+        case (2, UInt8(ascii: "W")): found = bytesEqual(bytes, range, "WS") ? "WS" : nil
+        case (3, UInt8(ascii: "S")): found = bytesEqual(bytes, range, "SIP") ? "SIP" : nil
+        case (3, UInt8(ascii: "2")): found = bytesEqual(bytes, range, "2.0") ? "2.0" : nil
+        case (3, UInt8(ascii: "U")): found = bytesEqual(bytes, range, "UDP") ? "UDP" : nil
+        case (3, UInt8(ascii: "T")):
+            found = bytesEqual(bytes, range, "TCP") ? "TCP" : bytesEqual(bytes, range, "TLS") ? "TLS" : nil
+        case (3, UInt8(ascii: "A")): found = bytesEqual(bytes, range, "ACK") ? "ACK" : nil
+        case (3, UInt8(ascii: "B")): found = bytesEqual(bytes, range, "BYE") ? "BYE" : nil
+        case (3, UInt8(ascii: "W")): found = bytesEqual(bytes, range, "WSS") ? "WSS" : nil
+        case (4, UInt8(ascii: "I")): found = bytesEqual(bytes, range, "INFO") ? "INFO" : nil
+        case (4, UInt8(ascii: "S")): found = bytesEqual(bytes, range, "SCTP") ? "SCTP" : nil
+        case (5, UInt8(ascii: "P")): found = bytesEqual(bytes, range, "PRACK") ? "PRACK" : nil
+        case (6, UInt8(ascii: "I")): found = bytesEqual(bytes, range, "INVITE") ? "INVITE" : nil
+        case (6, UInt8(ascii: "C")): found = bytesEqual(bytes, range, "CANCEL") ? "CANCEL" : nil
+        case (6, UInt8(ascii: "U")): found = bytesEqual(bytes, range, "UPDATE") ? "UPDATE" : nil
+        case (6, UInt8(ascii: "N")): found = bytesEqual(bytes, range, "NOTIFY") ? "NOTIFY" : nil
+        case (7, UInt8(ascii: "O")): found = bytesEqual(bytes, range, "OPTIONS") ? "OPTIONS" : nil
+        case (7, UInt8(ascii: "M")): found = bytesEqual(bytes, range, "MESSAGE") ? "MESSAGE" : nil
+        case (7, UInt8(ascii: "P")): found = bytesEqual(bytes, range, "PUBLISH") ? "PUBLISH" : nil
+        case (8, UInt8(ascii: "R")): found = bytesEqual(bytes, range, "REGISTER") ? "REGISTER" : nil
+        case (9, UInt8(ascii: "S")): found = bytesEqual(bytes, range, "SUBSCRIBE") ? "SUBSCRIBE" : nil
+        default: found = nil
         }
-        switch range.count {
-        case 2: if let s = literal("WS", "WS") { return s }
-        case 3:
-            if let s = literal("SIP", "SIP") ?? literal("2.0", "2.0") ?? literal("UDP", "UDP") ?? literal("TCP", "TCP")
-                ?? literal("TLS", "TLS") ?? literal("ACK", "ACK") ?? literal("BYE", "BYE") ?? literal("WSS", "WSS")
-            {
-                return s
-            }
-        case 4: if let s = literal("INFO", "INFO") ?? literal("SCTP", "SCTP") { return s }
-        case 5: if let s = literal("PRACK", "PRACK") { return s }
-        case 6:
-            if let s = literal("INVITE", "INVITE") ?? literal("CANCEL", "CANCEL") ?? literal("UPDATE", "UPDATE")
-                ?? literal("NOTIFY", "NOTIFY")
-            {
-                return s
-            }
-        case 7:
-            if let s = literal("OPTIONS", "OPTIONS") ?? literal("MESSAGE", "MESSAGE") ?? literal("PUBLISH", "PUBLISH") {
-                return s
-            }
-        case 8: if let s = literal("REGISTER", "REGISTER") { return s }
-        case 9: if let s = literal("SUBSCRIBE", "SUBSCRIBE") { return s }
-        default: break
-        }
-        return String(bytes: bytes, range: range)
+        return found ?? String(bytes: bytes, range: range)
     }
 }
 
