@@ -81,7 +81,7 @@ let package = Package(
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(
             name: "SwitchboardBenchmarks",
-            dependencies: ["SIPMessage", "SIPTransaction", "Media", "CAllocationCounter"]),
+            dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "Media", "CAllocationCounter"]),
         .target(name: "CAllocationCounter"),
 
         // OpenSSL (libssl-dev): TLS, digests, randomness; macros wrapped in shim.h.
@@ -104,7 +104,7 @@ let package = Package(
             name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
         .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
-        .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage"]),
+        .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage", "Media"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,6 +12,7 @@ struct Options {
     var corpus = "Tests/SIPMessageTests/Data/bench"
     var filter: String?
     var view: String?
+    var seconds = 9.0
 }
 
 func parseOptions() -> Options {
@@ -26,10 +27,11 @@ func parseOptions() -> Options {
         case ("--corpus", let v?): options.corpus = v
         case ("--only", let v?): options.filter = v
         case ("--view", let v?): options.view = v
+        case ("--seconds", let v?): options.seconds = Double(v) ?? options.seconds
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio] [--view NAME]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio|media] [--view NAME] [--seconds S]\n"
                         .utf8)
             )
             exit(2)
@@ -106,6 +108,11 @@ func report(_ parser: String, _ mode: String, _ name: String, _ bytes: Int, _ m:
 let options = parseOptions()
 if options.filter == "transactions" {
     runTransactionBenchmark(n: options.n, repetitions: options.repetitions)
+    exit(0)
+}
+if options.filter == "media" {
+    runMediaBenchmark(
+        packets: options.n / 20, repetitions: max(options.repetitions, 9), seconds: options.seconds, only: options.view)
     exit(0)
 }
 if options.filter == "audio" {

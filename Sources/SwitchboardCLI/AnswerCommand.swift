@@ -185,7 +185,7 @@ enum AnswerCommand {
             if autoAnswer {
                 controller.request(CallTransaction(action: AnswerCallAction(call: invite.callUUID))) { _ in }
             } else if interactive {
-                DispatchQueue.global().async {
+                Thread.detachNewThread {
                     let yes = state.prompt.withLock { _ in ask("answer the call from \(invite.from)? [y/N] ") }
                     let action: CallAction =
                         yes
@@ -202,7 +202,7 @@ enum AnswerCommand {
             if !quiet { CallOutput.connected(call, printer: printer) }
             media.runScript(for: call.uuid, controller: controller, printer: printer)
             if let duration {
-                DispatchQueue.global().asyncAfter(deadline: .now() + duration) {
+                commandTimers.asyncAfter(deadline: .now() + duration) {
                     controller.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }
                 }
             }

@@ -58,7 +58,7 @@ struct CallMedia: Sendable {
     /// Runs the script of a connected call: digits 1 s after audio starts (100 ms tone, 100 ms gap, one
     /// `dtmf-sent` line each as it goes out), and hold then resume.
     func runScript(for call: UUID, controller: CallController, printer: EventPrinter) {
-        let queue = DispatchQueue.global()
+        let queue = commandTimers
         if let digits {
             let step = 0.2
             queue.asyncAfter(deadline: .now() + 1) {

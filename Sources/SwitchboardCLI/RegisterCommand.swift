@@ -85,7 +85,7 @@ enum RegisterCommand {
         }
 
         if let duration {
-            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { outcome.wake.signal() }
+            commandTimers.asyncAfter(deadline: .now() + duration) { outcome.wake.signal() }
         }
         outcome.wake.wait()
         let registered = outcome.state.withLock { $0.registered && !$0.fatal }

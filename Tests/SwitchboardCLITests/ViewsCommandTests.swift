@@ -16,24 +16,8 @@ struct ViewsCommandTests {
         let pcapPath = folder.appendingPathComponent("call.pcap").path
         let ladderPath = folder.appendingPathComponent("call.html").path
 
-        let answer = Capture()
-        let answered = DispatchSemaphore(value: 0)
-        let answerStatus = Mutex<Int32?>(nil)
-        DispatchQueue.global().async {
-            let status = SwitchboardCommand.run(
-                ["answer", "--listen", "127.0.0.1:0", "--auto-answer", "--count", "1"], io: answer.io)
-            answerStatus.withLock { $0 = status }
-            answered.signal()
-        }
-        var port: String?
-        for _ in 0..<200 where port == nil {
-            port =
-                answer.err.lazy.compactMap { line in
-                    line.firstMatch(of: #/listening on udp:127\.0\.0\.1:(\d+)/#).map { String($0.1) }
-                }.first
-            if port == nil { Thread.sleep(forTimeInterval: 0.025) }
-        }
-        let answerPort = try #require(port)
+        let bob = try InProcessAnswer(["--listen", "127.0.0.1:0", "--auto-answer", "--count", "1"])
+        let answerPort = bob.port
 
         let call = Capture()
         let status = SwitchboardCommand.run(
@@ -42,8 +26,7 @@ struct ViewsCommandTests {
                 "--pcap", pcapPath, "--ladder", ladderPath,
             ], io: call.io)
         #expect(status == 0)
-        #expect(answered.wait(timeout: .now() + 15) == .success)
-        #expect(answerStatus.withLock { $0 } == 0)
+        #expect(bob.exitStatus() == 0)
 
         // The trace: a header line, then the message; the start line follows the header.
         let traced = call.err.compactMap { block -> (String, String)? in

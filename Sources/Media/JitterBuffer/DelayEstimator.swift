@@ -10,6 +10,8 @@ struct DelayEstimator: Sendable {
     static let blocks = 8
 
     private var buckets: [Double]
+    /// The highest bucket that ever received a packet: those above it are zero, so quantiles scan from here.
+    private var topBucket = 0
     private var total = 0.0
     private var weight = 1.0
     private let growth: Double
@@ -45,6 +47,7 @@ struct DelayEstimator: Sendable {
         guard let base = base(at: arrival) else { return }
         let index = Int(min(max(transit - base, 0) / DelayEstimator.bucketWidth, Double(buckets.count - 1)))
         buckets[index] += weight
+        topBucket = max(topBucket, index)
         total += weight
         weight *= growth
         samples += 1
@@ -60,7 +63,7 @@ struct DelayEstimator: Sendable {
         guard total > 0 else { return 0 }
         let tail = (1 - quantile) * total
         var accumulated = 0.0
-        for index in buckets.indices.reversed() {
+        for index in (0...topBucket).reversed() {
             accumulated += buckets[index]
             if accumulated > tail { return Double(index + 1) * DelayEstimator.bucketWidth }
         }

@@ -197,6 +197,15 @@ final class MediaStream: @unchecked Sendable {
         if negotiated != nil { prepareAudio() }
     }
 
+    /// Takes incoming media from now on, ahead of the answer: a resume's re-offer asks to receive, and
+    /// RFC 3264 §5.1 has the offerer ready for that media once the offer is sent (the peer may send it
+    /// before its 200 OK reaches us). The answer's `configure` then sets the negotiated direction.
+    func prepareToReceive() {
+        guard !isClosed, var current = negotiated else { return }
+        current.receives = true
+        negotiated = current
+    }
+
     /// Audio activation: until then the stream sends silence and plays nothing.
     func setActive(_ active: Bool) { isActive = active }
 
@@ -247,11 +256,10 @@ final class MediaStream: @unchecked Sendable {
     private func tick() {
         guard !isClosed else { return }
         let now = clock.now()
-        if var current = negotiated {
+        inPlace { current in
             send(&current)
             play(&current, now: now)
             reportIfDue(&current)
-            negotiated = current
         }
         _ = toneReceiver.poll(now: now.sinceOrigin)
         if let timeout = mediaTimeout, let last = lastReceived ?? start, now - last > timeout {
@@ -374,8 +382,19 @@ final class MediaStream: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on the negotiated stream in place: taken out of the optional first, so its buffers (the
+    /// jitter buffer's arrays) are not copied on write for every packet.
+    private func inPlace(_ body: (inout Negotiated) -> Void) {
+        guard var current = negotiated.take() else { return }
+        body(&current)
+        negotiated = current
+    }
+
     private func receivedRTP(_ datagram: [UInt8], from: SocketAddress) {
-        guard var current = negotiated else { return }
+        inPlace { current in receivedRTP(datagram, from: from, on: &current) }
+    }
+
+    private func receivedRTP(_ datagram: [UInt8], from: SocketAddress, on current: inout Negotiated) {
         var bytes = datagram
         if let inbound = current.inbound {
             guard (try? inbound.unprotect(&bytes)) != nil else {
@@ -398,22 +417,21 @@ final class MediaStream: @unchecked Sendable {
                     events.dtmf(digit.character)
                 }
             }
-            negotiated = current
             return
         }
-        guard packet.payloadType == current.receivePayloadType, current.receives else {
-            negotiated = current
-            return
-        }
+        guard packet.payloadType == current.receivePayloadType, current.receives else { return }
         let verdict = current.receiver.receive(packet, size: datagram.count, at: now)
         if verdict.isPlayable {
             if case .late = current.jitter.put(packet, at: now) { local.lateDropped += 1 }
         }
-        negotiated = current
     }
 
     private func receivedRTCP(_ datagram: [UInt8]) {
-        guard var current = negotiated, var session = rtcp else { return }
+        inPlace { current in receivedRTCP(datagram, on: &current) }
+    }
+
+    private func receivedRTCP(_ datagram: [UInt8], on current: inout Negotiated) {
+        guard var session = rtcp else { return }
         var bytes = datagram
         if let inbound = current.inbound {
             guard (try? inbound.unprotectRTCP(&bytes)) != nil else {
@@ -424,7 +442,6 @@ final class MediaStream: @unchecked Sendable {
         guard let compound = try? RTCPCompoundPacket(parsing: bytes) else { return }
         _ = session.receive(compound, size: datagram.count, sender: current.sender, receiver: &current.receiver)
         rtcp = session
-        negotiated = current
     }
 
     // MARK: Helpers

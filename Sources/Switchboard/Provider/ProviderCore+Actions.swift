@@ -112,6 +112,7 @@ extension ProviderCore {
         case let hold as SetHeldCallAction:
             guard let key = record.session, record.state == .connected else { return }
             record.call.isOnHold = hold.isOnHold
+            if !hold.isOnHold { prepareMediaToReceive(record) }
             sessions.hold(key, hold.isOnHold)
         case let mute as SetMutedCallAction:
             record.call.isMuted = mute.isMuted

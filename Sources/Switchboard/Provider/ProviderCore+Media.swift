@@ -36,6 +36,12 @@ extension ProviderCore {
         stream.loop.execute { stream.setActive(active) }
     }
 
+    /// Resuming: the stream takes media as soon as the re-offer goes out (RFC 3264 §5.1).
+    func prepareMediaToReceive(_ record: CallRecord) {
+        guard let key = record.session, let stream = streams[key] else { return }
+        stream.loop.execute { stream.prepareToReceive() }
+    }
+
     func setMediaMuted(_ record: CallRecord, _ muted: Bool) {
         guard let key = record.session, let stream = streams[key] else { return }
         stream.loop.execute { stream.setMuted(muted) }
