@@ -3,29 +3,38 @@
 /// It reads through a buffer pointer (no reference counting on the hot path) that is valid only inside
 /// `ByteScanner.scan`; every read checks the index against `end`, and `end` never exceeds the buffer, so
 /// nothing here reads outside the range it was given. `owner` is the array the buffer belongs to, for
-/// values that keep a view of the bytes (wire-backed `Parameters`).
+/// values that keep a view of the bytes (wire-backed `Parameters`, `Via`, `NameAddress`, `SIPURI`).
 struct ByteScanner {
     let bytes: UnsafeBufferPointer<UInt8>
-    let owner: [UInt8]
+    /// Points at the array `bytes` belongs to. Like `bytes`, valid only inside `scan` (or the caller's own
+    /// `withUnsafePointer`): a scanner never outlives the closure it was made in, so creating and copying one
+    /// costs no reference counting; `owner` makes a counted copy only for a value that keeps the bytes.
+    let ownerPointer: UnsafePointer<[UInt8]>
     var index: Int
     let end: Int
 
-    /// Only valid while `bytes` is (inside `owner.withUnsafeBufferPointer`); prefer `scan`.
-    init(_ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ range: Range<Int>) {
+    /// Only valid while `bytes` and `owner` are (inside `withUnsafeBufferPointer` and `withUnsafePointer` of the
+    /// same array); prefer `scan`.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, owner: UnsafePointer<[UInt8]>, _ range: Range<Int>) {
         self.bytes = bytes
-        self.owner = owner
+        self.ownerPointer = owner
         self.index = max(0, min(range.lowerBound, bytes.count))
         self.end = max(self.index, min(range.upperBound, bytes.count))
     }
+
+    /// The array the bytes belong to.
+    var owner: [UInt8] { ownerPointer.pointee }
 
     /// Runs `body` with a scanner over `owner[range]` (clamped to the array).
     @inline(__always)
     static func scan<R>(
         _ owner: [UInt8], _ range: Range<Int>, _ body: (inout ByteScanner) throws(MessageError) -> R
     ) throws(MessageError) -> R {
-        try owner.withUnsafeBufferPointer { (buffer) throws(MessageError) -> R in
-            var scanner = ByteScanner(buffer, owner: owner, range)
-            return try body(&scanner)
+        try withUnsafePointer(to: owner) { (ownerPointer) throws(MessageError) -> R in
+            try owner.withUnsafeBufferPointer { (buffer) throws(MessageError) -> R in
+                var scanner = ByteScanner(buffer, owner: ownerPointer, range)
+                return try body(&scanner)
+            }
         }
     }
 
@@ -39,14 +48,16 @@ struct ByteScanner {
     }
 
     /// A scanner over another range of the same buffer.
+    @inline(__always)
     func subscanner(_ range: Range<Int>) -> ByteScanner {
-        ByteScanner(bytes, owner: owner, range)
+        ByteScanner(bytes, owner: ownerPointer, range)
     }
 
     var isAtEnd: Bool { index >= end }
 
     var remaining: Range<Int> { index..<end }
 
+    @inline(__always)
     func peek() -> UInt8? { index < end ? bytes[index] : nil }
 
     func peek(at offset: Int) -> UInt8? {
@@ -54,9 +65,10 @@ struct ByteScanner {
         return i < end ? bytes[i] : nil
     }
 
+    @inline(__always)
     mutating func advance() { if index < end { index += 1 } }
-
     /// Consumes `byte` if it is next.
+    @inline(__always)
     mutating func consume(_ byte: UInt8) -> Bool {
         if index < end, bytes[index] == byte {
             index += 1
@@ -66,7 +78,14 @@ struct ByteScanner {
     }
 
     /// Skips linear white space: SP, HT, and line folds (CRLF followed by SP or HT).
+    @inline(__always)
     mutating func skipLWS() {
+        guard index < end else { return }
+        let b = bytes[index]
+        if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf { skipLWSRun() }
+    }
+
+    private mutating func skipLWSRun() {
         while index < end {
             let b = bytes[index]
             if b == ASCII.space || b == ASCII.tab {
@@ -83,6 +102,7 @@ struct ByteScanner {
 
     /// Skips LWS, then consumes `separator` (and the LWS after it) if it is next: the `SEMI`, `COMMA`,
     /// `EQUAL`, `SLASH` and `COLON` productions of RFC 3261 §25.1.
+    @inline(__always)
     mutating func consumeSeparator(_ separator: UInt8) -> Bool {
         let saved = index
         skipLWS()
@@ -95,13 +115,25 @@ struct ByteScanner {
     }
 
     /// Reads one or more bytes matching `predicate`.
+    @inline(__always)
     mutating func read(while predicate: (UInt8) -> Bool) -> Range<Int>? {
         let start = index
         while index < end, predicate(bytes[index]) { index += 1 }
         return start < index ? start..<index : nil
     }
 
+    @inline(__always)
     mutating func readToken() -> Range<Int>? { read(while: { $0.isTokenChar }) }
+
+    /// Moves to the next `byte` (or the end) and returns whether it was found.
+    @inline(__always)
+    mutating func advance(to byte: UInt8) -> Bool {
+        while index < end {
+            if bytes[index] == byte { return true }
+            index += 1
+        }
+        return false
+    }
 
     /// Reads a `quoted-string`, returning the range including both quotes.
     mutating func readQuotedString() -> Range<Int>? {
@@ -157,35 +189,38 @@ struct ByteScanner {
 
     /// A token as a string, without creating one for the common protocol tokens (methods, transports,
     /// `SIP`, `2.0`): those come back as literals.
-    func internedToken(_ range: Range<Int>) -> String {
-        func literal(_ s: StaticString, _ value: String) -> String? {
-            bytesEqual(bytes, range, s) ? value : nil
+    func internedToken(_ range: Range<Int>) -> String { ByteScanner.internedToken(bytes, range) }
+
+    /// A token of `bytes` as a string; the common protocol tokens come back as literals.
+    static func internedToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        guard !range.isEmpty else { return "" }
+        // One candidate per length and first byte (TCP/TLS share both), compared without a closure per literal.
+        let found: String?
+        switch (range.count, bytes[range.lowerBound]) {
+        case (2, UInt8(ascii: "W")): found = bytesEqual(bytes, range, "WS") ? "WS" : nil
+        case (3, UInt8(ascii: "S")): found = bytesEqual(bytes, range, "SIP") ? "SIP" : nil
+        case (3, UInt8(ascii: "2")): found = bytesEqual(bytes, range, "2.0") ? "2.0" : nil
+        case (3, UInt8(ascii: "U")): found = bytesEqual(bytes, range, "UDP") ? "UDP" : nil
+        case (3, UInt8(ascii: "T")):
+            found = bytesEqual(bytes, range, "TCP") ? "TCP" : bytesEqual(bytes, range, "TLS") ? "TLS" : nil
+        case (3, UInt8(ascii: "A")): found = bytesEqual(bytes, range, "ACK") ? "ACK" : nil
+        case (3, UInt8(ascii: "B")): found = bytesEqual(bytes, range, "BYE") ? "BYE" : nil
+        case (3, UInt8(ascii: "W")): found = bytesEqual(bytes, range, "WSS") ? "WSS" : nil
+        case (4, UInt8(ascii: "I")): found = bytesEqual(bytes, range, "INFO") ? "INFO" : nil
+        case (4, UInt8(ascii: "S")): found = bytesEqual(bytes, range, "SCTP") ? "SCTP" : nil
+        case (5, UInt8(ascii: "P")): found = bytesEqual(bytes, range, "PRACK") ? "PRACK" : nil
+        case (6, UInt8(ascii: "I")): found = bytesEqual(bytes, range, "INVITE") ? "INVITE" : nil
+        case (6, UInt8(ascii: "C")): found = bytesEqual(bytes, range, "CANCEL") ? "CANCEL" : nil
+        case (6, UInt8(ascii: "U")): found = bytesEqual(bytes, range, "UPDATE") ? "UPDATE" : nil
+        case (6, UInt8(ascii: "N")): found = bytesEqual(bytes, range, "NOTIFY") ? "NOTIFY" : nil
+        case (7, UInt8(ascii: "O")): found = bytesEqual(bytes, range, "OPTIONS") ? "OPTIONS" : nil
+        case (7, UInt8(ascii: "M")): found = bytesEqual(bytes, range, "MESSAGE") ? "MESSAGE" : nil
+        case (7, UInt8(ascii: "P")): found = bytesEqual(bytes, range, "PUBLISH") ? "PUBLISH" : nil
+        case (8, UInt8(ascii: "R")): found = bytesEqual(bytes, range, "REGISTER") ? "REGISTER" : nil
+        case (9, UInt8(ascii: "S")): found = bytesEqual(bytes, range, "SUBSCRIBE") ? "SUBSCRIBE" : nil
+        default: found = nil
         }
-        switch range.count {
-        case 2: if let s = literal("WS", "WS") { return s }
-        case 3:
-            if let s = literal("SIP", "SIP") ?? literal("2.0", "2.0") ?? literal("UDP", "UDP") ?? literal("TCP", "TCP")
-                ?? literal("TLS", "TLS") ?? literal("ACK", "ACK") ?? literal("BYE", "BYE") ?? literal("WSS", "WSS")
-            {
-                return s
-            }
-        case 4: if let s = literal("INFO", "INFO") ?? literal("SCTP", "SCTP") { return s }
-        case 5: if let s = literal("PRACK", "PRACK") { return s }
-        case 6:
-            if let s = literal("INVITE", "INVITE") ?? literal("CANCEL", "CANCEL") ?? literal("UPDATE", "UPDATE")
-                ?? literal("NOTIFY", "NOTIFY")
-            {
-                return s
-            }
-        case 7:
-            if let s = literal("OPTIONS", "OPTIONS") ?? literal("MESSAGE", "MESSAGE") ?? literal("PUBLISH", "PUBLISH") {
-                return s
-            }
-        case 8: if let s = literal("REGISTER", "REGISTER") { return s }
-        case 9: if let s = literal("SUBSCRIBE", "SUBSCRIBE") { return s }
-        default: break
-        }
-        return string(range)
+        return found ?? String(bytes: bytes, range: range)
     }
 }
 

@@ -57,32 +57,36 @@ let tokenLowercaseTable: [UInt8] = (0...255).map { (b: Int) -> UInt8 in
 }
 
 /// Exact comparison of `bytes[range]` with a literal; allocates nothing.
+@inline(__always)
 func bytesEqual<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, _ literal: StaticString) -> Bool
 where C.Index == Int {
-    literal.withUTF8Buffer { expected in
-        guard range.count == expected.count else { return false }
-        var j = 0
-        for i in range {
-            if bytes[i] != expected[j] { return false }
-            j += 1
+    guard literal.hasPointerRepresentation else {
+        return literal.withUTF8Buffer { expected in range.elementsEqual(expected.indices) { bytes[$0] == expected[$1] }
         }
-        return true
     }
+    // A string literal's UTF-8 is a constant the compiler can see through: no closure, often unrolled.
+    let count = literal.utf8CodeUnitCount
+    guard range.count == count else { return false }
+    let expected = literal.utf8Start
+    for k in 0..<count where bytes[range.lowerBound + k] != expected[k] { return false }
+    return true
 }
 
 /// Case-insensitive ASCII comparison of `bytes[range]` with a lower-case literal; allocates nothing.
+@inline(__always)
 func bytesEqualCaseInsensitive<C: RandomAccessCollection<UInt8>>(
     _ bytes: C, _ range: Range<Int>, literal: StaticString
 ) -> Bool where C.Index == Int {
-    literal.withUTF8Buffer { lower in
-        guard range.count == lower.count else { return false }
-        var j = 0
-        for i in range {
-            if bytes[i].lowercasedASCII != lower[j] { return false }
-            j += 1
+    guard literal.hasPointerRepresentation else {
+        return literal.withUTF8Buffer { lower in
+            range.elementsEqual(lower.indices) { bytes[$0].lowercasedASCII == lower[$1] }
         }
-        return true
     }
+    let count = literal.utf8CodeUnitCount
+    guard range.count == count else { return false }
+    let lower = literal.utf8Start
+    for k in 0..<count where bytes[range.lowerBound + k].lowercasedASCII != lower[k] { return false }
+    return true
 }
 
 /// Case-insensitive ASCII comparison of `bytes[range]` with an already lower-case literal.

@@ -1,41 +1,97 @@
-// Character classes of the RFC 3261 grammar (§25.1) as 128-bit masks: one shift and test per byte.
+// Character classes of the RFC 3261 grammar (§25.1): one table lookup per byte.
+
+/// One bit per character class; `characterClasses[b]` holds the classes of byte `b`.
+struct CharacterClass: OptionSet {
+    let rawValue: UInt16
+
+    static let host = CharacterClass(rawValue: 1 << 0)
+    static let token = CharacterClass(rawValue: 1 << 1)
+    static let unreserved = CharacterClass(rawValue: 1 << 2)
+    static let reserved = CharacterClass(rawValue: 1 << 3)
+    static let user = CharacterClass(rawValue: 1 << 4)
+    static let password = CharacterClass(rawValue: 1 << 5)
+    static let uriParameter = CharacterClass(rawValue: 1 << 6)
+    static let uriHeader = CharacterClass(rawValue: 1 << 7)
+    static let word = CharacterClass(rawValue: 1 << 8)
+    static let genericValue = CharacterClass(rawValue: 1 << 9)
+    static let digit = CharacterClass(rawValue: 1 << 10)
+    static let alpha = CharacterClass(rawValue: 1 << 11)
+    /// SP and HT.
+    static let whitespace = CharacterClass(rawValue: 1 << 12)
+    /// The characters of a hostname label: alphanumerics and "-".
+    static let label = CharacterClass(rawValue: 1 << 13)
+}
+
+/// The classes of each byte (bits of `CharacterClass`); a literal, so that it is laid out at compile time.
+let characterClasses: [UInt16] = [
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x1000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x1000, 0x03F6, 0x0100, 0x0000, 0x00F8, 0x0302, 0x0078, 0x03F6, 0x01F4, 0x01F4, 0x03F6, 0x03FA, 0x0038, 0x23F7,
+    0x03F7, 0x01D8,
+    0x27F7, 0x27F7, 0x27F7, 0x27F7, 0x27F7, 0x27F7, 0x27F7, 0x27F7, 0x27F7, 0x27F7, 0x03C8, 0x0018, 0x0100, 0x0038,
+    0x0100, 0x0198,
+    0x0008, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7,
+    0x2BF7, 0x2BF7,
+    0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x03C0, 0x0100, 0x03C0,
+    0x0000, 0x03F6,
+    0x0302, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7,
+    0x2BF7, 0x2BF7,
+    0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x2BF7, 0x0100, 0x0000, 0x0100,
+    0x03F6, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+    0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0000,
+]
 
 extension UInt8 {
-    /// Characters of a hostname or IPv4 address: alphanumerics, "-" and ".".
-    var isHostChar: Bool { isIn(low: 0x03FF_6000_0000_0000, high: 0x07FF_FFFE_07FF_FFFE) }
-
-    /// Whether this ASCII byte is in the set whose bits are `low` (bytes 0-63) and `high` (64-127).
+    /// Whether this byte belongs to any of `classes`.
     @inline(__always)
-    func isIn(low: UInt64, high: UInt64) -> Bool {
-        if self < 64 { return (low >> UInt64(self)) & 1 != 0 }
-        if self < 128 { return (high >> UInt64(self & 63)) & 1 != 0 }
-        return false
+    func isIn(_ classes: CharacterClass) -> Bool {
+        characterClasses[Int(self)] & classes.rawValue != 0
     }
 
+    /// Characters of a hostname or IPv4 address: alphanumerics, "-" and ".".
+    var isHostChar: Bool { isIn(.host) }
+
     /// `token` characters: alphanum / "-" / "." / "!" / "%" / "*" / "_" / "+" / "`" / "'" / "~".
-    var isTokenChar: Bool { isIn(low: 0x03FF6CA200000000, high: 0x47FFFFFF87FFFFFE) }
+    var isTokenChar: Bool { isIn(.token) }
 
     /// `unreserved`: alphanum / mark ("-" / "_" / "." / "!" / "~" / "*" / "'" / "(" / ")").
-    var isUnreserved: Bool { isIn(low: 0x03FF678200000000, high: 0x47FFFFFE87FFFFFE) }
+    var isUnreserved: Bool { isIn(.unreserved) }
 
     /// `reserved`: ";" / "/" / "?" / ":" / "@" / "&" / "=" / "+" / "$" / ",".
-    var isReserved: Bool { isIn(low: 0xAC00985000000000, high: 0x0000000000000001) }
+    var isReserved: Bool { isIn(.reserved) }
 
     /// Characters allowed unescaped in the user part of a SIP URI (unreserved / user-unreserved).
-    var isUserChar: Bool { isIn(low: 0xABFFFFD200000000, high: 0x47FFFFFE87FFFFFE) }
+    var isUserChar: Bool { isIn(.user) }
 
     /// Characters allowed unescaped in the password part of a SIP URI.
-    var isPasswordChar: Bool { isIn(low: 0x23FF7FD200000000, high: 0x47FFFFFE87FFFFFE) }
+    var isPasswordChar: Bool { isIn(.password) }
 
     /// `paramchar` without escapes: param-unreserved / unreserved.
-    var isURIParamChar: Bool { isIn(low: 0x07FFEFD200000000, high: 0x47FFFFFEAFFFFFFE) }
+    var isURIParamChar: Bool { isIn(.uriParameter) }
 
     /// `hname`/`hvalue` characters without escapes: hnv-unreserved / unreserved.
-    var isURIHeaderChar: Bool { isIn(low: 0x87FFEF9200000000, high: 0x47FFFFFEAFFFFFFE) }
+    var isURIHeaderChar: Bool { isIn(.uriHeader) }
 
     /// `word` characters (Call-ID): token characters plus "(" ")" "<" ">" ":" "\\" DQUOTE "/" "[" "]" "?" "{" "}".
-    var isWordChar: Bool { isIn(low: 0xD7FFEFA600000000, high: 0x6FFFFFFFBFFFFFFE) }
+    var isWordChar: Bool { isIn(.word) }
 
     /// `gen-value` characters other than quoted strings: token characters, and ":" "[" "]" for hosts.
-    var isGenericValueChar: Bool { isIn(low: 0x07FF6CA200000000, high: 0x47FFFFFFAFFFFFFE) }
+    var isGenericValueChar: Bool { isIn(.genericValue) }
 }

@@ -325,12 +325,14 @@ enum MessageParser {
         }
         let uri: URI
         do {
-            var scanner = ByteScanner(bytes, owner: owner, uriRange)
-            uri = try URI.parse(&scanner)
+            uri = try withUnsafePointer(to: owner) { (owner) throws(MessageError) -> URI in
+                var scanner = ByteScanner(bytes, owner: owner, uriRange)
+                return try URI.parse(&scanner)
+            }
         } catch {
             throw MessageError(.malformedURI, status: 400, "Malformed Request-URI (\(error.uriProblem))")
         }
-        let method = ByteScanner(bytes, owner: owner, line).internedToken(line.lowerBound..<m)
+        let method = ByteScanner.internedToken(bytes, line.lowerBound..<m)
         return .request(SIPMethod(unchecked: method), uri)
     }
 }

@@ -322,9 +322,17 @@ extension Parameters: CustomStringConvertible {
 extension ByteScanner {
     /// Validates `*( SEMI generic-param )` of a header field (`token [ EQUAL ( token / host / quoted-string ) ]`)
     /// and returns the parameters as a view of those bytes.
-    mutating func parseHeaderParameters(
-        field: KnownHeader?, inspect: ((Range<Int>, Range<Int>?) -> String?)? = nil
-    ) throws(MessageError) -> Parameters {
+    mutating func parseHeaderParameters(field: KnownHeader?) throws(MessageError) -> Parameters {
+        let range = try validateHeaderParameters(field: field) { _, _ in nil }
+        return Parameters(wire: owner, range: range, isURI: false)
+    }
+
+    /// Validates `*( SEMI generic-param )` of a header field, calling `inspect(name, value)` for each parameter
+    /// (a non-nil result is the problem to report), and returns the range the parameters cover.
+    @inline(__always)
+    mutating func validateHeaderParameters(
+        field: KnownHeader?, inspect: (Range<Int>, Range<Int>?) -> String?
+    ) throws(MessageError) -> Range<Int> {
         let start = index
         var end = index
         while consumeSeparator(ASCII.semicolon) {
@@ -334,10 +342,29 @@ extension ByteScanner {
                 value = readQuotedString() ?? read(while: { $0.isGenericValueChar })
                 guard value != nil else { throw .malformed(field, "parameter without a value after '='") }
             }
-            if let inspect, let problem = inspect(name, value) { throw .malformed(field, problem) }
+            if let problem = inspect(name, value) { throw .malformed(field, problem) }
             end = index
         }
         index = end
-        return Parameters(wire: owner, range: start..<end, isURI: false)
+        return start..<end
+    }
+}
+
+/// A header parameter the stack reads often (`branch`, `tag`), located while its field was validated so that
+/// reading it needs no second scan.
+enum KnownParameter: Sendable {
+    /// Not recorded (a value built through the API): look it up.
+    case unknown
+    case absent
+    /// Present without a value.
+    case flag
+    /// The first parameter of that name has this value.
+    case value(ByteRange)
+
+    /// Records the first parameter of a name: only the first one counts, as for `Parameters` lookups.
+    @inline(__always)
+    mutating func record(_ value: Range<Int>?) {
+        guard case .absent = self else { return }
+        self = value.map { .value(ByteRange($0)) } ?? .flag
     }
 }

@@ -228,3 +228,56 @@ extension SIPHost: Hashable {
         for b in source[span.range] { hasher.combine(b) }
     }
 }
+
+extension ByteScanner {
+    /// Reads a hostname, IPv4 address or bracketed IPv6 reference and classifies it, as `readHostRange()` then
+    /// `SIPHost.classify` would, in one pass for hostnames and IPv4 addresses. Returns the host without the
+    /// brackets of an IPv6 reference; leaves the position unchanged when there is no valid host.
+    mutating func readHost() -> (span: ByteRange, kind: SIPHost.Kind)? {
+        let start = index
+        guard start < end, bytes[start] != ASCII.leftBracket else {
+            guard let range = readHostRange(), let kind = SIPHost.classify(bytes, range) else {
+                index = start
+                return nil
+            }
+            let span =
+                kind == .ipv6 ? ByteRange(start: range.lowerBound + 1, end: range.upperBound - 1) : ByteRange(range)
+            return (span, kind)
+        }
+        // hostname = *( domainlabel "." ) toplabel [ "." ]: labels of alphanumerics and inner hyphens, the top
+        // label starting with a letter. Checked label by label while the host characters are read.
+        var i = start
+        var topLabelStart = start
+        var isHostname = true
+        while true {
+            let labelStart = i
+            while i < end, bytes[i].isIn(.label) { i += 1 }
+            if i > labelStart {
+                if bytes[labelStart] == ASCII.minus || bytes[i - 1] == ASCII.minus { isHostname = false }
+                topLabelStart = labelStart
+            }
+            guard i < end, bytes[i] == ASCII.dot else { break }
+            // Only a single trailing dot may end a hostname: an empty label before a dot is an error.
+            if i == labelStart { isHostname = false }
+            i += 1
+        }
+        let range = start..<i
+        guard !range.isEmpty, range.count <= 255 else {
+            index = start
+            return nil
+        }
+        let kind: SIPHost.Kind
+        if bytes[i - 1].isDigit, SIPHost.parseIPv4Word(bytes, range) != nil {
+            kind = .ipv4
+        } else if isHostname, bytes[topLabelStart].isAlpha {
+            kind = .hostname
+        } else if SIPHost.parseIPv6(bytes, range) != nil {
+            kind = .ipv6
+        } else {
+            index = start
+            return nil
+        }
+        index = i
+        return (ByteRange(range), kind)
+    }
+}

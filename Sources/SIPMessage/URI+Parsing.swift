@@ -6,23 +6,9 @@ extension URI {
 
     /// Parses the URI occupying the rest of the scanner's range.
     static func parse(_ scanner: inout ByteScanner) throws(MessageError) -> URI {
+        if let layout = try parseSIPLayout(&scanner) { return .sip(SIPURI(source: scanner.owner, layout: layout)) }
         let bytes = scanner.bytes
-        guard let first = scanner.peek(), first.isAlpha else { throw .malformedURI("no scheme") }
-        guard
-            let schemeRange = scanner.read(while: {
-                $0.isAlphanumeric || $0 == ASCII.plus || $0 == ASCII.minus || $0 == ASCII.dot
-            }),
-            scanner.consume(ASCII.colon)
-        else { throw .malformedURI("no scheme") }
-
-        if bytesEqualCaseInsensitive(bytes, schemeRange, literal: "sip") {
-            let layout = try SIPURI.parseLayout(&scanner, isSecure: false, schemeStart: schemeRange.lowerBound)
-            return .sip(SIPURI(source: scanner.owner, layout: layout))
-        }
-        if bytesEqualCaseInsensitive(bytes, schemeRange, literal: "sips") {
-            let layout = try SIPURI.parseLayout(&scanner, isSecure: true, schemeStart: schemeRange.lowerBound)
-            return .sip(SIPURI(source: scanner.owner, layout: layout))
-        }
+        let schemeRange = try readScheme(&scanner)
         if bytesEqualCaseInsensitive(bytes, schemeRange, literal: "tel") {
             return .tel(try TelURI.parse(&scanner))
         }
@@ -37,6 +23,37 @@ extension URI {
             else { throw .malformedURI("character not allowed in URI") }
         }
         return .other(AbsoluteURI(scheme: scanner.string(schemeRange), content: scanner.string(content)))
+    }
+}
+
+extension URI {
+    /// Reads `scheme ":"`.
+    @inline(__always)
+    static func readScheme(_ scanner: inout ByteScanner) throws(MessageError) -> Range<Int> {
+        guard let first = scanner.peek(), first.isAlpha else { throw .malformedURI("no scheme") }
+        guard
+            let schemeRange = scanner.read(while: {
+                $0.isAlphanumeric || $0 == ASCII.plus || $0 == ASCII.minus || $0 == ASCII.dot
+            }),
+            scanner.consume(ASCII.colon)
+        else { throw .malformedURI("no scheme") }
+        return schemeRange
+    }
+
+    /// Parses the rest of the scanner's range as a SIP or SIPS URI and returns its layout; returns `nil` (and
+    /// leaves the position) when the URI has another scheme. Throws what `parse` would throw.
+    static func parseSIPLayout(_ scanner: inout ByteScanner) throws(MessageError) -> SIPURILayout? {
+        let start = scanner.index
+        let schemeRange = try readScheme(&scanner)
+        let isSecure: Bool
+        switch schemeRange.count {
+        case 3 where bytesEqualCaseInsensitive(scanner.bytes, schemeRange, literal: "sip"): isSecure = false
+        case 4 where bytesEqualCaseInsensitive(scanner.bytes, schemeRange, literal: "sips"): isSecure = true
+        default:
+            scanner.index = start
+            return nil
+        }
+        return try SIPURI.parseLayout(&scanner, isSecure: isSecure, schemeStart: schemeRange.lowerBound)
     }
 }
 
@@ -79,12 +96,7 @@ extension SIPURI {
             scanner.index = at + 1
         }
 
-        guard let hostRange = scanner.readHostRange(), let hostKind = SIPHost.classify(bytes, hostRange) else {
-            throw .malformedURI("bad host")
-        }
-        let host =
-            hostKind == .ipv6 && bytes[hostRange.lowerBound] == ASCII.leftBracket
-            ? ByteRange(start: hostRange.lowerBound + 1, end: hostRange.upperBound - 1) : ByteRange(hostRange)
+        guard let (host, hostKind) = scanner.readHost() else { throw .malformedURI("bad host") }
         var port: UInt16?
         if scanner.consume(ASCII.colon) {
             guard let digits = scanner.read(while: { $0.isDigit }), digits.count <= 5,

@@ -24,6 +24,8 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
     var display: DisplayName
     var address: Address
     var parametersRange: ByteRange
+    /// Where `tag` is, when the parser recorded it.
+    var tagParameter: KnownParameter = .unknown
 
     public init(displayName: String? = nil, uri: URI, parameters: Parameters = []) {
         var bytes: [UInt8] = []
@@ -103,7 +105,13 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
 
     /// The `tag` parameter (RFC 3261 §19.3).
     public var tag: String? {
-        get { parameters["tag"] }
+        get {
+            switch tagParameter {
+            case .value(let range): return source.string(range)
+            case .absent, .flag: return nil
+            case .unknown: return parameters["tag"]
+            }
+        }
         set {
             var p = parameters
             p["tag"] = newValue
@@ -135,11 +143,17 @@ extension NameAddress: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> NameAddress {
         let start = scanner.index
         let (display, address) = try parseAddress(&scanner, field: field)
-        let parametersStart = scanner.index
-        _ = try scanner.parseHeaderParameters(field: field)
-        return NameAddress(
+        let bytes = scanner.bytes
+        var tag = KnownParameter.absent
+        let parameters = try scanner.validateHeaderParameters(field: field) { name, value in
+            if name.count == 3, bytesEqualCaseInsensitive(bytes, name, literal: "tag") { tag.record(value) }
+            return nil
+        }
+        var result = NameAddress(
             source: scanner.owner, whole: ByteRange(start: start, end: scanner.index), display: display,
-            address: address, parameters: ByteRange(start: parametersStart, end: scanner.index))
+            address: address, parameters: ByteRange(parameters))
+        result.tagParameter = tag
+        return result
     }
 
     /// Parses `[display-name] <URI>` or a bare addr-spec, leaving the scanner before any parameters.
@@ -172,8 +186,7 @@ extension NameAddress: ScannerParsable {
 
         if scanner.consume(ASCII.lessThan) {
             let uriStart = scanner.index
-            while let b = scanner.peek(), b != ASCII.greaterThan { scanner.advance() }
-            guard scanner.peek() == ASCII.greaterThan else { throw .malformed(field, "missing '>'") }
+            guard scanner.advance(to: ASCII.greaterThan) else { throw .malformed(field, "missing '>'") }
             let uriRange = uriStart..<scanner.index
             scanner.advance()
             return (display, try parseURI(scanner, uriRange, field: field))
@@ -198,14 +211,12 @@ extension NameAddress: ScannerParsable {
         throws(MessageError) -> Address
     {
         var uriScanner = scanner.subscanner(range)
-        let uri: URI
         do {
-            uri = try URI.parse(&uriScanner)
+            if let layout = try URI.parseSIPLayout(&uriScanner) { return .sip(layout) }
+            return .other(try URI.parse(&uriScanner))
         } catch {
             throw .malformed(field, "bad URI (\(error.uriProblem))")
         }
-        if case .sip(let sip) = uri { return .sip(sip.layout) }
-        return .other(uri)
     }
 }
 

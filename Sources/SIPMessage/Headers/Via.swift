@@ -17,6 +17,8 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
     var hostRange: ByteRange
     var portValue: UInt16?
     var parametersRange: ByteRange
+    /// Where `branch` is, when the parser recorded it.
+    var branchParameter: KnownParameter = .unknown
 
     /// A SIP/2.0 Via.
     public init(
@@ -71,7 +73,13 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
 
     /// The `branch` parameter: the transaction identifier (RFC 3261 §8.1.1.7).
     public var branch: String? {
-        get { parameters["branch"] }
+        get {
+            switch branchParameter {
+            case .value(let range): return source.string(range)
+            case .absent, .flag: return nil
+            case .unknown: return parameters["branch"]
+            }
+        }
         set { modify { $0.set("branch", newValue) } }
     }
 
@@ -220,12 +228,7 @@ extension Via: ScannerParsable {
             let transport = scanner.readToken()
         else { throw .malformed(field, "bad sent-protocol") }
         scanner.skipLWS()
-        guard let hostRange = scanner.readHostRange(), let hostKind = SIPHost.classify(scanner.bytes, hostRange) else {
-            throw .malformed(field, "bad sent-by host")
-        }
-        let host =
-            hostKind == .ipv6 && scanner.bytes[hostRange.lowerBound] == ASCII.leftBracket
-            ? ByteRange(start: hostRange.lowerBound + 1, end: hostRange.upperBound - 1) : ByteRange(hostRange)
+        guard let (host, hostKind) = scanner.readHost() else { throw .malformed(field, "bad sent-by host") }
         var port: UInt16?
         if scanner.consumeSeparator(ASCII.colon) {
             guard let digits = scanner.read(while: { $0.isDigit }),
@@ -233,10 +236,10 @@ extension Via: ScannerParsable {
             else { throw .malformed(field, "bad sent-by port") }
             port = UInt16(p)
         }
-        let parametersStart = scanner.index
         // rport and ttl are numbers, branch a token: checked on the bytes while validating.
         let bytes = scanner.bytes
-        _ = try scanner.parseHeaderParameters(field: field) { name, value in
+        var branch = KnownParameter.absent
+        let parameters = try scanner.validateHeaderParameters(field: field) { name, value in
             switch name.count {
             case 5 where bytesEqualCaseInsensitive(bytes, name, literal: "rport"):
                 if let value, parseDecimal(bytes, value, limit: 65535) == nil { return "bad rport" }
@@ -244,14 +247,16 @@ extension Via: ScannerParsable {
                 if value.flatMap({ parseDecimal(bytes, $0, limit: 255) }) == nil { return "bad ttl" }
             case 6 where bytesEqualCaseInsensitive(bytes, name, literal: "branch"):
                 if let value, value.isEmpty || bytes[value.lowerBound] == ASCII.quote { return "bad branch" }
+                branch.record(value)
             default: break
             }
             return nil
         }
-        let parametersRange = ByteRange(start: parametersStart, end: scanner.index)
-        return Via(
+        var via = Via(
             source: scanner.owner, whole: ByteRange(start: start, end: scanner.index), protocolName: ByteRange(name),
             protocolVersion: ByteRange(version), transport: ByteRange(transport), hostKind: hostKind, host: host,
-            port: port, parameters: parametersRange)
+            port: port, parameters: ByteRange(parameters))
+        via.branchParameter = branch
+        return via
     }
 }
