@@ -1,6 +1,6 @@
 import Media
 
-/// The SRTP implementation a media benchmark runs (`--srtp native|libsrtp`).
+/// The SRTP implementation a media benchmark runs (`--srtp native|libsrtp`, libsrtp by default: what MediaStream runs today).
 enum SRTPBackend: String, Sendable, CaseIterable {
     /// ``SRTPContext``: RFC 3711 on OpenSSL's libcrypto, contexts made once per session.
     case native

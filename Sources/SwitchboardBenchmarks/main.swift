@@ -13,7 +13,8 @@ struct Options {
     var filter: String?
     var view: String?
     var seconds = 9.0
-    var srtp = SRTPBackend.native
+    /// What MediaStream runs today; `--srtp native` measures SRTPContext.
+    var srtp = SRTPBackend.libsrtp
 }
 
 func parseOptions() -> Options {
@@ -29,7 +30,8 @@ func parseOptions() -> Options {
         case ("--only", let v?): options.filter = v
         case ("--view", let v?): options.view = v
         case ("--seconds", let v?): options.seconds = Double(v) ?? options.seconds
-        case ("--srtp", let v?): options.srtp = SRTPBackend(rawValue: v) ?? options.srtp
+        case ("--srtp", let v?) where SRTPBackend(rawValue: v) != nil:
+            options.srtp = SRTPBackend(rawValue: v) ?? .libsrtp
         default:
             FileHandle.standardError.write(
                 Data(

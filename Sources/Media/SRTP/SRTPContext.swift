@@ -174,7 +174,12 @@ enum SRTPKeyDerivation {
         guard masterKeySalt.count == 30 else { return nil }
         var iv = Array(masterKeySalt[16..<30]) + [0, 0]
         iv[7] ^= label
-        return keystream(key: Array(masterKeySalt[0..<16]), iv: iv, count: count)
+        var key = Array(masterKeySalt[0..<16])
+        defer {
+            for i in key.indices { key[i] = 0 }
+            for i in iv.indices { iv[i] = 0 }
+        }
+        return keystream(key: key, iv: iv, count: count)
     }
 
     /// `count` bytes of AES-128 counter-mode keystream (RFC 3711 §4.1.1) from the 16-byte `iv`.
