@@ -5,6 +5,7 @@
 // calls that Swift cannot import are wrapped here as static inline functions.
 
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -87,6 +88,36 @@ done:
     X509_free(cert);
     EVP_PKEY_free(key);
     return ok;
+}
+
+/// An AES-128-CTR encryption context keyed with `key` (16 bytes), for SRTP (RFC 3711 §4.1.1): the key schedule
+/// is done once; each packet then sets its IV with `EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv)`. NULL on failure.
+static inline EVP_CIPHER_CTX *sb_aes_128_ctr_new(const unsigned char *key) {
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (ctx == NULL) return NULL;
+    if (EVP_EncryptInit_ex(ctx, EVP_aes_128_ctr(), NULL, key, NULL) != 1) {
+        EVP_CIPHER_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/// An HMAC-SHA1 context keyed with `key`, for SRTP's authentication (RFC 3711 §4.2.1): the key is set once;
+/// each packet re-initialises it with `EVP_MAC_init(ctx, NULL, 0, NULL)`, which keeps the key. NULL on failure.
+static inline EVP_MAC_CTX *sb_hmac_sha1_new(const unsigned char *key, size_t key_length) {
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    if (mac == NULL) return NULL;
+    EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac);
+    if (ctx == NULL) return NULL;
+    OSSL_PARAM params[2];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA1", 0);
+    params[1] = OSSL_PARAM_construct_end();
+    if (EVP_MAC_init(ctx, key, key_length, params) != 1) {
+        EVP_MAC_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 #endif

@@ -64,15 +64,17 @@ func nanoseconds(_ duration: Duration) -> Double {
 
 /// Times each stage of one stream direction.
 /// - Returns: the stages in pipeline order.
-func mediaBreakdown(_ codec: MediaBenchmarkCodec, packets: Int, repetitions: Int) throws -> [MediaStage] {
+func mediaBreakdown(_ codec: MediaBenchmarkCodec, packets: Int, repetitions: Int, srtp: SRTPBackend) throws
+    -> [MediaStage]
+{
     let pcm = codec.frames()
     var encoder = try codec.kind.makeEncoder()
     var decoder = try codec.kind.makeDecoder()
     var generator = SystemRandomNumberGenerator()
     var sender = RTPSender(payloadType: codec.payloadType, clockRate: codec.clockRate, using: &generator)
     let key = randomMasterKeySalt()
-    let outbound = try SRTPSession(suite: .aesCM128HMACSHA1_80, masterKeySalt: key, direction: .outbound)
-    let inbound = try SRTPSession(suite: .aesCM128HMACSHA1_80, masterKeySalt: key, direction: .inbound)
+    let outbound = try srtp.make(key: key, direction: .outbound)
+    let inbound = try srtp.make(key: key, direction: .inbound)
     var receiver = RTPReceiver(clockRate: codec.clockRate)
     var jitter = JitterBuffer(configuration: codec.jitterConfiguration)
     let increment = UInt32(codec.samples)
@@ -116,7 +118,7 @@ func mediaBreakdown(_ codec: MediaBenchmarkCodec, packets: Int, repetitions: Int
             for payload in payloads {
                 wire.append(
                     try sender.packet(payload: payload, samples: increment)
-                        .serialized(reservingCapacity: SRTPSession.maximumTrailerLength))
+                        .serialized(reservingCapacity: SRTPBackend.maximumTrailerLength))
             }
         }
         try timed {
@@ -218,17 +220,18 @@ func copiedJitterCost(_ codec: MediaBenchmarkCodec, packets: Int, repetitions: I
 
 /// SRTP protect + unprotect of a 172-byte G.711 packet with `streams` stream ends' sessions alive (an outbound
 /// and an inbound session each), the packets spread over all of them as live streams spread theirs.
-/// Debian's libsrtp2 does its crypto through NSS, whose per-packet cost grows with the number of keys alive.
-func srtpSessionScaling(streams: Int, packets: Int, repetitions: Int) throws -> Measurement {
+/// Debian's libsrtp2 does its crypto through NSS, whose per-packet cost grows with the number of keys alive;
+/// the native backend's should not.
+func srtpSessionScaling(streams: Int, packets: Int, repetitions: Int, srtp: SRTPBackend) throws -> Measurement {
     var generator = SystemRandomNumberGenerator()
-    var ends: [(sender: RTPSender, outbound: SRTPSession, inbound: SRTPSession)] = []
+    var ends: [(sender: RTPSender, outbound: any BenchmarkSRTP, inbound: any BenchmarkSRTP)] = []
     for _ in 0..<streams {
         let key = randomMasterKeySalt()
         ends.append(
             (
                 RTPSender(payloadType: 0, clockRate: 8000, using: &generator),
-                try SRTPSession(suite: .aesCM128HMACSHA1_80, masterKeySalt: key, direction: .outbound),
-                try SRTPSession(suite: .aesCM128HMACSHA1_80, masterKeySalt: key, direction: .inbound)
+                try srtp.make(key: key, direction: .outbound),
+                try srtp.make(key: key, direction: .inbound)
             ))
     }
     let payload = [UInt8](repeating: 0x55, count: 160)
@@ -240,7 +243,7 @@ func srtpSessionScaling(streams: Int, packets: Int, repetitions: Int) throws -> 
         for i in 0..<count {
             wire.append(
                 try ends[i % streams].sender.packet(payload: payload, samples: 160)
-                    .serialized(reservingCapacity: SRTPSession.maximumTrailerLength))
+                    .serialized(reservingCapacity: SRTPBackend.maximumTrailerLength))
         }
         let start = threadCPUSeconds()
         for i in wire.indices {
@@ -265,15 +268,16 @@ struct MediaBenchmarkError: Error, CustomStringConvertible {
 ///   - repetitions: timed repetitions of the breakdown.
 ///   - seconds: measured seconds per step of the capacity ramp.
 ///   - only: `pcmu` or `opus` to run one codec (`--view`), `nil` for both.
-func runMediaBenchmark(packets: Int, repetitions: Int, seconds: Double, only: String?) {
-    print("# switchboard media benchmark: one direction, 20 ms frames, SRTP AES_CM_128_HMAC_SHA1_80")
+///   - srtp: the SRTP backend (`--srtp`).
+func runMediaBenchmark(packets: Int, repetitions: Int, seconds: Double, only: String?, srtp: SRTPBackend) {
+    print("# switchboard media benchmark: one direction, 20 ms frames, SRTP AES_CM_128_HMAC_SHA1_80 (\(srtp.rawValue))")
     print("# columns: RESULT stack media name min_ns med_ns max_ns allocs_per_packet reps packets")
     var perStreamCompute: [String: Double] = [:]
     let codecs = [MediaBenchmarkCodec.pcmu, .opus].filter { only == nil || $0.name.hasPrefix(only ?? "") }
     for codec in codecs {
         let count = codec.kind == .opus ? max(50, packets / 4) : max(50, packets)
         do {
-            let stages = try mediaBreakdown(codec, packets: count, repetitions: repetitions)
+            let stages = try mediaBreakdown(codec, packets: count, repetitions: repetitions, srtp: srtp)
             var total = 0.0
             for stage in stages {
                 let m = stage.measurement
@@ -311,7 +315,7 @@ func runMediaBenchmark(packets: Int, repetitions: Int, seconds: Double, only: St
         print("# SRTP protect + unprotect per packet (ns) against the number of stream ends alive (2 sessions each)")
         for streams in [1, 100, 500, 1000] {
             do {
-                let m = try srtpSessionScaling(streams: streams, packets: 2000, repetitions: 5)
+                let m = try srtpSessionScaling(streams: streams, packets: 2000, repetitions: 5, srtp: srtp)
                 let columns = [
                     "RESULT", "switchboard", "media", "srtp-ns-per-packet-protect-unprotect-streams-\(streams)",
                     String(format: "%.0f", m.min), String(format: "%.0f", m.median), String(format: "%.0f", m.max),
@@ -322,7 +326,7 @@ func runMediaBenchmark(packets: Int, repetitions: Int, seconds: Double, only: St
             }
         }
     }
-    runMediaCapacity(codecs, seconds: seconds, perStreamCompute: perStreamCompute)
+    runMediaCapacity(codecs, seconds: seconds, perStreamCompute: perStreamCompute, srtp: srtp)
 }
 
 private func printBreakdownTable(_ codec: MediaBenchmarkCodec, _ stages: [MediaStage], total: Double) {

@@ -76,8 +76,8 @@ final class CapacityStream {
     var sender: RTPSender
     var receiver: RTPReceiver
     var jitter: JitterBuffer
-    let outbound: SRTPSession
-    let inbound: SRTPSession
+    let outbound: any BenchmarkSRTP
+    let inbound: any BenchmarkSRTP
     let pcm: [[Int16]]
     let increment: UInt32
     let clock = SystemMediaClock()
@@ -100,7 +100,7 @@ final class CapacityStream {
 
     init(
         codec: MediaBenchmarkCodec, pcm: [[Int16]], socket: DatagramSocket, sendKey: [UInt8], receiveKey: [UInt8],
-        firstDeadline: MediaInstant
+        firstDeadline: MediaInstant, srtp: SRTPBackend
     ) throws {
         self.socket = socket
         self.peer = socket.localAddress
@@ -110,8 +110,8 @@ final class CapacityStream {
         sender = RTPSender(payloadType: codec.payloadType, clockRate: codec.clockRate, using: &generator)
         receiver = RTPReceiver(clockRate: codec.clockRate)
         jitter = JitterBuffer(configuration: codec.jitterConfiguration)
-        outbound = try SRTPSession(suite: .aesCM128HMACSHA1_80, masterKeySalt: sendKey, direction: .outbound)
-        inbound = try SRTPSession(suite: .aesCM128HMACSHA1_80, masterKeySalt: receiveKey, direction: .inbound)
+        outbound = try srtp.make(key: sendKey, direction: .outbound)
+        inbound = try srtp.make(key: receiveKey, direction: .inbound)
         self.pcm = pcm
         increment = UInt32(codec.samples)
         deadline = firstDeadline
@@ -163,7 +163,7 @@ final class CapacityStream {
         frame = frame + 1 == pcm.count ? 0 : frame + 1
         guard let payload = try? encoder.encode(pcm[frame]),
             var bytes = try? sender.packet(payload: payload, samples: increment)
-                .serialized(reservingCapacity: SRTPSession.maximumTrailerLength),
+                .serialized(reservingCapacity: SRTPBackend.maximumTrailerLength),
             (try? outbound.protect(&bytes)) != nil
         else { return }
         if socket.send(bytes, to: peer) { sent += 1 }
@@ -223,7 +223,7 @@ final class CapacityRun {
     /// Sets up `count` streams (`count / 2` pairs) on `loop` and runs them; call on the loop.
     static func launch(
         codec: MediaBenchmarkCodec, pcm: [[Int16]], count: Int, warmUp: Duration, measured: Duration,
-        loop: EventLoop, outcome: CapacityOutcome
+        loop: EventLoop, outcome: CapacityOutcome, srtp: SRTPBackend
     ) {
         let clock = SystemMediaClock()
         var streams: [CapacityStream] = []
@@ -240,9 +240,11 @@ final class CapacityRun {
                 let first = MediaInstant(nanoseconds: origin.nanoseconds + offset)
                 let second = MediaInstant(nanoseconds: origin.nanoseconds + (offset + 10_000_000) % 20_000_000)
                 let endA = try CapacityStream(
-                    codec: codec, pcm: pcm, socket: a, sendKey: keyA, receiveKey: keyB, firstDeadline: first)
+                    codec: codec, pcm: pcm, socket: a, sendKey: keyA, receiveKey: keyB, firstDeadline: first, srtp: srtp
+                )
                 let endB = try CapacityStream(
-                    codec: codec, pcm: pcm, socket: b, sendKey: keyB, receiveKey: keyA, firstDeadline: second)
+                    codec: codec, pcm: pcm, socket: b, sendKey: keyB, receiveKey: keyA, firstDeadline: second,
+                    srtp: srtp)
                 endA.peer = b.localAddress
                 endB.peer = a.localAddress
                 streams += [endA, endB]
@@ -321,14 +323,15 @@ let RLIMIT_NOFILE_RESOURCE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 
 /// Runs one step on `loop` and waits for it.
 func runCapacityStep(
-    _ codec: MediaBenchmarkCodec, pcm: [[Int16]], streams: Int, seconds: Double, loop: EventLoop
+    _ codec: MediaBenchmarkCodec, pcm: [[Int16]], streams: Int, seconds: Double, loop: EventLoop, srtp: SRTPBackend
 ) -> CapacityResult {
     let outcome = CapacityOutcome()
     let warmUp = Duration.seconds(1)
     let measured = Duration.milliseconds(Int64(seconds * 1000))
     loop.execute {
         CapacityRun.launch(
-            codec: codec, pcm: pcm, count: streams, warmUp: warmUp, measured: measured, loop: loop, outcome: outcome)
+            codec: codec, pcm: pcm, count: streams, warmUp: warmUp, measured: measured, loop: loop, outcome: outcome,
+            srtp: srtp)
     }
     // Bounded wait: the step's own time plus a generous margin for an overloaded loop.
     let deadline = Date().addingTimeInterval(seconds + 1 + 30)
@@ -344,10 +347,15 @@ func runCapacityStep(
 ///   - codecs: the codecs to ramp.
 ///   - seconds: measured seconds per step.
 ///   - perStreamCompute: the breakdown's total ns per packet by codec name, printed for comparison.
-func runMediaCapacity(_ codecs: [MediaBenchmarkCodec], seconds: Double, perStreamCompute: [String: Double]) {
+///   - srtp: the SRTP backend.
+func runMediaCapacity(
+    _ codecs: [MediaBenchmarkCodec], seconds: Double, perStreamCompute: [String: Double], srtp: SRTPBackend
+) {
     guard seconds > 0 else { return }
     let limit = raiseDescriptorLimit()
-    print("# capacity: one event loop thread, loopback UDP, descriptor limit \(limit), \(seconds) s per step")
+    print(
+        "# capacity: one event loop thread, loopback UDP, descriptor limit \(limit), \(seconds) s per step, "
+            + "SRTP \(srtp.rawValue)")
     print(
         "# columns: RESULT stack media name streams busy_pct late_tick_pct loss_pct max_late_ms stolen_pct "
             + "load_pct realtime")
@@ -374,7 +382,7 @@ func runMediaCapacity(_ codecs: [MediaBenchmarkCodec], seconds: Double, perStrea
         let codecStart = Date()
         for step in 0..<6 {
             guard Date().timeIntervalSince(codecStart) < 70, Date().timeIntervalSince(budgetStart) < 150 else { break }
-            let result = runCapacityStep(codec, pcm: pcm, streams: count, seconds: seconds, loop: loop)
+            let result = runCapacityStep(codec, pcm: pcm, streams: count, seconds: seconds, loop: loop, srtp: srtp)
             printCapacity(codec, result)
             last = result
             if result.isRealTime { strict = result }

@@ -13,6 +13,8 @@ struct Options {
     var filter: String?
     var view: String?
     var seconds = 9.0
+    /// What MediaStream runs today; `--srtp native` measures SRTPContext.
+    var srtp = SRTPBackend.libsrtp
 }
 
 func parseOptions() -> Options {
@@ -28,10 +30,12 @@ func parseOptions() -> Options {
         case ("--only", let v?): options.filter = v
         case ("--view", let v?): options.view = v
         case ("--seconds", let v?): options.seconds = Double(v) ?? options.seconds
+        case ("--srtp", let v?) where SRTPBackend(rawValue: v) != nil:
+            options.srtp = SRTPBackend(rawValue: v) ?? .libsrtp
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio|media] [--view NAME] [--seconds S]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio|media] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
                         .utf8)
             )
             exit(2)
@@ -112,7 +116,8 @@ if options.filter == "transactions" {
 }
 if options.filter == "media" {
     runMediaBenchmark(
-        packets: options.n / 20, repetitions: max(options.repetitions, 9), seconds: options.seconds, only: options.view)
+        packets: options.n / 20, repetitions: max(options.repetitions, 9), seconds: options.seconds, only: options.view,
+        srtp: options.srtp)
     exit(0)
 }
 if options.filter == "audio" {

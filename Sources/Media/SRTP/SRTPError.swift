@@ -7,7 +7,7 @@ public struct SRTPError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: UInt8, Sendable {
             case authenticationFailed, replayed, malformedPacket, bufferTooSmall, badKey, unsupportedSuite
-            case unknownMKI, wrongDirection, libraryFailure
+            case unknownMKI, wrongDirection, libraryFailure, keyExhausted
         }
 
         private let value: Value
@@ -32,6 +32,9 @@ public struct SRTPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let wrongDirection = Code(.wrongDirection)
         /// libsrtp2 failed otherwise (initialisation, allocation, cipher failure); `status` says how.
         public static let libraryFailure = Code(.libraryFailure)
+        /// The master key has protected all the packets it may (2^48 SRTP or 2^31 SRTCP, RFC 3711 §9.2): the
+        /// session must be rekeyed.
+        public static let keyExhausted = Code(.keyExhausted)
 
         public var description: String { "\(value)" }
     }
