@@ -119,7 +119,7 @@ extension SRTPContext {
         Self.copy(mki, into: buffer, at: length)
         digest.copy(rtpTagLength, into: buffer, at: tagOffset)
         window.record(index)
-        rtpStreams[ssrc] = window
+        Self.remember(window, for: ssrc, in: &rtpStreams)
         rtpStatisticsStorage.packets += 1
         return tagOffset + rtpTagLength
     }
@@ -154,7 +154,7 @@ extension SRTPContext {
             throw cryptoFailure(isRTCP: false)
         }
         window.record(index)
-        rtpStreams[ssrc] = window
+        Self.remember(window, for: ssrc, in: &rtpStreams)
         rtpStatisticsStorage.packets += 1
         return end
     }
@@ -186,7 +186,7 @@ extension SRTPContext {
         Self.copy(mki, into: buffer, at: length + 4)
         digest.copy(10, into: buffer, at: tagOffset)
         window.record(index)
-        rtcpStreams[ssrc] = window
+        Self.remember(window, for: ssrc, in: &rtcpStreams)
         rtcpStatisticsStorage.packets += 1
         return tagOffset + 10
     }
@@ -221,7 +221,7 @@ extension SRTPContext {
             }
         }
         window.record(index)
-        rtcpStreams[ssrc] = window
+        Self.remember(window, for: ssrc, in: &rtcpStreams)
         rtcpStatisticsStorage.packets += 1
         return end
     }
@@ -341,5 +341,16 @@ struct SRTPDigest {
             for position in 0..<count { difference |= raw[position] ^ buffer[offset + position] }
             return difference == 0
         }
+    }
+}
+
+extension SRTPContext {
+    /// Most sources (SSRCs) one context tracks; a new one beyond it replaces an arbitrary old one. Only a
+    /// source that authenticated gets an entry, so the bound is a safeguard, not a path an attacker can take.
+    static let maximumSources = 32
+
+    static func remember(_ window: SRTPReplayWindow, for ssrc: UInt32, in table: inout [UInt32: SRTPReplayWindow]) {
+        if table[ssrc] == nil, table.count >= maximumSources, let old = table.keys.first { table[old] = nil }
+        table[ssrc] = window
     }
 }

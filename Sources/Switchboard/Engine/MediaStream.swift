@@ -52,8 +52,8 @@ final class MediaStream: @unchecked Sendable {
         var receivePayloadType: UInt8
         var telephoneEvent: (send: UInt8, receive: UInt8)?
         var tones: TelephoneEventSender
-        var outbound: SRTPSession?
-        var inbound: SRTPSession?
+        var outbound: SRTPContext?
+        var inbound: SRTPContext?
         var sends: Bool
         var receives: Bool
         var rtcpMux: Bool
@@ -145,8 +145,8 @@ final class MediaStream: @unchecked Sendable {
             let encoder = try kind.makeEncoder(
                 remoteFormatParameters: session.codec.sendFormatParameters, packetTime: 20)
             let decoder = try kind.makeDecoder(packetTime: packetTime)
-            var keys: (outbound: SRTPSession, inbound: SRTPSession)?
-            if let parameters = session.srtp { keys = try SRTPSession.pair(for: parameters) }
+            var keys: (outbound: SRTPContext, inbound: SRTPContext)?
+            if let parameters = session.srtp { keys = try SRTPContext.pair(for: parameters) }
             let clockRate = session.codec.clockRate
             var sender = RTPSender(
                 payloadType: session.codec.sendPayloadType, clockRate: clockRate, using: &generator)
@@ -302,7 +302,7 @@ final class MediaStream: @unchecked Sendable {
     }
 
     private func transmit(_ packet: RTPPacket, _ current: inout Negotiated, to destination: SocketAddress) {
-        guard var bytes = try? packet.serialized(reservingCapacity: SRTPSession.maximumTrailerLength) else {
+        guard var bytes = try? packet.serialized(reservingCapacity: SRTPContext.maximumTrailerLength) else {
             return
         }
         if let outbound = current.outbound {
