@@ -109,7 +109,7 @@ final class SessionDriver {
         self.settings = settings
     }
 
-    private var core: SIPCore { engine.core }
+    var core: SIPCore { engine.core }
 
     private func wire() {
         core.onRequest = { [weak self] request in self?.receive(request) }
@@ -287,81 +287,6 @@ final class SessionDriver {
         let actions = step(&session)
         entry.session = session
         run(key, actions)
-    }
-
-    /// Sends a MESSAGE (RFC 3428) outside any dialog, answering one digest challenge; `completion` gets
-    /// the final status (408 on timeout, 503 on a transport error).
-    func sendMessage(
-        to target: URI, from: SIPURI?, outboundProxy: SIPURI?, transport: SIPTransportKind?,
-        credentials: (@Sendable (String) -> DigestCredentials?)?, contentType: String, body: [UInt8],
-        completion: @escaping (Int) -> Void
-    ) {
-        resolve(outboundProxy.map { .sip($0) } ?? target) { [weak self] (destination: Destination?) in
-            guard let self, let destination else {
-                completion(503)
-                return
-            }
-            self.ensureListening(for: destination)
-            let local = self.engine.transport.localAddress(for: destination) ?? .loopback()
-            var fields = SIPFields()
-            if var proxy = outboundProxy {
-                if !proxy.isLooseRouter { proxy.parameters.set("lr", to: nil) }
-                fields.append(.route, NameAddress(uri: .sip(proxy)))
-            }
-            fields.append(.maxForwards, 70)
-            var fromAddress = NameAddress(uri: .sip(from ?? SIPURI(user: "switchboard", host: Self.host(local))))
-            fromAddress.tag = self.core.makeTag()
-            fields.append(.from, fromAddress)
-            fields.append(.to, NameAddress(uri: target))
-            fields.append(.callID, self.core.makeCallID())
-            fields.append(.cseq, CSeq(1, .message))
-            fields.append(.contentType, contentType)
-            fields.append(.userAgent, self.settings.userAgent)
-            let request = SIPRequest(method: .message, uri: target, headerFields: fields, body: body)
-            let authenticator = credentials.map { DigestAuthenticator(credentials: $0) }
-            self.sendMessageRequest(request, to: destination, authenticator: authenticator, completion: completion)
-        }
-    }
-
-    private func sendMessageRequest(
-        _ request: SIPRequest, to destination: Destination, authenticator: DigestAuthenticator?,
-        completion: @escaping (Int) -> Void
-    ) {
-        var finished = false
-        let done: (Int) -> Void = { status in
-            guard !finished else { return }
-            finished = true
-            completion(status)
-        }
-        do {
-            try core.sendRequest(request, to: destination) { [weak self] event in
-                switch event {
-                case .response(let response) where response.statusCode >= 200:
-                    if response.statusCode == 401 || response.statusCode == 407, var authenticator,
-                        var retry = try? authenticator.respond(to: response, for: request)
-                    {
-                        retry.headerFields.removeAll(.via)
-                        if let cseq = (try? request.cseq) ?? nil {
-                            retry.headerFields.set(.cseq, CSeq(cseq.sequenceNumber + 1, .message))
-                        }
-                        finished = true
-                        self?.sendMessageRequest(retry, to: destination, authenticator: nil, completion: completion)
-                    } else {
-                        done(response.statusCode)
-                    }
-                case .response:
-                    break
-                case .timeout:
-                    done(408)
-                case .transportError:
-                    done(503)
-                case .terminated:
-                    done(408)
-                }
-            }
-        } catch {
-            done(503)
-        }
     }
 
     // MARK: Actions
@@ -588,102 +513,5 @@ final class SessionDriver {
         for (key, entry) in entries where entry.session != nil {
             perform(key) { $0.serverTransactionFailed(token) }
         }
-    }
-
-    // MARK: Building blocks
-
-    private func sessionConfiguration(contactUser user: String, local: SocketAddress, _ destination: Destination)
-        -> InviteSessionConfiguration
-    {
-        var contactURI = SIPURI(user: user, host: Self.host(local), port: local.port == 0 ? nil : local.port)
-        if destination.transport != .udp { contactURI.transport = destination.transport.rawValue }
-        var configuration = InviteSessionConfiguration(
-            contact: NameAddress(uri: .sip(contactURI)), reliableProvisionalResponses: settings.reliableProvisionals,
-            sessionTimer: settings.sessionInterval.map { SessionTimerConfiguration(interval: $0) },
-            userAgent: settings.userAgent)
-        configuration.t1 = settings.t1
-        configuration.t2 = settings.t2
-        return configuration
-    }
-
-    private func offerAnswer(_ key: SessionKey, local: SocketAddress, codecs: [Codec], srtp: SRTPPolicy)
-        -> OfferAnswer
-    {
-        var list: [SDP.Codec] = codecs.map {
-            switch $0 {
-            case .opus: .opus()
-            case .pcmu: .pcmu
-            case .pcma: .pcma
-            }
-        }
-        list.append(.telephoneEvent())
-        let policy: SDP.SRTPPolicy =
-            switch srtp {
-            case .off: .off
-            case .optional: .optional
-            case .mandatory: .mandatory
-            }
-        let media = mediaAddress(key, local.host)
-        let configuration = OfferAnswerConfiguration(
-            address: media.host, rtpPort: media.port, codecs: list, srtpPolicy: policy)
-        return OfferAnswer(
-            configuration: configuration, random: SystemRandomNumberGenerator(), keySource: CryptographicKeySource())
-    }
-
-    /// The host part for a local address (its IP, which always parses as one).
-    static func host(_ address: SocketAddress) -> SIPHost {
-        if let host = SIPHost(address.host) { return host }
-        return .loopbackIPv4
-    }
-
-    /// A UDP listener is needed to send at all (requests leave from it); streams connect on demand.
-    private func ensureListening(for destination: Destination) {
-        let family = destination.address.family
-        guard engine.transport.listeningAddress(.udp, family: family) == nil else { return }
-        let wildcard = SocketAddress(ip: family == .ipv4 ? "0.0.0.0" : "::", port: 0) ?? .loopback()
-        _ = try? engine.transport.listen(.udp, on: wildcard)
-    }
-
-    /// Resolves `uri` to its first destination: at once for numeric hosts (so requests and ACKs keep their
-    /// order), off the loop through RFC 3263 for names.
-    private func resolve(
-        _ uri: URI, transport: SIPTransport.TransportProtocol? = nil, _ done: @escaping (Destination?) -> Void
-    ) {
-        guard var sip = uri.sipURI else {
-            done(nil)
-            return
-        }
-        if sip.transport == nil, let transport, transport != .udp, !sip.isSecure {
-            sip.transport = transport.rawValue
-        }
-        let resolver = SIPResolver()
-        if sip.host.kind != .hostname {
-            done((try? resolver.resolveNow(sip))?.first)
-            return
-        }
-        let target = sip
-        let engine = self.engine
-        let box = ResolutionCallback(done)
-        Task.detached {
-            let destination = (try? await resolver.resolve(target))?.first
-            engine.execute { box.body(destination) }
-        }
-    }
-}
-
-/// Carries a loop-confined callback through the resolver's task and back to the loop.
-private final class ResolutionCallback: @unchecked Sendable {
-    // @unchecked Sendable: `body` is created on the loop and only ever called back on the loop.
-    let body: (Destination?) -> Void
-    init(_ body: @escaping (Destination?) -> Void) { self.body = body }
-}
-
-/// SRTP master keys from OpenSSL's CSPRNG (`RAND_bytes`), as RFC 4568 §6.1 asks.
-struct CryptographicKeySource: SRTPKeySource {
-    mutating func makeKeyMaterial(count: Int) -> [UInt8]? {
-        guard count > 0, count <= 1024 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
-        return ok == 1 ? bytes : nil
     }
 }

@@ -1,0 +1,107 @@
+import COpenSSL
+import SDP
+import SIPAuthentication
+import SIPCore
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+import SIPUserAgent
+
+/// Building blocks of the session driver: session and offer/answer configuration, listeners, resolution.
+extension SessionDriver {
+
+    func sessionConfiguration(contactUser user: String, local: SocketAddress, _ destination: Destination)
+        -> InviteSessionConfiguration
+    {
+        var contactURI = SIPURI(user: user, host: Self.host(local), port: local.port == 0 ? nil : local.port)
+        if destination.transport != .udp { contactURI.transport = destination.transport.rawValue }
+        var configuration = InviteSessionConfiguration(
+            contact: NameAddress(uri: .sip(contactURI)), reliableProvisionalResponses: settings.reliableProvisionals,
+            sessionTimer: settings.sessionInterval.map { SessionTimerConfiguration(interval: $0) },
+            userAgent: settings.userAgent)
+        configuration.t1 = settings.t1
+        configuration.t2 = settings.t2
+        return configuration
+    }
+
+    func offerAnswer(_ key: SessionKey, local: SocketAddress, codecs: [Codec], srtp: SRTPPolicy)
+        -> OfferAnswer
+    {
+        var list: [SDP.Codec] = codecs.map {
+            switch $0 {
+            case .opus: .opus()
+            case .pcmu: .pcmu
+            case .pcma: .pcma
+            }
+        }
+        list.append(.telephoneEvent())
+        let policy: SDP.SRTPPolicy =
+            switch srtp {
+            case .off: .off
+            case .optional: .optional
+            case .mandatory: .mandatory
+            }
+        let media = mediaAddress(key, local.host)
+        let configuration = OfferAnswerConfiguration(
+            address: media.host, rtpPort: media.port, codecs: list, srtpPolicy: policy)
+        return OfferAnswer(
+            configuration: configuration, random: SystemRandomNumberGenerator(), keySource: CryptographicKeySource())
+    }
+
+    /// The host part for a local address (its IP, which always parses as one).
+    static func host(_ address: SocketAddress) -> SIPHost {
+        if let host = SIPHost(address.host) { return host }
+        return .loopbackIPv4
+    }
+
+    /// A UDP listener is needed to send at all (requests leave from it); streams connect on demand.
+    func ensureListening(for destination: Destination) {
+        let family = destination.address.family
+        guard engine.transport.listeningAddress(.udp, family: family) == nil else { return }
+        let wildcard = SocketAddress(ip: family == .ipv4 ? "0.0.0.0" : "::", port: 0) ?? .loopback()
+        _ = try? engine.transport.listen(.udp, on: wildcard)
+    }
+
+    /// Resolves `uri` to its first destination: at once for numeric hosts (so requests and ACKs keep their
+    /// order), off the loop through RFC 3263 for names.
+    func resolve(
+        _ uri: URI, transport: SIPTransport.TransportProtocol? = nil, _ done: @escaping (Destination?) -> Void
+    ) {
+        guard var sip = uri.sipURI else {
+            done(nil)
+            return
+        }
+        if sip.transport == nil, let transport, transport != .udp, !sip.isSecure {
+            sip.transport = transport.rawValue
+        }
+        let resolver = SIPResolver()
+        if sip.host.kind != .hostname {
+            done((try? resolver.resolveNow(sip))?.first)
+            return
+        }
+        let target = sip
+        let engine = self.engine
+        let box = ResolutionCallback(done)
+        Task.detached {
+            let destination = (try? await resolver.resolve(target))?.first
+            engine.execute { box.body(destination) }
+        }
+    }
+}
+
+/// Carries a loop-confined callback through the resolver's task and back to the loop.
+final class ResolutionCallback: @unchecked Sendable {
+    // @unchecked Sendable: `body` is created on the loop and only ever called back on the loop.
+    let body: (Destination?) -> Void
+    init(_ body: @escaping (Destination?) -> Void) { self.body = body }
+}
+
+/// SRTP master keys from OpenSSL's CSPRNG (`RAND_bytes`), as RFC 4568 §6.1 asks.
+struct CryptographicKeySource: SRTPKeySource {
+    mutating func makeKeyMaterial(count: Int) -> [UInt8]? {
+        guard count > 0, count <= 1024 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        return ok == 1 ? bytes : nil
+    }
+}
