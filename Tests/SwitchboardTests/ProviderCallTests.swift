@@ -201,6 +201,20 @@ struct ProviderCallTests {
         #expect(pair.bobDelegate.queuesSeen.withLock { $0 } == ["test.delegate"])
     }
 
+    @Test func invalidateReturnsOnlyOnceTheDelegateHasHeardEverything() async throws {
+        let queue = DispatchQueue(label: "test.slow-delegate")
+        let pair = try ProviderPair()
+        defer { pair.close() }
+        pair.bob.setDelegate(pair.bobDelegate, queue: queue)
+        let (_, bob) = try await pair.connect()
+        // A busy delegate queue: the call's end and providerDidReset queue up behind this.
+        queue.async { usleep(300_000) }
+        await offPool { pair.bob.invalidate(timeout: .seconds(2)) }
+        let events = pair.bobDelegate.events.withLock { $0 }
+        #expect(events.contains { if case .ended(let call, _) = $0 { call.uuid == bob } else { false } })
+        if case .didReset = events.last {} else { Issue.record("providerDidReset is not the last callback") }
+    }
+
     @Test func requestsAreCheckedBeforeTheDelegateSeesThem() async throws {
         let pair = try ProviderPair()
         defer { pair.close() }

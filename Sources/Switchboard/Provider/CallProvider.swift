@@ -148,9 +148,10 @@ public final class CallProvider: Sendable {
     }
 
     /// Ends every call (BYE, CANCEL or rejection), unregisters every account, waits up to `timeout` for
-    /// those transactions, closes the sockets and tells the delegate `providerDidReset`. Afterwards the
-    /// provider does nothing. Blocks the caller; do not call it from the delegate queue of a delegate
-    /// that must still run meanwhile.
+    /// those transactions, closes the sockets and tells the delegate `providerDidReset`. When it returns, the
+    /// delegate has been given every callback, `providerDidReset` last (waiting at most one more second for
+    /// the delegate queue), and the provider does nothing more. Blocks the caller; do not call it from the
+    /// delegate queue of a delegate that must still run meanwhile.
     public func invalidate(timeout: Duration = .seconds(5)) {
         guard !isInvalidated.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let done = DispatchSemaphore(value: 0)
@@ -161,6 +162,7 @@ public final class CallProvider: Sendable {
         outlet.emit(.didReset, from: self)
         engine.shutdown()
         outlet.finish()
+        outlet.drain(timeout: .now() + 1)
     }
 
     /// Checks and carries out a transaction for the controller.

@@ -75,6 +75,16 @@ final class EventOutlet: Sendable {
         queue.async { Self.deliver(event, to: delegate, from: provider) }
     }
 
+    /// Waits, up to `timeout`, until the delegate queue has run every callback enqueued so far. Returns at
+    /// once when the caller is the main thread and the delegate queue is the main queue (it could not run).
+    func drain(timeout: DispatchTime) {
+        let queue = state.withLock { $0.queue }
+        if queue === DispatchQueue.main, Thread.isMainThread { return }
+        let done = DispatchSemaphore(value: 0)
+        queue.async(flags: .barrier) { done.signal() }
+        _ = done.wait(timeout: timeout)
+    }
+
     /// Ends every stream.
     func finish() {
         let (streams, traces) = state.withLock { state in
