@@ -298,8 +298,9 @@ func timeFlows(_ bench: inout TransactionFlowBench, flows: Int, buildsMessages: 
 }
 
 /// Runs `n` call flows `repetitions` times per row and prints one RESULT row each: flows per second
-/// (median, min, max over the repetitions), nanoseconds per flow (median), heap allocations per flow.
-func runTransactionBenchmark(n: Int, repetitions: Int) {
+/// (median, min, max over the repetitions), nanoseconds per flow (median), heap allocations per flow; `only`
+/// names one row (`--view values-udp`).
+func runTransactionBenchmark(n: Int, repetitions: Int, only: String? = nil) {
     let flows = max(1, n)
     let reps = max(1, repetitions)
     print("# switchboard SIPTransaction benchmark: flows=\(flows) reps=\(reps)")
@@ -315,6 +316,7 @@ func runTransactionBenchmark(n: Int, repetitions: Int) {
     for row in rows {
         let name =
             (row.serialized ? "wire" : "values") + "-" + (row.reliable ? "tcp" : "udp") + (row.builds ? "+tu" : "")
+        if let only, only != name { continue }
         var bench = TransactionFlowBench(isSerialized: row.serialized, isReliable: row.reliable)
         _ = timeFlows(&bench, flows: max(1, flows / 10), buildsMessages: row.builds)
         var rates: [Double] = []

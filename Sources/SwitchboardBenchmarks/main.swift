@@ -111,7 +111,7 @@ func report(_ parser: String, _ mode: String, _ name: String, _ bytes: Int, _ m:
 
 let options = parseOptions()
 if options.filter == "transactions" {
-    runTransactionBenchmark(n: options.n, repetitions: options.repetitions)
+    runTransactionBenchmark(n: options.n, repetitions: options.repetitions, only: options.view)
     exit(0)
 }
 if options.filter == "media" {
