@@ -285,6 +285,20 @@ struct VirtualSubscriber {
         #expect(v.dialogs.isEmpty)
     }
 
+    @Test func unsubscribingTwiceSendsOneSubscribe() throws {
+        var v = try VirtualSubscriber()
+        v.answerLast(200)
+        try v.notify("active;expires=600", cseq: 1)
+        v.apply(v.subscription.unsubscribe())
+        v.apply(v.subscription.unsubscribe())
+        #expect(v.sent.count == 2)
+        #expect(v.sent[1].request.headerFields[.expires] == "0")
+        v.answerLast(200)
+        try v.notify("terminated;reason=timeout", cseq: 2)
+        #expect(v.isFinished)
+        #expect(v.retryDelays.isEmpty)
+    }
+
     @Test func unsubscribingDuringTheBackOffSendsNothing() throws {
         var v = try VirtualSubscriber()
         v.answerLast(503)

@@ -181,9 +181,10 @@ public struct Subscription: Sendable {
 
     /// Ends the subscription (§4.1.2.3): SUBSCRIBE with `Expires: 0` in the dialog; the final NOTIFY, or
     /// 64*T1 without one, terminates it. Before any dialog it ends at once; a 2xx to the SUBSCRIBE still on
-    /// its way is then answered with the `Expires: 0` SUBSCRIBE, so the notifier forgets it too.
+    /// its way is then answered with the `Expires: 0` SUBSCRIBE, so the notifier forgets it too. A second call
+    /// while unsubscribing does nothing.
     public mutating func unsubscribe() -> [SubscriptionAction] {
-        guard state != .terminated, state != .idle else { return [] }
+        guard state != .terminated, state != .idle, !isUnsubscribing else { return [] }
         var actions: [SubscriptionAction] = []
         isUnsubscribing = true
         timers.cancel(.subscriptionRefresh, into: &actions)
