@@ -277,6 +277,23 @@ struct SolicitedMessageWaitingTests {
         #expect(await setup.notifier.next("SUBSCRIBE", seconds: 2.5) == nil)
     }
 
+    @Test func aRefusalIsNotRetriedWhenTheRegistrationIsRefreshed() async throws {
+        let setup = try Setup {
+            $0.registrar = "sip:127.0.0.1:\($0.messageSummaryURI?.split(separator: ":").last ?? "")"
+        }
+        defer { setup.close() }
+        let notifier = setup.notifier
+        let register = try #require(await notifier.next("REGISTER"))
+        // Granted 2 s: refreshed after 1 s.
+        notifier.answer(register, "200 OK", extra: ["Contact: \(register["Contact"] ?? "");expires=2"], to: setup.port)
+        let subscribe = try #require(await notifier.next("SUBSCRIBE"))
+        notifier.answer(subscribe, "403 Forbidden", to: setup.port)
+        let refresh = try #require(await notifier.nextRequest(seconds: 3))
+        #expect(refresh.startLine.hasPrefix("REGISTER "))
+        notifier.answer(refresh, "200 OK", extra: ["Contact: \(register["Contact"] ?? "");expires=60"], to: setup.port)
+        #expect(await notifier.nextRequest(seconds: 1.5) == nil)
+    }
+
     @Test func aServerErrorIsRetriedAfterTheBackOff() async throws {
         let setup = try Setup()
         defer { setup.close() }

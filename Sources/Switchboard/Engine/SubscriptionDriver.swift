@@ -60,6 +60,9 @@ final class SubscriptionDriver {
 
     private(set) var entries: [String: Entry] = [:]
     private var dialogs = DialogTable<String>()
+    /// Accounts whose subscription was refused or ended for good: a registration refresh does not start
+    /// them again (`stop` forgets it, so a later start tries again).
+    private(set) var refused: Set<String> = []
     /// At most this many subscriptions (one per account, and accounts are few).
     static let maximumSubscriptions = 64
 
@@ -80,7 +83,7 @@ final class SubscriptionDriver {
 
     /// Subscribes `account` to `target` unless it already has a subscription (one per account).
     func start(_ account: String, _ target: Target) {
-        guard entries[account] == nil else { return }
+        guard entries[account] == nil, !refused.contains(account) else { return }
         guard entries.count < Self.maximumSubscriptions else {
             logger.warning("message-summary: too many subscriptions", metadata: ["account": "\(account)"])
             return
@@ -155,6 +158,7 @@ final class SubscriptionDriver {
     /// Unsubscribes `account` (SUBSCRIBE with `Expires: 0`); `done` runs once the subscription finished
     /// (at once when there is none).
     func stop(_ account: String, done: @escaping () -> Void = {}) {
+        refused.remove(account)
         guard let entry = entries[account] else {
             done()
             return
@@ -177,6 +181,7 @@ final class SubscriptionDriver {
         }
         entries = [:]
         dialogs = DialogTable()
+        refused = []
     }
 
     // MARK: Incoming
@@ -255,6 +260,8 @@ final class SubscriptionDriver {
             if unsubscribed {
                 logger.debug("message-summary: unsubscribed", metadata: metadata)
             } else {
+                // Refused (403, 404, 489, ...) or ended by the notifier for good: not tried again.
+                refused.insert(account)
                 logger.warning("message-summary: subscription ended", metadata: metadata)
             }
         }
