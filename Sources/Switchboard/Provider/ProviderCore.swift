@@ -96,10 +96,13 @@ final class ProviderCore: @unchecked Sendable {
 
     /// Opens the listeners and wires the session driver. Returns the first failure.
     func start() -> CallError? {
-        let listeners =
+        let configured =
             configuration.listeners.isEmpty
             ? [CallProviderConfiguration.Listener(.udp, "0.0.0.0:0"), .init(.tcp, "0.0.0.0:0")]
             : configuration.listeners
+        // UDP first: a port 0 is then picked among free UDP ports (a busy host can hold thousands of UDP sockets,
+        // and few TCP ones), and TCP/TLS share it.
+        let listeners = configured.filter { $0.transport == .udp } + configured.filter { $0.transport != .udp }
         var boundPort: [String: UInt16] = [:]
         for listener in listeners {
             let transport: TransportProtocol =
