@@ -1,5 +1,6 @@
 import Foundation
 import Switchboard
+import Synchronization
 import Testing
 
 /// A voicemail server on a raw loopback UDP socket: reads SUBSCRIBEs, answers them and sends NOTIFYs
@@ -7,6 +8,8 @@ import Testing
 final class LoopbackNotifier: Sendable {
     let peer: SilentUDPPeer
     let tag = "vm\(UInt32.random(in: 0...UInt32.max))"
+    /// The Via branches of the requests taken: retransmissions (T1 is 100 ms here) are skipped.
+    let seen = Mutex<Set<String>>([])
 
     init() throws { peer = try SilentUDPPeer() }
 
@@ -14,37 +17,44 @@ final class LoopbackNotifier: Sendable {
 
     func close() { peer.close() }
 
-    /// The next request of `method` within `seconds` (responses and other requests are skipped).
-    func next(_ method: String, seconds: Double = 10) async -> SIPText? {
+    /// Messages received while waiting for another kind, in order.
+    let backlog = Mutex<[SIPText]>([])
+
+    /// The first message, from the backlog or the socket within `seconds`, that `accept` takes; the others
+    /// wait in the backlog. Retransmitted requests (T1 is 100 ms here) are dropped.
+    func take(seconds: Double, _ accept: (SIPText) -> Bool) async -> SIPText? {
+        let early = backlog.withLock { queue -> SIPText? in
+            guard let index = queue.firstIndex(where: accept) else { return nil }
+            return queue.remove(at: index)
+        }
+        if let early { return early }
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             guard let text = await peer.receive(seconds: deadline.timeIntervalSinceNow) else { return nil }
             let message = SIPText(text)
-            if message.startLine.hasPrefix(method + " ") { return message }
+            if !message.isResponse {
+                let isNew = seen.withLock { $0.insert(message["Via"] ?? "").inserted }
+                guard isNew else { continue }
+            }
+            if accept(message) { return message }
+            backlog.withLock { $0.append(message) }
         }
         return nil
+    }
+
+    /// The next request of `method` within `seconds`.
+    func next(_ method: String, seconds: Double = 10) async -> SIPText? {
+        await take(seconds: seconds) { $0.startLine.hasPrefix(method + " ") }
     }
 
     /// The next request of any method within `seconds`.
     func nextRequest(seconds: Double = 10) async -> SIPText? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            guard let text = await peer.receive(seconds: deadline.timeIntervalSinceNow) else { return nil }
-            let message = SIPText(text)
-            if !message.startLine.hasPrefix("SIP/2.0 ") { return message }
-        }
-        return nil
+        await take(seconds: seconds) { !$0.isResponse }
     }
 
     /// The next response within `seconds`.
     func nextResponse(seconds: Double = 10) async -> SIPText? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            guard let text = await peer.receive(seconds: deadline.timeIntervalSinceNow) else { return nil }
-            let message = SIPText(text)
-            if message.startLine.hasPrefix("SIP/2.0 ") { return message }
-        }
-        return nil
+        await take(seconds: seconds) { $0.isResponse }
     }
 
     /// Answers `request` (a To tag is added when it has none).
@@ -116,6 +126,8 @@ struct SIPText: Sendable {
         else { return nil }
         return String(contact[contact.index(after: start)..<end])
     }
+
+    var isResponse: Bool { startLine.hasPrefix("SIP/2.0 ") }
 
     var toTag: String? { self["To"]?.components(separatedBy: "tag=").dropFirst().first }
     var fromTag: String? { self["From"]?.components(separatedBy: "tag=").dropFirst().first }
