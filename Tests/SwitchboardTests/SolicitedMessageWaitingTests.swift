@@ -169,8 +169,11 @@ struct SolicitedMessageWaitingTests {
             await delegate.wait(seconds: 10) { _ in summaries().count >= count ? summaries() : nil }
         }
 
-        func close() {
-            provider.invalidate(timeout: .seconds(2))
+        /// Invalidates the provider off the cooperative pool (it blocks up to 2 s while it unsubscribes), so
+        /// other suites' awaits keep running.
+        func close() async {
+            let provider = self.provider
+            await offPool { provider.invalidate(timeout: .seconds(2)) }
             notifier.close()
         }
     }
@@ -261,7 +264,6 @@ struct SolicitedMessageWaitingTests {
         let setup = try Setup {
             $0.registrar = "sip:127.0.0.1:\($0.messageSummaryURI?.split(separator: ":").last ?? "")"
         }
-        defer { setup.close() }
         let notifier = setup.notifier
         let register = try #require(await notifier.nextRequest())
         #expect(register.startLine.hasPrefix("REGISTER "))
@@ -278,22 +280,22 @@ struct SolicitedMessageWaitingTests {
         #expect(first["Expires"] == "0")
         let second = try #require(await notifier.nextRequest())
         #expect(second.startLine.hasPrefix("REGISTER "))
+        await setup.close()
     }
 
     @Test func aRefusalStopsTheSubscription() async throws {
         let setup = try Setup()
-        defer { setup.close() }
         let first = try #require(await setup.notifier.next("SUBSCRIBE"))
         setup.notifier.answer(first, "489 Bad Event", to: setup.port)
         // With T1 = 100 ms a retry would come after 1 s.
         #expect(await setup.notifier.next("SUBSCRIBE", seconds: 2.5) == nil)
+        await setup.close()
     }
 
     @Test func aRefusalIsNotRetriedWhenTheRegistrationIsRefreshed() async throws {
         let setup = try Setup {
             $0.registrar = "sip:127.0.0.1:\($0.messageSummaryURI?.split(separator: ":").last ?? "")"
         }
-        defer { setup.close() }
         let notifier = setup.notifier
         let register = try #require(await notifier.next("REGISTER"))
         // Granted 2 s: refreshed after 1 s.
@@ -304,11 +306,11 @@ struct SolicitedMessageWaitingTests {
         #expect(refresh.startLine.hasPrefix("REGISTER "))
         notifier.answer(refresh, "200 OK", extra: ["Contact: \(register["Contact"] ?? "");expires=60"], to: setup.port)
         #expect(await notifier.nextRequest(seconds: 1.5) == nil)
+        await setup.close()
     }
 
     @Test func aServerErrorIsRetriedAfterTheBackOff() async throws {
         let setup = try Setup()
-        defer { setup.close() }
         let first = try #require(await setup.notifier.next("SUBSCRIBE"))
         let failedAt = Date()
         setup.notifier.answer(first, "503 Service Unavailable", to: setup.port)
@@ -317,11 +319,12 @@ struct SolicitedMessageWaitingTests {
         #expect(Date().timeIntervalSince(failedAt) > 0.8)
         #expect(second.toTag == nil)
         #expect(second["CSeq"] == "1 SUBSCRIBE")
+        await setup.close()
     }
 
     @Test func anUnsubscribedAccountDoesNotSubscribe() async throws {
         let setup = try Setup { $0.subscribesToMessageSummary = false }
-        defer { setup.close() }
         #expect(await setup.notifier.next("SUBSCRIBE", seconds: 1) == nil)
+        await setup.close()
     }
 }
