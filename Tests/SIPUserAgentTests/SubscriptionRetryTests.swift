@@ -118,6 +118,7 @@ struct VirtualSubscriber {
         let policy = Subscription.RetryPolicy(initialDelay: .seconds(5), maximumDelay: .seconds(40))
         #expect((1...6).map { policy.delay(forRetry: $0) } == [5, 10, 20, 40, 40, 40].map { Duration.seconds($0) })
         #expect(policy.delay(forRetry: 4_000_000_000) == .seconds(40))
+        #expect(Subscription.RetryPolicy(initialDelay: .zero).delay(forRetry: 4_000_000_000) == .zero)
         #expect(
             Subscription.RetryPolicy(initialDelay: .seconds(10), maximumDelay: .seconds(1)).maximumDelay == .seconds(10)
         )

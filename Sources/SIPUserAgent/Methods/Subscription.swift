@@ -80,6 +80,7 @@ public struct Subscription: Sendable {
         /// The delay of retry number `retry` (1 for the first): `initialDelay` doubled `retry - 1` times,
         /// capped at `maximumDelay`.
         public func delay(forRetry retry: UInt32) -> Duration {
+            guard initialDelay > .zero else { return .zero }
             var delay = initialDelay
             var doublings = retry > 0 ? retry - 1 : 0
             while doublings > 0, delay < maximumDelay {
