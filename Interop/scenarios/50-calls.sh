@@ -19,25 +19,50 @@ group_teardown_kamailio_calls() {
   RUN="$KAMAILIO_CALLS_RUN" "$HERE/peers/kamailio/stop.sh"
 }
 
-export calls_bpf="port 5060 or portrange 5270-5299 or port 5565"
+export calls_bpf="port 5060 or port 5061 or portrange 5270-5299 or port 5565"
 
-# A baresip for this case: $1 = user, $2 = answermode (auto|manual). Alice on 5270, bob on 5290.
+# A baresip for this case: $1 = user, $2 = answermode (auto|manual), over the case's transport ($TRANSPORT:
+# udp, tcp, tls). Alice on 5270, bob on 5290 (TLS on port+1).
 baresip_up() {
   local user=$1 mode=$2 sp=5290 rtp=16100
   [ "$user" = alice ] && { sp=5270; rtp=16000; }
-  "$BARESIP_DIR/mkconf.sh" "$CASE_DIR/$user" "$user" "${user}pw" $sp $((sp+2)) $rtp "$mode" \
+  "$BARESIP_DIR/mkconf.sh" "$CASE_DIR/$user" "$user" "${user}pw" $sp $((sp+2)) $rtp "$mode" "${TRANSPORT:-udp}" \
     && "$BARESIP_DIR/start.sh" "$CASE_DIR/$user"
 }
 
 baresip_down() { "$BARESIP_DIR/stop.sh" "$CASE_DIR/$1"; }
 
+# The transport flags of switchboard for the case's transport: none for UDP; --transport tcp; for TLS the run's
+# CA (Kamailio's certificate is for 127.0.0.1) and a certificate to listen on TLS.
+sb_transport_flags() {
+  case ${TRANSPORT:-udp} in
+    tcp) echo "--transport tcp" ;;
+    tls) echo "--transport tls --tls-ca $CERTDIR/ca.crt --tls-cert $CERTDIR/server.crt --tls-key $CERTDIR/server.key" ;;
+  esac
+}
+
+# The URI baresip dials to reach $1 through Kamailio over the case's transport.
+baresip_target() {
+  case ${TRANSPORT:-udp} in
+    udp) echo "sip:$1@127.0.0.1" ;;
+    tcp) echo "sip:$1@127.0.0.1;transport=tcp" ;;
+    tls) echo "sip:$1@127.0.0.1:5061;transport=tls" ;;
+  esac
+}
+
+# The SIP messages of the case as text: the capture's for UDP and TCP, switchboard's --trace for TLS (encrypted on
+# the wire).
+calls_sip_text() { if [ "${TRANSPORT:-udp}" = tls ]; then grep -E '^(SIP/2.0 [0-9]|[A-Z]+ sips?:)' trace.out; else cat capture.txt; fi; }
+
 sb_call() {
+  # shellcheck disable=SC2046
   "$(switchboard_bin)" call "$1" --user alice --password alicepw --proxy sip:127.0.0.1 --listen 127.0.0.1:0 \
-    --trace "${@:2}" > events.out 2> trace.out
+    $(sb_transport_flags) --trace "${@:2}" > events.out 2> trace.out
 }
 
 # The flags of `switchboard answer` registered as carol (a string: cases see exported variables, not arrays).
-# Start it directly in the background, never through a function: `f &` backgrounds a subshell.
+# Start it directly in the background, never through a function: `f &` backgrounds a subshell. Cases add
+# $(sb_transport_flags).
 export ANSWER_FLAGS="--registrar sip:127.0.0.1 --user carol --password carolpw --listen 127.0.0.1:0 --trace"
 
 calls_finish() {
@@ -62,7 +87,8 @@ call_to_baresip_caller_hangs_up() {
     && expect_event events.out 'connected codec=(PCMU|PCMA)' && expect_event events.out 'ended reason=localEnded' \
     && expect_event events.out 'summary reason=localEnded' || return 1
   # The INVITE was challenged by Kamailio (407) and the BYE answered 200.
-  grep -q '407' capture.txt && grep -q 'BYE' capture.txt
+  calls_sip_text > sip.txt
+  grep -q '407' sip.txt && grep -q 'BYE' sip.txt
 }
 
 # baresip bob hangs up 1 s after answering (before switchboard's --duration 10): exit 0, reason=remoteEnded.
@@ -123,12 +149,14 @@ call_declined_603() {
 
 # baresip alice calls carol = switchboard answer --auto-answer --count 1; alice hangs up after 1 s.
 answer_from_baresip_caller_hangs_up() {
-  "$(switchboard_bin)" answer $ANSWER_FLAGS --auto-answer --count 1 > events.out 2> trace.out < /dev/null &
+  # shellcheck disable=SC2046
+  "$(switchboard_bin)" answer $ANSWER_FLAGS $(sb_transport_flags) --auto-answer --count 1 > events.out 2> trace.out \
+    < /dev/null &
   local ap=$!
   wait_for events.out "registered expires" || { cat events.out trace.out; stop_pid $ap; return 1; }
   baresip_up alice auto || { stop_pid $ap; return 1; }
   capture_start "$CASE_DIR/capture.pcap" "$calls_bpf"
-  python3 "$BARESIP_DIR/bctl.py" 5272 dial sip:carol@127.0.0.1 --hold 1 --timeout 15 2> bctl.err
+  python3 "$BARESIP_DIR/bctl.py" 5272 dial "$(baresip_target carol)" --hold 1 --timeout 15 2> bctl.err
   local brc=$?
   local i=0; while kill -0 $ap 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
   local rc; if kill -0 $ap 2>/dev/null; then echo "--count 1 did not stop it"; stop_pid $ap; rc=1; else wait $ap; rc=$?; fi
@@ -216,3 +244,8 @@ case_add kamailio_calls answer-baresip-caller-hangs-up baresip udp answer_from_b
 case_add kamailio_calls answer-baresip-callee-hangs-up baresip udp answer_from_baresip_callee_hangs_up
 case_add kamailio_calls answer-baresip-busy-486 baresip udp answer_from_baresip_busy
 case_add kamailio_calls answer-baresip-decline-603 baresip udp answer_from_baresip_decline
+# The same calls over TCP and TLS (switchboard, baresip and Kamailio all on the one transport).
+for t in tcp tls; do
+  case_add kamailio_calls call-to-baresip-caller-hangs-up baresip $t call_to_baresip_caller_hangs_up
+  case_add kamailio_calls answer-baresip-caller-hangs-up baresip $t answer_from_baresip_caller_hangs_up
+done

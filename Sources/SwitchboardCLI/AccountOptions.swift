@@ -159,6 +159,17 @@ struct AccountOptions {
         }
     }
 
+    /// `--mwi-uri`: the mailbox subscribed to with `--mwi`.
+    var messageSummaryURI: SIPURI? {
+        get throws(UsageError) {
+            guard let text = values["mwi-uri"] else { return nil }
+            guard let uri = try? SIPURI(text.hasPrefix("sip") ? text : "sip:" + text) else {
+                throw UsageError(message: "bad value for --mwi-uri: \(text)")
+            }
+            return uri
+        }
+    }
+
     var registrar: SIPURI? {
         get throws(UsageError) {
             guard let text = values["registrar"] else { return nil }

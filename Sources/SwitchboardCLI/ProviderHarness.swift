@@ -45,6 +45,9 @@ final class RelayDelegate: CallProviderDelegate {
         handler(.registration(account: account, state: state))
     }
     func provider(_ provider: CallProvider, didReceive message: TextMessage) { handler(.message(message)) }
+    func provider(_ provider: CallProvider, account: String, didReceive summary: MessageSummary) {
+        handler(.messageSummary(account: account, summary: summary))
+    }
 }
 
 /// The provider a CLI command runs on, built from the account, transport and media flags (CLI.md), with
@@ -170,6 +173,10 @@ final class ProviderHarness: Sendable {
                 addressOfRecord: aor.description, authenticationUser: options.authUser, credentials: credentials,
                 registrar: registrar?.description, outboundProxy: try options.proxy?.description, transport: transport,
                 registersOnStart: needs.registers)
+            if options.has("mwi") {
+                account.subscribesToMessageSummary = true
+                account.messageSummaryURI = try options.messageSummaryURI?.description
+            }
             if let text = options["expires"] {
                 guard let expires = UInt32(text) else { throw UsageError(message: "bad value for --expires: \(text)") }
                 account.expires = expires

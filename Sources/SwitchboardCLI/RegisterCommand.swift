@@ -8,7 +8,11 @@ import Synchronization
 enum RegisterCommand {
     static let flags =
         AccountOptions.flags + [
-            FlagSpec(name: "expires", valueName: "S", help: "requested registration lifetime (600)")
+            FlagSpec(name: "expires", valueName: "S", help: "requested registration lifetime (600)"),
+            FlagSpec(
+                name: "mwi", valueName: nil,
+                help: "once registered, subscribe to message-waiting (RFC 3842) and print mwi events"),
+            FlagSpec(name: "mwi-uri", valueName: "SIPURI", help: "the mailbox URI for --mwi (default: the user)"),
         ]
 
     static let help = helpText(
@@ -16,6 +20,9 @@ enum RegisterCommand {
         summary: """
             Registers the user, prints each state change (registering, registered, reg-failed, unregistered),
             refreshes before expiry until SIGINT/SIGTERM or --duration, then unregisters.
+            With --mwi it also subscribes to the user's message-waiting state once registered (SUBSCRIBE
+            Event: message-summary, refreshed, unsubscribed before unregistering) and prints one line per
+            summary received: mwi waiting=yes|no voice=NEW/OLD [account=URI].
             Exit status: 0 if registration and unregistration both succeeded, 1 otherwise, 2 on bad usage.
             """,
         flags: flags)
@@ -58,6 +65,10 @@ enum RegisterCommand {
             harness = try ProviderHarness.start(
                 options, needs: .init(registers: true, defaultListen: nil, target: nil), io: io, printer: printer
             ) { event in
+                if case .messageSummary(_, let summary) = event {
+                    printMessageSummary(summary, printer: printer)
+                    return
+                }
                 guard case .registration(_, let state) = event else { return }
                 switch printRegistration(state, printer: printer) {
                 case true?:
@@ -101,4 +112,14 @@ enum RegisterCommand {
         let final = outcome.state.withLock { $0 }
         return final.registered && final.unregistered && !final.fatal ? 0 : 1
     }
+}
+
+/// The `mwi` event line of a message summary (RFC 3842): `mwi waiting=yes voice=2/8 account=sip:*97@host`.
+func printMessageSummary(_ summary: MessageSummary, printer: EventPrinter) {
+    var fields: [(String, EventValue)] = [
+        ("waiting", .bool(summary.messagesWaiting)),
+        ("voice", .string("\(summary.newMessages)/\(summary.oldMessages)")),
+    ]
+    if let account = summary.messageAccount { fields.append(("account", .string(account))) }
+    printer.emit("mwi", fields)
 }

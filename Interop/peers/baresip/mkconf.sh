@@ -1,11 +1,19 @@
 #!/bin/sh
 # Writes a headless baresip 1.0.0 config directory for the Interop run (adapted from shared/peers/baresip).
-# Usage: peers/baresip/mkconf.sh DIR USER PASS SIP_PORT CTRL_PORT RTP_FIRST ANSWERMODE
+# Usage: peers/baresip/mkconf.sh DIR USER PASS SIP_PORT CTRL_PORT RTP_FIRST ANSWERMODE [TRANSPORT]
 #   ANSWERMODE: auto (answers every call) or manual (the script answers or rejects through ctrl_tcp).
-# The account registers with Kamailio on 127.0.0.1:5060 over UDP. The audio source is a 440 Hz 8 kHz mono WAV
+#   TRANSPORT: udp (the default), tcp or tls.
+# The account registers with Kamailio on 127.0.0.1:5060 over UDP or TCP, or on 127.0.0.1:5061 over TLS (baresip's
+# own TLS listener is then SIP_PORT+1; baresip 1.0.0 does not verify Kamailio's certificate, sip_cafile is set
+# to the run's CA all the same when CERTDIR is known). The audio source is a 440 Hz 8 kHz mono WAV
 # written here (aufile), the player a paced aubridge sink: no sound card, everything on 127.0.0.1.
 set -e
-DIR=$1; U=$2; P=$3; SP=$4; CP=$5; RTP=$6; MODE=$7
+DIR=$1; U=$2; P=$3; SP=$4; CP=$5; RTP=$6; MODE=$7; TR=${8:-udp}
+case $TR in
+  udp|tcp) URI="sip:$U@127.0.0.1;transport=$TR" ;;
+  tls) URI="sip:$U@127.0.0.1:5061;transport=tls" ;;
+  *) echo "mkconf.sh: bad transport $TR" >&2; exit 2 ;;
+esac
 mkdir -p "$DIR"; DIR=$(cd "$DIR" && pwd)
 python3 - "$DIR/tone.wav" <<'PY'
 import math, struct, sys, wave
@@ -42,5 +50,6 @@ module_app		menu.so
 module_app		ctrl_tcp.so
 ctrl_tcp_listen		127.0.0.1:$CP
 EOC
-echo "<sip:$U@127.0.0.1;transport=udp>;auth_pass=$P;answermode=$MODE;regint=600;audio_codecs=pcmu,pcma" > "$DIR/accounts"
+[ "$TR" = tls ] && [ -n "${CERTDIR:-}" ] && printf 'sip_cafile\t\t%s\n' "$CERTDIR/ca.crt" >> "$DIR/config"
+echo "<$URI>;auth_pass=$P;answermode=$MODE;regint=600;audio_codecs=pcmu,pcma" > "$DIR/accounts"
 : > "$DIR/contacts"

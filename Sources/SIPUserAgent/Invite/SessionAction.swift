@@ -51,6 +51,8 @@ public struct SessionTimer: Sendable, Hashable, CustomStringConvertible {
         case subscriptionTimeout
         /// A terminated subscription with `retry-after` is tried again (RFC 6665 §4.1.3).
         case subscriptionRetry
+        /// A subscription that stayed active this long counts as established: its retry back-off starts over.
+        case subscriptionSettled
 
         public var description: String {
             switch self {
@@ -64,6 +66,7 @@ public struct SessionTimer: Sendable, Hashable, CustomStringConvertible {
             case .subscriptionRefresh: "subscription-refresh"
             case .subscriptionTimeout: "subscription-timeout"
             case .subscriptionRetry: "subscription-retry"
+            case .subscriptionSettled: "subscription-settled"
             }
         }
     }

@@ -9,7 +9,11 @@ extension Subscription {
         if response.isSuccess {
             accepted(response, request: transaction.request, into: &actions)
         } else if !retry(transaction, after: response, into: &actions) {
-            if !isUnsubscribing || response.statusCode == 481 {
+            if Self.isRetriable(response.statusCode),
+                retryLater(atLeast: Self.retryAfter(response), notifierReason: false, into: &actions)
+            {
+                // A new SUBSCRIBE follows after the back-off.
+            } else if !isUnsubscribing || response.statusCode == 481 {
                 terminate(status: response.statusCode, reason: nil, into: &actions)
             }
         }
@@ -25,7 +29,14 @@ extension Subscription {
         } else {
             dialog?.receiveSuccess(response, to: .subscribe)
         }
-        guard !isUnsubscribing else { return }
+        guard !isUnsubscribing else {
+            // Unsubscribed while the SUBSCRIBE was on its way: end what the notifier just accepted.
+            if !isUnsubscribeSent, dialog != nil {
+                isUnsubscribeSent = true
+                sendInDialog(expires: 0, into: &actions)
+            }
+            return
+        }
         // §4.1.2.1: the 2xx says how long; refresh before then.
         let granted = ((try? response.expires) ?? nil) ?? configuration.expires
         grantedExpires = granted
@@ -34,6 +45,18 @@ extension Subscription {
             // §4.1.2.4: a NOTIFY must follow within 64*T1.
             timers.start(.subscriptionTimeout, after: configuration.t1 * 64, into: &actions)
         }
+    }
+
+    /// Failures a new SUBSCRIBE may cure (with a retry policy): 408, 480, 481 (the notifier forgot the
+    /// subscription) and 5xx. 403, 404, 489 and the rest are answers that do not change by asking again.
+    static func isRetriable(_ status: Int) -> Bool {
+        status == 408 || status == 480 || status == 481 || (500...599).contains(status)
+    }
+
+    /// The Retry-After of a response (RFC 3261 §20.33), zero without one; at most a day.
+    static func retryAfter(_ response: SIPResponse) -> Duration {
+        guard let retryAfter = (try? response.retryAfter) ?? nil else { return .zero }
+        return .seconds(Int64(min(retryAfter.seconds, 86_400)))
     }
 
     private mutating func adopt(_ made: Dialog, into actions: inout [SubscriptionAction]) {
@@ -138,6 +161,9 @@ extension Subscription {
                 state = .active
                 actions.append(
                     .event(.active(expires: subscription.expires ?? grantedExpires ?? configuration.expires)))
+                if configuration.retry != nil, consecutiveRetries > 0 {
+                    timers.start(.subscriptionSettled, after: configuration.t1 * 64, into: &actions)
+                }
             }
             if let expires = subscription.expires, !isUnsubscribing { scheduleRefresh(expires, into: &actions) }
         } else if subscription.isPending {
@@ -157,25 +183,24 @@ extension Subscription {
     ) {
         let retriable = ["deactivated", "timeout", "probation", "giveup"]
         if !isUnsubscribing, let reason, retriable.contains(reason.lowercased()) {
-            let delay = Duration.seconds(Int64(retryAfter ?? 0))
-            timers.cancelAll(into: &actions)
-            if let dialog { actions.append(.dialogTerminated(dialog.id)) }
-            dialog = nil
-            state = .subscribing
-            actions.append(.event(.retrying(after: delay)))
-            timers.start(.subscriptionRetry, after: delay, into: &actions)
+            let delay = Duration.seconds(Int64(min(retryAfter ?? 0, 86_400)))
+            if retryLater(atLeast: delay, notifierReason: true, into: &actions) { return }
+            scheduleRetry(after: delay, into: &actions)
             return
         }
         terminate(status: nil, reason: reason, into: &actions)
     }
 
-    /// A SUBSCRIBE failed without a final response: the subscription ends (408 or 503).
+    /// A SUBSCRIBE failed without a final response: the subscription ends (408 or 503), or with a retry
+    /// policy is tried again after the back-off.
     public mutating func transactionFailed(_ token: RequestToken, _ failure: TransactionFailure) -> [SubscriptionAction]
     {
         guard let index = requests.firstIndex(where: { $0.token == token }) else { return [] }
         var actions: [SubscriptionAction] = []
         requests.remove(at: index)
-        terminate(status: failure == .timeout ? 408 : 503, reason: nil, into: &actions)
+        if !retryLater(atLeast: .zero, notifierReason: false, into: &actions) {
+            terminate(status: failure == .timeout ? 408 : 503, reason: nil, into: &actions)
+        }
         finishIfDone(into: &actions)
         return actions
     }
@@ -188,11 +213,16 @@ extension Subscription {
         case .subscriptionRefresh:
             if state != .terminated { sendInDialog(expires: configuration.expires, into: &actions) }
         case .subscriptionTimeout:
-            terminate(status: nil, reason: isUnsubscribing ? "unsubscribed" : "timeout", into: &actions)
+            // §4.1.2.4: no NOTIFY came; with a retry policy, subscribe again.
+            if !retryLater(atLeast: .zero, notifierReason: false, into: &actions) {
+                terminate(status: nil, reason: isUnsubscribing ? "unsubscribed" : "timeout", into: &actions)
+            }
         case .subscriptionRetry:
             attempt &+= 1
             target.initialSequence = 1
             subscribe(into: &actions)
+        case .subscriptionSettled:
+            consecutiveRetries = 0
         default:
             break
         }

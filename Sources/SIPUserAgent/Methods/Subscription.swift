@@ -60,6 +60,37 @@ public struct Subscription: Sendable {
         case terminated
     }
 
+    /// How a subscription that failed is tried again: a new SUBSCRIBE (new tag, no dialog) after a delay that
+    /// starts at `initialDelay` and doubles with each consecutive retry up to `maximumDelay`. A subscription
+    /// that stays active for 64*T1 starts over at `initialDelay`.
+    public struct RetryPolicy: Sendable, Hashable {
+        /// The delay before the first retry after a failure (408, 5xx, transport error, no NOTIFY).
+        public var initialDelay: Duration
+        /// The longest delay between two attempts.
+        public var maximumDelay: Duration
+
+        /// - Parameters:
+        ///   - initialDelay: the first delay (5 s by default).
+        ///   - maximumDelay: the cap (5 min by default).
+        public init(initialDelay: Duration = .seconds(5), maximumDelay: Duration = .seconds(300)) {
+            self.initialDelay = initialDelay
+            self.maximumDelay = max(initialDelay, maximumDelay)
+        }
+
+        /// The delay of retry number `retry` (1 for the first): `initialDelay` doubled `retry - 1` times,
+        /// capped at `maximumDelay`.
+        public func delay(forRetry retry: UInt32) -> Duration {
+            guard initialDelay > .zero else { return .zero }
+            var delay = initialDelay
+            var doublings = retry > 0 ? retry - 1 : 0
+            while doublings > 0, delay < maximumDelay {
+                delay *= 2
+                doublings -= 1
+            }
+            return min(delay, maximumDelay)
+        }
+    }
+
     /// What to subscribe to, and how.
     public struct Configuration: Sendable {
         /// The event package (`message-summary`).
@@ -74,6 +105,12 @@ public struct Subscription: Sendable {
         public var t1: Duration
         /// User-Agent, when set.
         public var userAgent: String?
+        /// Whether and how a failed subscription is tried again: after 408, 480, 481 and 5xx responses, a
+        /// transport error, no NOTIFY within 64*T1, or a notifier's `terminated` with `deactivated`,
+        /// `timeout`, `probation` or `giveup`. `nil` (the default) ends the subscription on the first failure
+        /// and retries a notifier's termination once as RFC 6665 §4.1.3 allows (at once, or after
+        /// `retry-after`).
+        public var retry: RetryPolicy?
 
         /// - Parameters:
         ///   - package: the event package.
@@ -90,6 +127,7 @@ public struct Subscription: Sendable {
             self.contact = contact
             self.t1 = .milliseconds(500)
             self.userAgent = nil
+            self.retry = nil
         }
     }
 
@@ -111,7 +149,10 @@ public struct Subscription: Sendable {
     var timers = TimerBook()
     var nextToken: UInt32 = 0
     var isUnsubscribing = false
+    var isUnsubscribeSent = false
     var isFinishAnnounced = false
+    /// Retries since the subscription was last established (active for 64*T1).
+    var consecutiveRetries: UInt32 = 0
 
     /// A subscription from `from` to `to`'s package; `start()` sends the SUBSCRIBE.
     /// - Parameters:
@@ -140,14 +181,18 @@ public struct Subscription: Sendable {
     }
 
     /// Ends the subscription (§4.1.2.3): SUBSCRIBE with `Expires: 0` in the dialog; the final NOTIFY, or
-    /// 64*T1 without one, terminates it.
+    /// 64*T1 without one, terminates it. Before any dialog it ends at once; a 2xx to the SUBSCRIBE still on
+    /// its way is then answered with the `Expires: 0` SUBSCRIBE, so the notifier forgets it too. A second call
+    /// while unsubscribing does nothing.
     public mutating func unsubscribe() -> [SubscriptionAction] {
-        guard state != .terminated, state != .idle else { return [] }
+        guard state != .terminated, state != .idle, !isUnsubscribing else { return [] }
         var actions: [SubscriptionAction] = []
         isUnsubscribing = true
         timers.cancel(.subscriptionRefresh, into: &actions)
+        timers.cancel(.subscriptionSettled, into: &actions)
         if dialog != nil {
             sendInDialog(expires: 0, into: &actions)
+            isUnsubscribeSent = true
             timers.start(.subscriptionTimeout, after: configuration.t1 * 64, into: &actions)
         } else {
             terminate(status: nil, reason: "unsubscribed", into: &actions)
@@ -204,6 +249,38 @@ public struct Subscription: Sendable {
             ClientTransaction(
                 token: token, purpose: .request, sequenceNumber: number, nextHop: nextHop, request: request))
         actions.append(.sendRequest(request, token: token, nextHop: nextHop))
+    }
+
+    /// Schedules a new SUBSCRIBE after a failure (`retry` policy): `false` without a policy or while
+    /// unsubscribing. `notifierReason` marks a notifier's termination, whose first retry may go at once
+    /// (RFC 6665 §4.1.3); `atLeast` is a Retry-After or `retry-after` the other side asked for.
+    mutating func retryLater(
+        atLeast minimum: Duration, notifierReason: Bool, into actions: inout [SubscriptionAction]
+    ) -> Bool {
+        guard let policy = configuration.retry, !isUnsubscribing else { return false }
+        consecutiveRetries &+= 1
+        let backOff: Duration
+        if notifierReason {
+            backOff = consecutiveRetries == 1 ? .zero : policy.delay(forRetry: consecutiveRetries - 1)
+        } else {
+            backOff = policy.delay(forRetry: consecutiveRetries)
+        }
+        scheduleRetry(after: max(backOff, minimum), into: &actions)
+        return true
+    }
+
+    /// Forgets the current attempt (its dialog, its requests in flight) and arms the retry timer.
+    mutating func scheduleRetry(after delay: Duration, into actions: inout [SubscriptionAction]) {
+        timers.cancelAll(into: &actions)
+        // Late answers to the abandoned attempt's requests are ignored.
+        requests.removeAll()
+        if let dialog { actions.append(.dialogTerminated(dialog.id)) }
+        if let pendingDialog { actions.append(.dialogTerminated(pendingDialog)) }
+        dialog = nil
+        pendingDialog = nil
+        state = .subscribing
+        actions.append(.event(.retrying(after: delay)))
+        timers.start(.subscriptionRetry, after: delay, into: &actions)
     }
 
     mutating func terminate(status: Int?, reason: String?, into actions: inout [SubscriptionAction]) {

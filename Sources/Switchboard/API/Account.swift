@@ -40,17 +40,38 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var codecs: [Codec]?
     /// SRTP policy for this account's calls; the provider's when `nil`.
     public var srtp: SRTPPolicy?
+    /// Whether the provider subscribes to the account's message-waiting state (solicited MWI: RFC 6665
+    /// SUBSCRIBE with `Event: message-summary`, RFC 3842), as pjsua's `mwi_enabled` and baresip's mwi module
+    /// do. The subscription starts once the account is registered (at start for an account without a
+    /// registrar), answers digest challenges with the account's credentials, is refreshed before it
+    /// expires, is tried again after failures (408, 5xx, transport errors, a notifier's `deactivated`,
+    /// `timeout`, `probation` or `giveup`) with a back-off from 10*T1 doubling up to 600*T1 (5 s to 5 min with
+    /// the default T1), stops for good on refusals (403, 404, 489, ...), and is ended (`Expires: 0`) by
+    /// `unregister(account:)` and `invalidate()`. Every NOTIFY's summary reaches the delegate's
+    /// `provider(_:account:didReceive:)`, like unsolicited ones. Off by default.
+    public var subscribesToMessageSummary: Bool
+    /// The URI subscribed to for message summaries (the Request-URI and To of the SUBSCRIBE); the address of
+    /// record when `nil` (RFC 3842 §4: a user subscribes to their own AOR). SUBSCRIBEs go through the
+    /// outbound proxy when there is one.
+    public var messageSummaryURI: String?
+    /// The subscription lifetime asked for, in seconds (RFC 6665 §4.1.2.1; 3600 by default).
+    public var messageSummaryExpires: UInt32
 
     /// - Parameters:
     ///   - addressOfRecord: the AOR (`sip:alice@example.com`).
     ///   - id: the account's name; the AOR when `nil`.
     ///   - credentials: how it authenticates.
     ///   - registrar: the registrar's URI, or `nil` not to register.
+    ///   - subscribesToMessageSummary: whether to subscribe to message-waiting state (RFC 3842).
+    ///   - messageSummaryURI: the URI subscribed to; the AOR when `nil`.
+    ///   - messageSummaryExpires: the subscription lifetime asked for, in seconds.
     public init(
         addressOfRecord: String, id: String? = nil, displayName: String? = nil, authenticationUser: String? = nil,
         credentials: Credentials = .none, registrar: String? = nil, outboundProxy: String? = nil,
         transport: SIPTransportKind? = nil, expires: UInt32 = 600, registersOnStart: Bool = true,
-        keepAliveInterval: Duration = .seconds(30), codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil
+        keepAliveInterval: Duration = .seconds(30), codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil,
+        subscribesToMessageSummary: Bool = false, messageSummaryURI: String? = nil,
+        messageSummaryExpires: UInt32 = 3600
     ) {
         self.id = id ?? addressOfRecord
         self.addressOfRecord = addressOfRecord
@@ -65,6 +86,9 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
         self.keepAliveInterval = keepAliveInterval
         self.codecs = codecs
         self.srtp = srtp
+        self.subscribesToMessageSummary = subscribesToMessageSummary
+        self.messageSummaryURI = messageSummaryURI
+        self.messageSummaryExpires = messageSummaryExpires
     }
 
     /// Never shows the password.

@@ -178,7 +178,15 @@ final class SessionDriver {
             target = .sip(sip)
         }
         let firstHop: URI = request.outboundProxy.map { .sip($0) } ?? target
-        resolve(firstHop) { [weak self] (destination: Destination?) in
+        // The account's transport reaches the outbound proxy too (a transport parameter in its URI wins).
+        let hopTransport: SIPTransport.TransportProtocol? = request.transport.map {
+            switch $0 {
+            case .udp: .udp
+            case .tcp: .tcp
+            case .tls: .tls
+            }
+        }
+        resolve(firstHop, transport: hopTransport) { [weak self] (destination: Destination?) in
             guard let self, let entry = self.entries[key] else { return }
             guard let destination, !entry.isAbandoned else {
                 self.report(key, .ended(EndReason(.unreachable, statusCode: 503, reasonPhrase: "Unreachable")))

@@ -18,6 +18,8 @@ final class ProviderCore: @unchecked Sendable {
         var outboundProxy: SIPURI?
         var driver: RegistrationDriver?
         var state: RegistrationState = .unregistered
+        /// Where message-summary SUBSCRIBEs go (the AOR unless configured).
+        var messageSummaryURI: URI
 
         init(_ account: Account) throws(CallError) {
             self.account = account
@@ -25,6 +27,13 @@ final class ProviderCore: @unchecked Sendable {
                 throw .configuration("account \(account.id): bad address of record \(account.addressOfRecord)")
             }
             addressOfRecord = aor
+            messageSummaryURI = .sip(aor)
+            if let text = account.messageSummaryURI {
+                guard let uri = try? SIPURI(text) else {
+                    throw .configuration("account \(account.id): bad message-summary URI \(text)")
+                }
+                messageSummaryURI = .sip(uri)
+            }
             if let text = account.registrar {
                 guard let uri = try? SIPURI(text) else {
                     throw .configuration("account \(account.id): bad registrar \(text)")
@@ -60,6 +69,8 @@ final class ProviderCore: @unchecked Sendable {
     var calls: [UUID: CallRecord] = [:]
     var callOrder: [UUID] = []
     var sessions: SessionDriver
+    /// The accounts' message-summary subscriptions.
+    var subscriptions: SubscriptionDriver
     var sessionToCall: [SessionKey: UUID] = [:]
     var isTracing = false
     /// The media stream of each session that has one (opened when its offer or answer was built).
@@ -77,16 +88,21 @@ final class ProviderCore: @unchecked Sendable {
             accountOrder.append(entry.account.id)
         }
         sessions = SessionDriver(engine: engine, settings: SessionDriver.Settings(configuration))
+        subscriptions = SubscriptionDriver(
+            engine: engine, logger: logger, t1: configuration.t1, userAgent: configuration.localizedName)
     }
 
     // MARK: Start and stop
 
     /// Opens the listeners and wires the session driver. Returns the first failure.
     func start() -> CallError? {
-        let listeners =
+        let configured =
             configuration.listeners.isEmpty
             ? [CallProviderConfiguration.Listener(.udp, "0.0.0.0:0"), .init(.tcp, "0.0.0.0:0")]
             : configuration.listeners
+        // UDP first: a port 0 is then picked among free UDP ports (a busy host can hold thousands of UDP sockets,
+        // and few TCP ones), and TCP/TLS share it.
+        let listeners = configured.filter { $0.transport == .udp } + configured.filter { $0.transport != .udp }
         var boundPort: [String: UInt16] = [:]
         for listener in listeners {
             let transport: TransportProtocol =
@@ -117,6 +133,7 @@ final class ProviderCore: @unchecked Sendable {
             }
         }
         sessions.delegate = self
+        wireSubscriptions()
         sessions.mediaAddress = { [weak self] key, host in self?.openMedia(key, host: host) ?? (host, 0) }
         engine.transport.onTrace = { [weak self] record in self?.trace(record) }
         return nil
@@ -187,6 +204,11 @@ final class ProviderCore: @unchecked Sendable {
             pending += 1
             record.onFinished.append(finishOne)
         }
+        // Unsubscribe before unregistering: the notifier hears from a registered contact.
+        for id in accountOrder where subscriptions.isSubscribed(id) {
+            pending += 1
+            subscriptions.stop(id, done: finishOne)
+        }
         for id in accountOrder {
             guard let entry = accounts[id], entry.driver != nil else { continue }
             switch entry.state {
@@ -204,6 +226,7 @@ final class ProviderCore: @unchecked Sendable {
     /// Drops everything (after `windDown`).
     func reset() {
         for id in accountOrder { accounts[id]?.driver?.detach() }
+        subscriptions.reset()
         sessions.reset()
         calls = [:]
         callOrder = []
@@ -241,6 +264,8 @@ final class ProviderCore: @unchecked Sendable {
         for id in accountOrder where accounts[id]?.account.registersOnStart == true && accounts[id]?.registrar != nil {
             _ = register(id)
         }
+        // An account without a registrar subscribes at once; the others once registered.
+        for id in accountOrder where accounts[id]?.registrar == nil { subscribeToMessageSummary(id) }
     }
 
     func register(_ id: String) -> CallError? {
@@ -270,6 +295,7 @@ final class ProviderCore: @unchecked Sendable {
 
     func unregister(_ id: String) -> CallError? {
         guard let entry = accounts[id] else { return .unknownAccount(id) }
+        subscriptions.stop(id)
         guard let driver = entry.driver else { return nil }
         driver.stop()
         return nil
@@ -299,6 +325,7 @@ final class ProviderCore: @unchecked Sendable {
         }
         accounts[id]?.state = mapped
         emit(.registration(account: id, state: mapped))
+        if case .registered = mapped { subscribeToMessageSummary(id) }
         switch mapped {
         case .unregistered, .failed(_, willRetry: false):
             for waiter in registrationWaiters.removeValue(forKey: id) ?? [] { waiter() }

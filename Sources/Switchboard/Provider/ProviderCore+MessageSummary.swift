@@ -1,0 +1,51 @@
+import SIPCore
+import SIPMessage
+import SIPTransport
+import SIPUserAgent
+
+/// Solicited message-waiting (RFC 3842 over RFC 6665): the accounts' message-summary subscriptions.
+extension ProviderCore {
+    /// Routes the NOTIFYs of subscription dialogs to the subscription driver before the session driver
+    /// sees a request, and passes summaries on to the delegate.
+    func wireSubscriptions() {
+        subscriptions.resolve = { [weak self] uri, transport, done in
+            guard let self else { return done(nil) }
+            self.sessions.resolve(uri, transport: transport, done)
+        }
+        subscriptions.ensureListening = { [weak self] destination in self?.sessions.ensureListening(for: destination) }
+        subscriptions.onSummary = { [weak self] account, summary in
+            self?.emit(.messageSummary(account: account, summary: MessageSummary(summary)))
+        }
+        let sessionsReceive = engine.core.onRequest
+        engine.core.onRequest = { [weak self] request in
+            if self?.subscriptions.receive(request) == true { return }
+            sessionsReceive?(request)
+        }
+    }
+
+    /// Subscribes an account that asks for it (`Account.subscribesToMessageSummary`), unless it already
+    /// has a subscription or the provider is winding down.
+    func subscribeToMessageSummary(_ id: String) {
+        guard !isWindingDown, let entry = accounts[id], entry.account.subscribesToMessageSummary,
+            !subscriptions.isSubscribed(id)
+        else { return }
+        var from = NameAddress(uri: .sip(entry.addressOfRecord))
+        from.displayName = entry.account.displayName
+        subscriptions.start(
+            id,
+            SubscriptionDriver.Target(
+                uri: entry.messageSummaryURI, from: from, outboundProxy: entry.outboundProxy,
+                transport: entry.account.transport, expires: entry.account.messageSummaryExpires,
+                credentials: entry.credentials))
+    }
+}
+
+extension MessageSummary {
+    /// The public summary of a parsed message-summary body (voice-message counts).
+    init(_ summary: SIPUserAgent.MessageSummary) {
+        let voice = summary.voice
+        self.init(
+            messagesWaiting: summary.messagesWaiting, messageAccount: summary.account, newMessages: voice?.new ?? 0,
+            oldMessages: voice?.old ?? 0)
+    }
+}
