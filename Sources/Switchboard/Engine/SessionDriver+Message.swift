@@ -16,7 +16,9 @@ extension SessionDriver {
         credentials: (@Sendable (String) -> DigestCredentials?)?, contentType: String, body: [UInt8],
         completion: @escaping (Int) -> Void
     ) {
-        resolve(outboundProxy.map { .sip($0) } ?? target) { [weak self] (destination: Destination?) in
+        // The account's transport reaches the outbound proxy too (a transport parameter in its URI wins).
+        resolve(outboundProxy.map { .sip($0) } ?? target, transport: transport?.transportProtocol) {
+            [weak self] (destination: Destination?) in
             guard let self, let destination else {
                 completion(503)
                 return

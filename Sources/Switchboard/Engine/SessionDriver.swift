@@ -179,14 +179,7 @@ final class SessionDriver {
         }
         let firstHop: URI = request.outboundProxy.map { .sip($0) } ?? target
         // The account's transport reaches the outbound proxy too (a transport parameter in its URI wins).
-        let hopTransport: SIPTransport.TransportProtocol? = request.transport.map {
-            switch $0 {
-            case .udp: .udp
-            case .tcp: .tcp
-            case .tls: .tls
-            }
-        }
-        resolve(firstHop, transport: hopTransport) { [weak self] (destination: Destination?) in
+        resolve(firstHop, transport: request.transport?.transportProtocol) { [weak self] (destination: Destination?) in
             guard let self, let entry = self.entries[key] else { return }
             guard let destination, !entry.isAbandoned else {
                 self.report(key, .ended(EndReason(.unreachable, statusCode: 503, reasonPhrase: "Unreachable")))

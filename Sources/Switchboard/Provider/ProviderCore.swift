@@ -105,12 +105,7 @@ final class ProviderCore: @unchecked Sendable {
         let listeners = configured.filter { $0.transport == .udp } + configured.filter { $0.transport != .udp }
         var boundPort: [String: UInt16] = [:]
         for listener in listeners {
-            let transport: TransportProtocol =
-                switch listener.transport {
-                case .udp: .udp
-                case .tcp: .tcp
-                case .tls: .tls
-                }
+            let transport = listener.transport.transportProtocol
             if transport == .tls, configuration.tls.certificateFile == nil {
                 return .configuration("listening on TLS needs tls.certificateFile and tls.privateKeyFile")
             }
@@ -175,13 +170,7 @@ final class ProviderCore: @unchecked Sendable {
         for transport in [TransportProtocol.udp, .tcp, .tls] {
             for family in [SocketAddress.Family.ipv4, .ipv6] {
                 guard let address = engine.transport.listeningAddress(transport, family: family) else { continue }
-                let kind: SIPTransportKind =
-                    switch transport {
-                    case .udp: .udp
-                    case .tcp: .tcp
-                    case .tls: .tls
-                    }
-                out.append(.init(kind, address.description))
+                out.append(.init(SIPTransportKind(transport), address.description))
             }
         }
         return out
@@ -236,12 +225,7 @@ final class ProviderCore: @unchecked Sendable {
 
     private func trace(_ record: TraceRecord) {
         guard isTracing, let provider = provider.provider, provider.outlet.hasTraceStreams else { return }
-        let transport: SIPTransportKind =
-            switch record.transport {
-            case .udp: .udp
-            case .tcp: .tcp
-            case .tls: .tls
-            }
+        let transport = SIPTransportKind(record.transport)
         let elapsed = ContinuousClock.now - record.time
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         provider.outlet.trace(
@@ -272,13 +256,7 @@ final class ProviderCore: @unchecked Sendable {
         guard var entry = accounts[id] else { return .unknownAccount(id) }
         guard let registrar = entry.registrar else { return .configuration("account \(id) has no registrar") }
         entry.driver?.detach()
-        let transport: TransportProtocol? = entry.account.transport.map {
-            switch $0 {
-            case .udp: .udp
-            case .tcp: .tcp
-            case .tls: .tls
-            }
-        }
+        let transport = entry.account.transport?.transportProtocol
         let driver = RegistrationDriver(
             engine: engine,
             settings: RegistrationDriver.Settings(

@@ -1,0 +1,20 @@
+import SIPTransport
+
+/// The public transport names and the transport layer's, one to one.
+extension SIPTransportKind {
+    init(_ transport: TransportProtocol) {
+        switch transport {
+        case .udp: self = .udp
+        case .tcp: self = .tcp
+        case .tls: self = .tls
+        }
+    }
+
+    var transportProtocol: TransportProtocol {
+        switch self {
+        case .udp: .udp
+        case .tcp: .tcp
+        case .tls: .tls
+        }
+    }
+}
