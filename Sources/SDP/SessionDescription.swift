@@ -76,7 +76,9 @@ public struct SessionDescription: Sendable, Hashable, SDPAttributeContainer, Cus
         var buffer: [UInt8] = []
         buffer.reserveCapacity(512 + 256 * media.count)
         serialize(into: &buffer)
-        return buffer
+        // The bytes usually stay with a message (a 2xx kept for its retransmissions, 32 s): at their own size,
+        // not the capacity reserved above.
+        return buffer.capacity - buffer.count > 128 ? Array(buffer[...]) : buffer
     }
 
     /// Appends the wire form to `buffer`.
