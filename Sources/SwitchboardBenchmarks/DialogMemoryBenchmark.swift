@@ -94,11 +94,13 @@ private func sessionConfiguration() throws -> InviteSessionConfiguration {
         sessionTimer: SessionTimerConfiguration(interval: 1800), userAgent: "Switchboard/bench")
 }
 
+/// The provider's codecs (SessionDriver.offerAnswer): one list, shared by every session.
+private let codecs: [Codec] = [.opus(), .pcmu, .pcma, .telephoneEvent()]
+
 private func offerAnswer() -> OfferAnswer {
     OfferAnswer(
         configuration: OfferAnswerConfiguration(
-            address: "127.0.0.1", rtpPort: 20_000, codecs: [.opus(), .pcmu, .pcma, .telephoneEvent()],
-            srtpPolicy: .off),
+            address: "127.0.0.1", rtpPort: 20_000, codecs: codecs, srtpPolicy: .off),
         random: SystemRandomNumberGenerator(), keySource: FixedKeys())
 }
 
