@@ -9,8 +9,8 @@ struct DelayEstimator: Sendable {
     static let blockDuration: Int64 = 1_000_000_000
     static let blocks = 8
 
-    /// The histogram, allocated with the first packet: a stream that receives nothing (on hold, send-only,
-    /// a peer that never sends) keeps no buckets (4 KB at the default 500 ms maximum).
+    /// The histogram, allocated with the first packet (like `minima`): a stream that receives nothing (on
+    /// hold, send-only, a peer that never sends) keeps no buckets (4 KB at the default 500 ms maximum).
     private var buckets: [Double] = []
     /// How many buckets the histogram has once allocated.
     private let bucketCount: Int
@@ -19,8 +19,8 @@ struct DelayEstimator: Sendable {
     private var total = 0.0
     private var weight = 1.0
     private let growth: Double
-    /// (block index, smallest transit in it) per slot of the window.
-    private var minima: [(block: Int64, transit: Double)]
+    /// (block index, smallest transit in it) per slot of the window; empty until the first packet.
+    private var minima: [(block: Int64, transit: Double)] = []
     private(set) var samples = 0
 
     /// - Parameters:
@@ -29,7 +29,6 @@ struct DelayEstimator: Sendable {
     init(maximum: Double, memory: Int) {
         bucketCount = max(Int(maximum / DelayEstimator.bucketWidth) + 2, 2)
         growth = 1 / (1 - 1 / Double(max(memory, 2)))
-        minima = Array(repeating: (Int64.min, .infinity), count: DelayEstimator.blocks)
     }
 
     /// The base transit time now, in nanoseconds; `nil` before any packet.
@@ -46,6 +45,7 @@ struct DelayEstimator: Sendable {
     mutating func add(transit: Double, arrival: Int64) {
         let block = arrival / DelayEstimator.blockDuration
         let slot = Int(block.magnitude % UInt64(DelayEstimator.blocks))
+        if minima.isEmpty { minima = Array(repeating: (Int64.min, .infinity), count: DelayEstimator.blocks) }
         if minima[slot].block != block { minima[slot] = (block, transit) }
         if transit < minima[slot].transit { minima[slot].transit = transit }
         guard let base = base(at: arrival) else { return }
