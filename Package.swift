@@ -81,7 +81,10 @@ let package = Package(
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(
             name: "SwitchboardBenchmarks",
-            dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "Media", "CAllocationCounter"]),
+            dependencies: [
+                "SIPMessage", "SIPTransaction", "SIPTransport", "SIPUserAgent", "SIPAuthentication", "SDP", "Media",
+                "CAllocationCounter",
+            ]),
         .target(name: "CAllocationCounter"),
 
         // OpenSSL (libssl-dev): TLS, digests, randomness; macros wrapped in shim.h.

@@ -5,6 +5,7 @@
 #if defined(__linux__) && defined(__GLIBC__)
 #include <stddef.h>
 #include <errno.h>
+#include <malloc.h>
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -29,6 +30,12 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 }
 
 uint64_t switchboard_allocation_count(void) { return __atomic_load_n(&allocations, __ATOMIC_RELAXED); }
+
+uint64_t switchboard_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+}
 #else
 uint64_t switchboard_allocation_count(void) { return 0; }
+uint64_t switchboard_heap_in_use(void) { return 0; }
 #endif

@@ -54,12 +54,12 @@ public struct OfferAnswer: Sendable {
     /// Our SRTP master key and salt per suite, reused by later offers and answers.
     var localKeys: [CryptoSuite: [UInt8]] = [:]
     /// The offer awaiting its answer (ours or theirs).
-    var pendingOffer: SessionDescription?
+    @OutOfLine var pendingOffer: SessionDescription? = nil
     /// The state to return to when the pending offer fails.
-    var savedLocalDescription: SessionDescription?
+    @OutOfLine var savedLocalDescription: SessionDescription? = nil
     var savedLocalHold = false
     /// Our last offer once answered, so that a repeated or replaced answer (183 then 200) can be taken.
-    var answeredOffer: SessionDescription?
+    @OutOfLine var answeredOffer: SessionDescription? = nil
 
     /// - Parameters:
     ///   - configuration: what to offer and accept.

@@ -76,7 +76,13 @@ public struct SessionDescription: Sendable, Hashable, SDPAttributeContainer, Cus
         var buffer: [UInt8] = []
         buffer.reserveCapacity(512 + 256 * media.count)
         serialize(into: &buffer)
-        return buffer
+        // The bytes usually stay with a message (a 2xx kept for its retransmissions, 32 s): at their own size,
+        // not the capacity reserved above.
+        guard buffer.capacity - buffer.count > 128 else { return buffer }
+        // A fresh array (`Array(buffer[...])` may hand back the same storage, capacity and all).
+        return [UInt8](unsafeUninitializedCapacity: buffer.count) { target, count in
+            count = target.initialize(fromContentsOf: buffer)
+        }
     }
 
     /// Appends the wire form to `buffer`.

@@ -75,6 +75,14 @@ public final class DatagramSocket {
         return Socket.receiveDatagram(descriptor, into: &buffer)
     }
 
+    /// Reads one datagram into `buffer` (e.g. a temporary allocation on the stack, so that an idle socket
+    /// holds no buffer of its own); longer datagrams are truncated.
+    /// - Returns: the byte count and the sender, or `nil` when nothing is waiting.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, from: SocketAddress)? {
+        guard descriptor >= 0 else { return nil }
+        return Socket.receiveDatagram(descriptor, into: buffer)
+    }
+
     /// Sends one datagram; a full socket buffer or an unreachable peer drops it (media tolerates loss).
     /// - Returns: `false` when the kernel refused it.
     @discardableResult

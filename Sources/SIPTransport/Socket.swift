@@ -108,13 +108,17 @@ enum Socket {
 
     /// Receives one datagram into `buffer`; `nil` when there is nothing to read.
     static func receiveDatagram(_ fd: Int32, into buffer: inout [UInt8]) -> (count: Int, from: SocketAddress)? {
+        buffer.withUnsafeMutableBytes { receiveDatagram(fd, into: $0) }
+    }
+
+    static func receiveDatagram(_ fd: Int32, into raw: UnsafeMutableRawBufferPointer) -> (
+        count: Int, from: SocketAddress
+    )? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let count = buffer.withUnsafeMutableBytes { raw in
-            withUnsafeMutablePointer(to: &storage) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    recvfrom(fd, raw.baseAddress, raw.count, sb_MSG_DONTWAIT, $0, &length)
-                }
+        let count = withUnsafeMutablePointer(to: &storage) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(fd, raw.baseAddress, raw.count, sb_MSG_DONTWAIT, $0, &length)
             }
         }
         guard count >= 0, let from = SocketAddress(storage) else { return nil }

@@ -35,7 +35,7 @@ func parseOptions() -> Options {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio|media] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio|media|memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
                         .utf8)
             )
             exit(2)
@@ -112,6 +112,10 @@ func report(_ parser: String, _ mode: String, _ name: String, _ bytes: Int, _ m:
 let options = parseOptions()
 if options.filter == "transactions" {
     runTransactionBenchmark(n: options.n, repetitions: options.repetitions, only: options.view)
+    exit(0)
+}
+if options.filter == "memory" {
+    runCoreMemoryBenchmark(n: options.n == Options().n ? 10_000 : options.n, repetitions: options.repetitions)
     exit(0)
 }
 if options.filter == "media" {

@@ -40,6 +40,9 @@ struct AccountOptions {
         FlagSpec(name: "dtmf", valueName: "DIGITS", help: "send RFC 4733 digits 1 s after audio starts"),
         FlagSpec(name: "hold-after", valueName: "S", help: "hold (re-INVITE) S seconds after connecting"),
         FlagSpec(name: "hold-for", valueName: "S", help: "resume after S seconds on hold (2)"),
+        FlagSpec(
+            name: "rtp-ports", valueName: "LOW-HIGH",
+            help: "local UDP ports for RTP (even) and RTCP (odd), one pair per call (40000-49999)"),
     ]
 
     var values: [String: String]
@@ -122,6 +125,23 @@ struct AccountOptions {
                 throw UsageError(message: "bad value for --srtp: \(text)")
             }
             return policy
+        }
+    }
+
+    /// `--rtp-ports LOW-HIGH`: the media port range, `nil` for the default. LOW is even (RTP takes the even
+    /// port of each pair, RTCP the odd one above it, RFC 3550 §11), HIGH is above it, both in 1024-65535.
+    var rtpPorts: ClosedRange<UInt16>? {
+        get throws(UsageError) {
+            guard let text = values["rtp-ports"] else { return nil }
+            let bad = UsageError(
+                message: "bad value for --rtp-ports: \(text) (LOW-HIGH, LOW even, 1024 <= LOW < HIGH <= 65535)")
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2,
+                let low = UInt16(parts[0].trimmingCharacters(in: .whitespaces)),
+                let high = UInt16(parts[1].trimmingCharacters(in: .whitespaces)),
+                low >= 1024, low % 2 == 0, high > low
+            else { throw bad }
+            return low...high
         }
     }
 

@@ -46,6 +46,8 @@ struct CallMedia: Sendable {
             }
             holdFor = value
         }
+        // Checked here, before anything starts; ProviderHarness.makeConfiguration applies it.
+        _ = try options.rtpPorts
     }
 
     /// The audio of call number `number` (1-based): `%n` in `--record` becomes the number.

@@ -149,6 +149,7 @@ final class ProviderHarness: Sendable {
             privateKeyFile: options["tls-key"])
         configuration.codecs = try options.codecs
         configuration.srtp = try options.srtp
+        if let ports = try options.rtpPorts { configuration.mediaPorts = ports }
         if let text = options["max-calls"] {
             guard let value = Int(text), value > 0 else {
                 throw UsageError(message: "bad value for --max-calls: \(text)")

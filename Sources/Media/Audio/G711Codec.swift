@@ -52,8 +52,10 @@ public struct G711Decoder: AudioDecoder, Sendable {
     public let format = AudioFormat.narrowband
     /// How many consecutive lost frames fade to silence.
     public let fadeOutFrames: Int
-    /// The last decoded (or concealed) frame: what a loss repeats.
-    private var lastFrame: [Int16]
+    /// The last decoded (or concealed) frame: what a loss repeats; empty (silence) until the first packet.
+    private var lastFrame: [Int16] = []
+    /// The length of a concealed frame before any packet was decoded.
+    private let initialFrameCount: Int
     /// Consecutive frames concealed so far.
     private var lostFrames = 0
     /// The gain at the end of the last concealed frame, where the next good frame fades in from.
@@ -67,8 +69,7 @@ public struct G711Decoder: AudioDecoder, Sendable {
     public init(law: G711Law, packetTime: Int = 20, fadeOutFrames: Int = 4) {
         self.law = law
         self.fadeOutFrames = min(max(1, fadeOutFrames), 1000)
-        self.lastFrame = Array(
-            repeating: 0, count: AudioFormat.narrowband.samplesPerChannel(milliseconds: min(max(1, packetTime), 200)))
+        self.initialFrameCount = AudioFormat.narrowband.samplesPerChannel(milliseconds: min(max(1, packetTime), 200))
     }
 
     public mutating func decode(_ payload: ArraySlice<UInt8>) throws(AudioCodecError) -> [Int16] {
@@ -95,6 +96,8 @@ public struct G711Decoder: AudioDecoder, Sendable {
         let endGain = max(0, startGain - step)
         lostFrames += 1
         resumeGain = endGain
+        // Before the first packet a loss is silence (no frame is kept for it).
+        guard !lastFrame.isEmpty else { return Array(repeating: 0, count: initialFrameCount) }
         let count = Double(lastFrame.count)
         // The faded copy is returned; the last good frame itself is kept for the next loss.
         var frame = lastFrame

@@ -9,23 +9,26 @@ struct DelayEstimator: Sendable {
     static let blockDuration: Int64 = 1_000_000_000
     static let blocks = 8
 
-    private var buckets: [Double]
+    /// The histogram, allocated with the first packet (like `minima`): a stream that receives nothing (on
+    /// hold, send-only, a peer that never sends) keeps no buckets (4 KB at the default 500 ms maximum).
+    private var buckets: [Double] = []
+    /// How many buckets the histogram has once allocated.
+    private let bucketCount: Int
     /// The highest bucket that ever received a packet: those above it are zero, so quantiles scan from here.
     private var topBucket = 0
     private var total = 0.0
     private var weight = 1.0
     private let growth: Double
-    /// (block index, smallest transit in it) per slot of the window.
-    private var minima: [(block: Int64, transit: Double)]
+    /// (block index, smallest transit in it) per slot of the window; empty until the first packet.
+    private var minima: [(block: Int64, transit: Double)] = []
     private(set) var samples = 0
 
     /// - Parameters:
     ///   - maximum: the largest jitter tracked, in nanoseconds (larger values land in the top bucket).
     ///   - memory: the forgetting horizon in packets.
     init(maximum: Double, memory: Int) {
-        buckets = Array(repeating: 0, count: max(Int(maximum / DelayEstimator.bucketWidth) + 2, 2))
+        bucketCount = max(Int(maximum / DelayEstimator.bucketWidth) + 2, 2)
         growth = 1 / (1 - 1 / Double(max(memory, 2)))
-        minima = Array(repeating: (Int64.min, .infinity), count: DelayEstimator.blocks)
     }
 
     /// The base transit time now, in nanoseconds; `nil` before any packet.
@@ -42,10 +45,12 @@ struct DelayEstimator: Sendable {
     mutating func add(transit: Double, arrival: Int64) {
         let block = arrival / DelayEstimator.blockDuration
         let slot = Int(block.magnitude % UInt64(DelayEstimator.blocks))
+        if minima.isEmpty { minima = Array(repeating: (Int64.min, .infinity), count: DelayEstimator.blocks) }
         if minima[slot].block != block { minima[slot] = (block, transit) }
         if transit < minima[slot].transit { minima[slot].transit = transit }
         guard let base = base(at: arrival) else { return }
-        let index = Int(min(max(transit - base, 0) / DelayEstimator.bucketWidth, Double(buckets.count - 1)))
+        if buckets.isEmpty { buckets = Array(repeating: 0, count: bucketCount) }
+        let index = Int(min(max(transit - base, 0) / DelayEstimator.bucketWidth, Double(bucketCount - 1)))
         buckets[index] += weight
         topBucket = max(topBucket, index)
         total += weight
@@ -60,7 +65,7 @@ struct DelayEstimator: Sendable {
 
     /// The jitter (nanoseconds above the base) below which a share `quantile` of recent packets fell.
     func jitter(quantile: Double) -> Double {
-        guard total > 0 else { return 0 }
+        guard total > 0, !buckets.isEmpty else { return 0 }
         let tail = (1 - quantile) * total
         var accumulated = 0.0
         for index in (0...topBucket).reversed() {

@@ -303,6 +303,13 @@ extension InviteSession {
         }
         if waiting.isInitial, state == .connecting {
             state = .confirmed
+            // The INVITE is answered and its 2xx acknowledged: only a PRACK still awaited reads it again (its
+            // CSeq), so the whole request need not stay for the hours the call may last; nor does the book of
+            // reliable provisionals, which only the initial INVITE's 1xx use.
+            if reliable?.pending == nil {
+                incomingInvite = nil
+                reliable = nil
+            }
             actions.append(.event(.connected(offerAnswer.session)))
         }
         sendQueuedOffer(into: &actions)

@@ -61,15 +61,15 @@ public struct InviteSession: Sendable {
     /// The Call-ID.
     public let callID: String
 
-    var outgoingInvite: OutgoingInvite?
-    var incomingInvite: IncomingInvite?
+    @OutOfLine var outgoingInvite: OutgoingInvite? = nil
+    @OutOfLine var incomingInvite: IncomingInvite? = nil
     var forks: [EarlyDialog] = []
     var remoteRSeq: UInt32?
     var transactions: [ClientTransaction] = []
     var acks: [SentACK] = []
-    var awaitingACK: AwaitingACK?
-    var reliable: ReliableProvisionals?
-    var pendingRemoteOffer: PendingRemoteOffer?
+    @OutOfLine var awaitingACK: AwaitingACK? = nil
+    @OutOfLine var reliable: ReliableProvisionals? = nil
+    @OutOfLine var pendingRemoteOffer: PendingRemoteOffer? = nil
     var queuedOffer: LocalOffer?
     var glareRetry: LocalOffer?
     var sessionTimer: ActiveSessionTimer?

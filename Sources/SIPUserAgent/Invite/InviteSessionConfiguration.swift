@@ -94,13 +94,16 @@ public struct InviteSessionConfiguration: Sendable {
         self.reliableProvisionalResponses = reliableProvisionalResponses
         self.sessionTimer = sessionTimer
         self.answersOffersAutomatically = answersOffersAutomatically
-        self.allowedMethods = [
-            .invite, .ack, .cancel, .bye, .options, .info, .update, .prack, .refer, .notify, .message,
-        ]
+        self.allowedMethods = Self.defaultAllowedMethods
         self.userAgent = userAgent
         self.t1 = .milliseconds(500)
         self.t2 = .seconds(4)
     }
+
+    /// One array for every session's default Allow list (a literal in `init` would allocate one per call).
+    private static let defaultAllowedMethods: [SIPMethod] = [
+        .invite, .ack, .cancel, .bye, .options, .info, .update, .prack, .refer, .notify, .message,
+    ]
 
     /// The option tags this side supports (RFC 3261 §20.37): 100rel, timer, replaces and norefersub as
     /// configured.

@@ -84,7 +84,9 @@ final class MediaStream: @unchecked Sendable {
     private var ticks: Int64 = 0
     private var timer: TimerHandle?
     private var lastReceived: MediaInstant?
-    private var receiveBuffer = [UInt8](repeating: 0, count: 2048)
+    /// The largest datagram read (longer ones are truncated); the buffer is a temporary on the loop's stack,
+    /// so an idle stream keeps none.
+    private static let receiveCapacity = 2048
     private var isClosed = false
     private var local = MediaFigures()
     private let shared = Mutex(MediaFigures())
@@ -363,22 +365,27 @@ final class MediaStream: @unchecked Sendable {
     // MARK: Receiving
 
     private func readRTP() {
-        for _ in 0..<64 {
-            guard let (count, from) = rtp.receive(into: &receiveBuffer) else { return }
-            guard count > 0, count <= receiveBuffer.count else { continue }
-            switch MediaPacketKind(classifying: receiveBuffer[0..<count]) {
-            case .rtp: receivedRTP(Array(receiveBuffer[0..<count]), from: from)
-            case .rtcp: receivedRTCP(Array(receiveBuffer[0..<count]))
-            default: continue
+        withUnsafeTemporaryAllocation(byteCount: MediaStream.receiveCapacity, alignment: 1) { buffer in
+            for _ in 0..<64 {
+                guard let (count, from) = rtp.receive(into: buffer) else { return }
+                guard count > 0, count <= buffer.count else { continue }
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                switch MediaPacketKind(classifying: bytes) {
+                case .rtp: receivedRTP(Array(bytes), from: from)
+                case .rtcp: receivedRTCP(Array(bytes))
+                default: continue
+                }
             }
         }
     }
 
     private func readRTCP() {
-        for _ in 0..<16 {
-            guard let (count, _) = rtcpSocket.receive(into: &receiveBuffer) else { return }
-            guard count > 0, count <= receiveBuffer.count else { continue }
-            receivedRTCP(Array(receiveBuffer[0..<count]))
+        withUnsafeTemporaryAllocation(byteCount: MediaStream.receiveCapacity, alignment: 1) { buffer in
+            for _ in 0..<16 {
+                guard let (count, _) = rtcpSocket.receive(into: buffer) else { return }
+                guard count > 0, count <= buffer.count else { continue }
+                receivedRTCP(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
+            }
         }
     }
 

@@ -27,14 +27,20 @@ extension SessionDriver {
     func offerAnswer(_ key: SessionKey, local: SocketAddress, codecs: [Codec], srtp: SRTPPolicy)
         -> OfferAnswer
     {
-        var list: [SDP.Codec] = codecs.map {
-            switch $0 {
-            case .opus: .opus()
-            case .pcmu: .pcmu
-            case .pcma: .pcma
-            }
+        let list: [SDP.Codec]
+        if let cached = codecListCache, cached.codecs == codecs {
+            list = cached.list
+        } else {
+            list =
+                codecs.map {
+                    switch $0 {
+                    case .opus: .opus()
+                    case .pcmu: .pcmu
+                    case .pcma: .pcma
+                    }
+                } + [.telephoneEvent()]
+            codecListCache = (codecs, list)
         }
-        list.append(.telephoneEvent())
         let policy: SDP.SRTPPolicy =
             switch srtp {
             case .off: .off

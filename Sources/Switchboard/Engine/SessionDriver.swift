@@ -101,6 +101,8 @@ final class SessionDriver {
     /// Incoming INVITE server transactions, for their CANCELs.
     private var invitesByTransaction: [TransactionID: SessionKey] = [:]
     private var nextKey: UInt64 = 0
+    /// The SDP codec list last built by `offerAnswer`: sessions with the same codecs share its storage.
+    var codecListCache: (codecs: [Codec], list: [SDP.Codec])?
     let capabilities = UserAgentCapabilities()
     private var allowHeader: String { capabilities.allowedMethods.map(\.description).joined(separator: ", ") }
 

@@ -7,8 +7,6 @@ final class CallRecord {
     var call: Call
     /// The SIP session, once the INVITE went out or came in.
     var session: SessionKey?
-    /// The invite as the app saw it (incoming calls).
-    var invite: CallInvite?
     /// Whether audio is active (media flows to and from the app).
     var isAudioActive = false
     /// The call's connection died and a re-INVITE is re-establishing it.

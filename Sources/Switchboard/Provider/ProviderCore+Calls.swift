@@ -204,7 +204,6 @@ extension ProviderCore: SessionDriverDelegate {
             account: entry?.account.id, offeredCodecs: audio.map(Self.codecNames) ?? [],
             offersSRTP: audio.map { $0.transport.matches(.rtpSAVP) || !((try? $0.cryptos) ?? []).isEmpty } ?? false,
             headers: headers)
-        record.invite = invite
         if let wait = configuration.unansweredTimeout {
             let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
                 self?.end(uuid, rejectStatus: 480, reason: .unanswered)
