@@ -36,6 +36,13 @@ public final class EventLoop: @unchecked Sendable {
     // Loop-thread state.
     private var handlers: [Int32: (UInt32) -> Void] = [:]
     private var timerHeap = TimerHeap()
+    /// Timers due later than `farHorizon` from when they were armed, by coarse bucket (`Self.bucket`),
+    /// moved into the heap shortly before they are due. Transactions keep timers of 32 s (Timers J and L)
+    /// per call: thousands of them would make every heap operation a long walk through cold memory.
+    private var farTimers: [Int64: [TimerHeap.Entry]] = [:]
+    /// Every bucket up to this one has been moved into the heap.
+    private var migratedBucket: Int64 = 0
+    private let origin = ContinuousClock.now
     private var timerActions: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
     private var stopping = false
@@ -167,7 +174,14 @@ public final class EventLoop: @unchecked Sendable {
         let id = nextTimerID
         nextTimerID &+= 1
         timerActions[id] = action
-        timerHeap.push(TimerHeap.Entry(deadline: .now + delay, id: id))
+        let now = nanosecondsNow()
+        let entry = TimerHeap.Entry(deadline: now &+ Self.nanoseconds(max(delay, .zero)), id: id)
+        let bucket = Self.bucket(entry.deadline)
+        if bucket > Self.bucket(now) + Self.nearBuckets {
+            farTimers[bucket, default: []].append(entry)
+        } else {
+            timerHeap.push(entry)
+        }
         return TimerHandle(id: id)
     }
 
@@ -211,6 +225,7 @@ public final class EventLoop: @unchecked Sendable {
         runIterationEnd()
         handlers.removeAll()
         timerActions.removeAll()
+        farTimers.removeAll()
         running.store(false, ordering: .releasing)
     }
 
@@ -243,20 +258,61 @@ public final class EventLoop: @unchecked Sendable {
     private func millisecondsToNextTimer() -> Int32 {
         let hasWork = inbox.withLock { !$0.work.isEmpty || !$0.jobs.isEmpty || $0.stopRequested }
         if hasWork { return 0 }
+        let now = nanosecondsNow()
+        migrateFarTimers(now: now)
         while let first = timerHeap.peek(), timerActions[first.id] == nil { _ = timerHeap.pop() }
-        guard let first = timerHeap.peek() else { return -1 }
-        let remaining = first.deadline - .now
-        if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: ms)
+        // Far timers move into the heap a bucket ahead: wake up for that at the latest.
+        var wait: Int64 = farTimers.isEmpty ? -1 : Self.bucketNanoseconds
+        if let first = timerHeap.peek() {
+            let remaining = first.deadline - now
+            if remaining <= 0 { return 0 }
+            wait = wait < 0 ? remaining : min(wait, remaining)
+        }
+        guard wait >= 0 else { return -1 }
+        return Int32(clamping: (wait + 999_999) / 1_000_000)
     }
 
     private func fireDueTimers() {
-        let now = ContinuousClock.now
+        let now = nanosecondsNow()
+        migrateFarTimers(now: now)
         while let first = timerHeap.peek(), first.deadline <= now {
             _ = timerHeap.pop()
             if let action = timerActions.removeValue(forKey: first.id) { action() }
+        }
+    }
+
+    // MARK: Timer time base
+
+    /// Buckets of 2^27 ns (134 ms); a timer further out than `nearBuckets` of them waits in `farTimers`.
+    private static let bucketShift: Int64 = 27
+    private static let bucketNanoseconds: Int64 = 1 << bucketShift
+    private static let nearBuckets: Int64 = 8
+
+    private static func bucket(_ nanoseconds: Int64) -> Int64 { nanoseconds >> bucketShift }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return .max / 2 }
+        return min(whole &+ attoseconds / 1_000_000_000, .max / 2)
+    }
+
+    /// The monotonic clock in nanoseconds since the loop was made.
+    private func nanosecondsNow() -> Int64 { Self.nanoseconds(ContinuousClock.now - origin) }
+
+    /// Moves the far timers whose bucket came within `nearBuckets` of now into the heap (cancelled ones are
+    /// dropped on the way).
+    private func migrateFarTimers(now: Int64) {
+        let horizon = Self.bucket(now) + Self.nearBuckets
+        guard migratedBucket < horizon else { return }
+        if farTimers.isEmpty {
+            migratedBucket = horizon
+            return
+        }
+        while migratedBucket < horizon {
+            migratedBucket += 1
+            guard let entries = farTimers.removeValue(forKey: migratedBucket) else { continue }
+            for entry in entries where timerActions[entry.id] != nil { timerHeap.push(entry) }
         }
     }
 }
@@ -285,10 +341,10 @@ extension EventLoop: SerialExecutor {
     }
 }
 
-/// A binary min-heap of timer deadlines.
+/// A binary min-heap of timer deadlines (nanoseconds on the loop's time base).
 struct TimerHeap {
     struct Entry {
-        var deadline: ContinuousClock.Instant
+        var deadline: Int64
         var id: UInt64
     }
 
@@ -300,31 +356,35 @@ struct TimerHeap {
 
     mutating func push(_ entry: Entry) {
         items.append(entry)
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard items[child].deadline < items[parent].deadline else { break }
-            items.swapAt(child, parent)
-            child = parent
+        items.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard entry.deadline < heap[parent].deadline else { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = entry
         }
     }
 
     mutating func pop() -> Entry? {
         guard let first = items.first else { return nil }
         let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
+        guard !items.isEmpty else { return first }
+        items.withUnsafeMutableBufferPointer { heap in
+            let count = heap.count
             var parent = 0
             while true {
                 let left = 2 * parent + 1
+                guard left < count else { break }
                 let right = left + 1
-                var smallest = parent
-                if left < items.count, items[left].deadline < items[smallest].deadline { smallest = left }
-                if right < items.count, items[right].deadline < items[smallest].deadline { smallest = right }
-                if smallest == parent { break }
-                items.swapAt(parent, smallest)
-                parent = smallest
+                let smaller = right < count && heap[right].deadline < heap[left].deadline ? right : left
+                guard heap[smaller].deadline < last.deadline else { break }
+                heap[parent] = heap[smaller]
+                parent = smaller
             }
+            heap[parent] = last
         }
         return first
     }
