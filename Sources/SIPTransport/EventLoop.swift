@@ -152,6 +152,13 @@ public final class EventLoop: @unchecked Sendable {
         handlers[fd] = handler
     }
 
+    /// Gives an `fd` already watched a new handler (no system call). Returns false when it is not watched.
+    public func replaceHandler(fd: Int32, handler: @escaping (UInt32) -> Void) -> Bool {
+        guard handlers[fd] != nil else { return false }
+        handlers[fd] = handler
+        return true
+    }
+
     /// Changes the events watched on `fd`.
     public func modify(fd: Int32, events: UInt32) {
         var event = epoll_event()
