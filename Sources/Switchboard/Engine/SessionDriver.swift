@@ -460,6 +460,15 @@ final class SessionDriver {
     private func receiveInvite(_ server: ServerRequest) {
         let request = server.request
         let transaction = server.transaction
+        // Overload (RFC 3261 §21.5.4, RFC 6357 §4): the loop is behind its input, so a new call would only
+        // be answered after the caller gave up, and would slow the calls in progress. Refuse it cheaply
+        // (no session, no media) and say when to come back.
+        if engine.transport.isReceiveBacklogged {
+            var response = core.makeResponse(503, to: request)
+            response.headerFields.append(.retryAfter, "1")
+            core.respond(response, to: transaction)
+            return
+        }
         if let replaces = try? request.replaces {
             guard let (_, other) = dialogs.match(replaces), let session = entries[other]?.session else {
                 core.respond(core.makeResponse(481, to: request), to: transaction)
