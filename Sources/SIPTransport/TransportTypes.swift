@@ -92,9 +92,9 @@ public struct TransportConfiguration: Sendable {
     public var udpSwitchThreshold: Int?
     public var tls: TLSConfiguration
     /// A UDP datagram that waited longer than this in the socket's queue marks the loop as behind its input
-    /// (`SIPTransportLayer.isReceiveBacklogged`): half of T1, so a refusal still beats the caller's first
-    /// retransmission.
-    public var backlogDelay: Duration = .milliseconds(250)
+    /// (`SIPTransportLayer.isReceiveBacklogged`). T1: by then the caller retransmits, so the backlog feeds
+    /// itself; a shorter stall (a busy machine's scheduling) only delays calls and must not fail them.
+    public var backlogDelay: Duration = .milliseconds(500)
 
     var backlogDelayNanoseconds: Int64 {
         let (seconds, attoseconds) = backlogDelay.components

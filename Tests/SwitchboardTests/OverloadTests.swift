@@ -46,12 +46,12 @@ struct OverloadTests {
         let peer = try SilentUDPPeer()
         defer { peer.close() }
 
-        // Hold the signalling loop for 400 ms with an INVITE queued from the start: it waits longer than
-        // the backlog delay (250 ms).
+        // Hold the signalling loop for 700 ms with an INVITE queued from the start: it waits longer than
+        // the backlog delay (500 ms).
         let held = DispatchSemaphore(value: 0)
         provider.engine.execute {
             held.signal()
-            usleep(400_000)
+            usleep(700_000)
         }
         held.wait()
         peer.send(request("INVITE", callID: "shed", branch: "z9hG4bKshed", peerPort: peer.port), toPort: port)
