@@ -66,7 +66,7 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
-                "Media", "COpenSSL",
+                "Media", "COpenSSL", "CSystem",
             ]
         ),
 

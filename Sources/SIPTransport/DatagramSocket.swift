@@ -61,11 +61,20 @@ public final class DatagramSocket {
         if descriptor >= 0 { closeDescriptor(descriptor) }
     }
 
-    /// Starts delivering readability to `handler` on `loop` (call on the loop).
+    /// Starts delivering readability to `handler` on `loop` (call on the loop). A socket already watched by
+    /// `loop` (one being reused) just gets the new handler.
     public func watch(on loop: EventLoop, _ handler: @escaping () -> Void) throws(TransportError) {
         guard descriptor >= 0 else { throw .system("watch", errno: EBADF) }
+        if self.loop === loop, loop.replaceHandler(fd: descriptor, handler: { _ in handler() }) { return }
         self.loop = loop
         try loop.register(fd: descriptor, events: sb_EPOLLIN) { _ in handler() }
+    }
+
+    /// Reads and drops every datagram waiting (at most `limit`), using `buffer` as scratch space.
+    public func discardPending(into buffer: inout [UInt8], limit: Int = 64) {
+        for _ in 0..<limit {
+            guard receive(into: &buffer) != nil else { return }
+        }
     }
 
     /// Reads one datagram into `buffer` (its capacity is the limit; longer datagrams are truncated).

@@ -28,14 +28,25 @@ public final class EventLoop: @unchecked Sendable {
         var work: [@Sendable () -> Void] = []
         var jobs: [UnownedJob] = []
         var stopRequested = false
+        /// The eventfd was written and the loop has not taken the inbox since: posting more needs no
+        /// second write (one syscall, and one wake-up, per batch of posts instead of per post).
+        var isWakePending = false
     }
 
     // Loop-thread state.
     private var handlers: [Int32: (UInt32) -> Void] = [:]
     private var timerHeap = TimerHeap()
+    /// Timers due later than `farHorizon` from when they were armed, by coarse bucket (`Self.bucket`),
+    /// moved into the heap shortly before they are due. Transactions keep timers of 32 s (Timers J and L)
+    /// per call: thousands of them would make every heap operation a long walk through cold memory.
+    private var farTimers: [Int64: [TimerHeap.Entry]] = [:]
+    /// Every bucket up to this one has been moved into the heap.
+    private var migratedBucket: Int64 = 0
+    private let origin = ContinuousClock.now
     private var timerActions: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
     private var stopping = false
+    private var iterationEnd: [() -> Void] = []
 
     /// Creates the loop's epoll and eventfd descriptors; `start()` runs it on a new thread.
     public init(name: String = "switchboard") throws(TransportError) {
@@ -102,8 +113,25 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `body` on the loop thread, soon. Callable from any thread.
     public func execute(_ body: @escaping @Sendable () -> Void) {
-        inbox.withLock { $0.work.append(body) }
-        wake()
+        let needsWake = inbox.withLock { inbox in
+            inbox.work.append(body)
+            return Self.takeWake(&inbox)
+        }
+        if needsWake { wake() }
+    }
+
+    /// Marks a wake-up as pending; true when the caller must write the eventfd (none was pending).
+    private static func takeWake(_ inbox: inout Inbox) -> Bool {
+        guard !inbox.isWakePending else { return false }
+        inbox.isWakePending = true
+        return true
+    }
+
+    /// Runs `body` on the loop thread once the current iteration's events, timers and posted work are done
+    /// (loop thread only). Work that would wake another thread (handing events to a queue, posting to
+    /// another loop) gathers there into one hand-over per iteration instead of one per item.
+    public func atIterationEnd(_ body: @escaping () -> Void) {
+        iterationEnd.append(body)
     }
 
     private func wake() {
@@ -122,6 +150,13 @@ public final class EventLoop: @unchecked Sendable {
             throw TransportError.system("epoll_ctl(ADD)", errno: sb_errno())
         }
         handlers[fd] = handler
+    }
+
+    /// Gives an `fd` already watched a new handler (no system call). Returns false when it is not watched.
+    public func replaceHandler(fd: Int32, handler: @escaping (UInt32) -> Void) -> Bool {
+        guard handlers[fd] != nil else { return false }
+        handlers[fd] = handler
+        return true
     }
 
     /// Changes the events watched on `fd`.
@@ -146,7 +181,14 @@ public final class EventLoop: @unchecked Sendable {
         let id = nextTimerID
         nextTimerID &+= 1
         timerActions[id] = action
-        timerHeap.push(TimerHeap.Entry(deadline: .now + delay, id: id))
+        let now = nanosecondsNow()
+        let entry = TimerHeap.Entry(deadline: now &+ Self.nanoseconds(max(delay, .zero)), id: id)
+        let bucket = Self.bucket(entry.deadline)
+        if bucket > Self.bucket(now) + Self.nearBuckets {
+            farTimers[bucket, default: []].append(entry)
+        } else {
+            timerHeap.push(entry)
+        }
         return TimerHandle(id: id)
     }
 
@@ -161,6 +203,8 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: The loop
 
     private func run() {
+        // The thread's name (at most 15 bytes) tells the loops apart in `perf`, `top -H` and /proc.
+        _ = sb_set_thread_name(name)
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while !stopping {
             let timeout = millisecondsToNextTimer()
@@ -181,11 +225,14 @@ public final class EventLoop: @unchecked Sendable {
             }
             fireDueTimers()
             runInbox()
+            runIterationEnd()
         }
         // Stopped: run what is left once so posted cleanups happen, then drop the handlers.
         runInbox()
+        runIterationEnd()
         handlers.removeAll()
         timerActions.removeAll()
+        farTimers.removeAll()
         running.store(false, ordering: .releasing)
     }
 
@@ -194,11 +241,20 @@ public final class EventLoop: @unchecked Sendable {
         _ = read(wakeFD, &value, 8)
     }
 
+    private func runIterationEnd() {
+        while !iterationEnd.isEmpty {
+            let bodies = iterationEnd
+            iterationEnd.removeAll()
+            for body in bodies { body() }
+        }
+    }
+
     private func runInbox() {
         let (work, jobs, stop) = inbox.withLock { inbox -> ([@Sendable () -> Void], [UnownedJob], Bool) in
             let result = (inbox.work, inbox.jobs, inbox.stopRequested)
-            inbox.work.removeAll(keepingCapacity: true)
-            inbox.jobs.removeAll(keepingCapacity: true)
+            inbox.work = []
+            inbox.jobs = []
+            inbox.isWakePending = false
             return result
         }
         for item in work { item() }
@@ -209,20 +265,61 @@ public final class EventLoop: @unchecked Sendable {
     private func millisecondsToNextTimer() -> Int32 {
         let hasWork = inbox.withLock { !$0.work.isEmpty || !$0.jobs.isEmpty || $0.stopRequested }
         if hasWork { return 0 }
+        let now = nanosecondsNow()
+        migrateFarTimers(now: now)
         while let first = timerHeap.peek(), timerActions[first.id] == nil { _ = timerHeap.pop() }
-        guard let first = timerHeap.peek() else { return -1 }
-        let remaining = first.deadline - .now
-        if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: ms)
+        // Far timers move into the heap a bucket ahead: wake up for that at the latest.
+        var wait: Int64 = farTimers.isEmpty ? -1 : Self.bucketNanoseconds
+        if let first = timerHeap.peek() {
+            let remaining = first.deadline - now
+            if remaining <= 0 { return 0 }
+            wait = wait < 0 ? remaining : min(wait, remaining)
+        }
+        guard wait >= 0 else { return -1 }
+        return Int32(clamping: (wait + 999_999) / 1_000_000)
     }
 
     private func fireDueTimers() {
-        let now = ContinuousClock.now
+        let now = nanosecondsNow()
+        migrateFarTimers(now: now)
         while let first = timerHeap.peek(), first.deadline <= now {
             _ = timerHeap.pop()
             if let action = timerActions.removeValue(forKey: first.id) { action() }
+        }
+    }
+
+    // MARK: Timer time base
+
+    /// Buckets of 2^27 ns (134 ms); a timer further out than `nearBuckets` of them waits in `farTimers`.
+    private static let bucketShift: Int64 = 27
+    private static let bucketNanoseconds: Int64 = 1 << bucketShift
+    private static let nearBuckets: Int64 = 8
+
+    private static func bucket(_ nanoseconds: Int64) -> Int64 { nanoseconds >> bucketShift }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return .max / 2 }
+        return min(whole &+ attoseconds / 1_000_000_000, .max / 2)
+    }
+
+    /// The monotonic clock in nanoseconds since the loop was made.
+    private func nanosecondsNow() -> Int64 { Self.nanoseconds(ContinuousClock.now - origin) }
+
+    /// Moves the far timers whose bucket came within `nearBuckets` of now into the heap (cancelled ones are
+    /// dropped on the way).
+    private func migrateFarTimers(now: Int64) {
+        let horizon = Self.bucket(now) + Self.nearBuckets
+        guard migratedBucket < horizon else { return }
+        if farTimers.isEmpty {
+            migratedBucket = horizon
+            return
+        }
+        while migratedBucket < horizon {
+            migratedBucket += 1
+            guard let entries = farTimers.removeValue(forKey: migratedBucket) else { continue }
+            for entry in entries where timerActions[entry.id] != nil { timerHeap.push(entry) }
         }
     }
 }
@@ -235,8 +332,11 @@ public struct TimerHandle: Sendable, Hashable {
 extension EventLoop: SerialExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        inbox.withLock { $0.jobs.append(unowned) }
-        wake()
+        let needsWake = inbox.withLock { inbox in
+            inbox.jobs.append(unowned)
+            return Self.takeWake(&inbox)
+        }
+        if needsWake { wake() }
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -248,10 +348,10 @@ extension EventLoop: SerialExecutor {
     }
 }
 
-/// A binary min-heap of timer deadlines.
+/// A binary min-heap of timer deadlines (nanoseconds on the loop's time base).
 struct TimerHeap {
     struct Entry {
-        var deadline: ContinuousClock.Instant
+        var deadline: Int64
         var id: UInt64
     }
 
@@ -263,31 +363,35 @@ struct TimerHeap {
 
     mutating func push(_ entry: Entry) {
         items.append(entry)
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard items[child].deadline < items[parent].deadline else { break }
-            items.swapAt(child, parent)
-            child = parent
+        items.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard entry.deadline < heap[parent].deadline else { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = entry
         }
     }
 
     mutating func pop() -> Entry? {
         guard let first = items.first else { return nil }
         let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
+        guard !items.isEmpty else { return first }
+        items.withUnsafeMutableBufferPointer { heap in
+            let count = heap.count
             var parent = 0
             while true {
                 let left = 2 * parent + 1
+                guard left < count else { break }
                 let right = left + 1
-                var smallest = parent
-                if left < items.count, items[left].deadline < items[smallest].deadline { smallest = left }
-                if right < items.count, items[right].deadline < items[smallest].deadline { smallest = right }
-                if smallest == parent { break }
-                items.swapAt(parent, smallest)
-                parent = smallest
+                let smaller = right < count && heap[right].deadline < heap[left].deadline ? right : left
+                guard heap[smaller].deadline < last.deadline else { break }
+                heap[parent] = heap[smaller]
+                parent = smaller
             }
+            heap[parent] = last
         }
         return first
     }

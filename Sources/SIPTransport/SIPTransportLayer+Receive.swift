@@ -12,9 +12,14 @@ extension SIPTransportLayer {
 
     func readDatagrams(fd: Int32, local: SocketAddress) {
         // Bounded per wake-up so one busy socket cannot starve the loop.
+        defer { isReceiveBacklogged = false }
         for _ in 0..<256 {
-            guard let (count, source) = Socket.receiveDatagram(fd, into: &receiveBuffer) else { return }
+            guard let (count, source, queued) = Socket.receiveTimestampedDatagram(fd, into: &receiveBuffer) else {
+                return
+            }
             statistics.datagramsReceived += 1
+            isReceiveBacklogged = queued > configuration.backlogDelayNanoseconds
+            if isReceiveBacklogged { statistics.backloggedDatagrams += 1 }
             if count == 0 { continue }
             let bytes = Array(receiveBuffer[0..<count])
             // CRLF keep-alives over UDP (RFC 5626 §4.4.2 uses STUN; bare CRLFs are dropped).

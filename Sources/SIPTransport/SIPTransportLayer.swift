@@ -29,6 +29,8 @@ public final class SIPTransportLayer: @unchecked Sendable {
 
     public struct Statistics: Sendable {
         public var datagramsReceived = 0
+        /// Datagrams handled while `isReceiveBacklogged` was set.
+        public var backloggedDatagrams = 0
         public var messagesReceived = 0
         public var messagesSent = 0
         public var parseErrors = 0
@@ -61,6 +63,10 @@ public final class SIPTransportLayer: @unchecked Sendable {
     var connectionIndex: [ConnectionKey: FlowID] = [:]
     var nextFlow: UInt64 = 1
     var receiveBuffer = [UInt8](repeating: 0, count: 65_536)
+    /// Whether the UDP datagram being handled waited in the socket's queue longer than
+    /// `configuration.backlogDelay` (by the kernel's receive timestamp): the loop is behind its input, and
+    /// the user agent sheds new calls (503) instead of falling further behind.
+    public internal(set) var isReceiveBacklogged = false
     lazy var clientTLS: Result<TLSContext, TransportError> = Result { () throws(TransportError) in
         try TLSContext(configuration: configuration.tls, server: false)
     }
@@ -83,6 +89,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
         case .udp:
             let fd = try Socket.udp(bind: address)
             let bound = Socket.localAddress(fd) ?? address
+            _ = sb_enable_receive_timestamps(fd)
             udpListeners.append(UDPListener(fd: fd, address: bound))
             try loop.register(fd: fd, events: sb_EPOLLIN) { [weak self] _ in self?.readDatagrams(fd: fd, local: bound)
             }

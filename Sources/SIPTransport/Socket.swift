@@ -125,6 +125,22 @@ enum Socket {
         return (count, from)
     }
 
+    /// `receiveDatagram` that also returns how long the datagram waited in the socket's queue (zero when
+    /// the socket has no receive timestamps).
+    static func receiveTimestampedDatagram(_ fd: Int32, into buffer: inout [UInt8]) -> (
+        count: Int, from: SocketAddress, queued: Int64
+    )? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var received: Int64 = 0
+        let count = buffer.withUnsafeMutableBytes { raw in
+            sb_recv_timestamped(fd, raw.baseAddress, raw.count, &storage, &length, &received)
+        }
+        guard count >= 0, let from = SocketAddress(storage) else { return nil }
+        let queued = received > 0 ? max(0, sb_realtime_ns() - received) : 0
+        return (count, from, queued)
+    }
+
     static func sendDatagram(_ fd: Int32, _ bytes: [UInt8], to address: SocketAddress) throws(TransportError) {
         let sent = bytes.withUnsafeBytes { raw in
             address.withSockAddr { sendto(fd, raw.baseAddress, raw.count, sb_MSG_NOSIGNAL, $0, $1) }

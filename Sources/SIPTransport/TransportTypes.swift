@@ -91,6 +91,15 @@ public struct TransportConfiguration: Sendable {
     /// Requests over UDP larger than this move to TCP (RFC 3261 §18.1.1); `nil` never switches.
     public var udpSwitchThreshold: Int?
     public var tls: TLSConfiguration
+    /// A UDP datagram that waited longer than this in the socket's queue marks the loop as behind its input
+    /// (`SIPTransportLayer.isReceiveBacklogged`). T1: by then the caller retransmits, so the backlog feeds
+    /// itself; a shorter stall (a busy machine's scheduling) only delays calls and must not fail them.
+    public var backlogDelay: Duration = .milliseconds(500)
+
+    var backlogDelayNanoseconds: Int64 {
+        let (seconds, attoseconds) = backlogDelay.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
 
     public init(
         parserLimits: ParserLimits = ParserLimits(), maximumConnections: Int = 1024,

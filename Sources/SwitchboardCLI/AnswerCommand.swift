@@ -214,13 +214,16 @@ enum AnswerCommand {
             if !quiet { CallOutput.ended(call, details, printer: printer) }
             // Only calls this command took count: rejected ones (486 beyond --count, no terminal) do not.
             let taken = call.connectedAt != nil || details.reason != .localEnded
-            state.values.withLock { values in
-                guard taken else { return }
+            let stops = state.values.withLock { values -> Bool in
+                guard taken else { return false }
                 values.ended += 1
                 if !CallOutput.endedNormally(call, details) { values.failed += 1 }
-                if let count, values.ended >= count { values.stopping = true }
+                guard let count, values.ended >= count, !values.stopping else { return false }
+                values.stopping = true
+                return true
             }
-            state.wake.signal()
+            // The main thread waits only for the stop: waking it for every call costs a thread switch each.
+            if stops { state.wake.signal() }
         default:
             break
         }

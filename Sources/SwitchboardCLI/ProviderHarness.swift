@@ -74,13 +74,13 @@ final class ProviderHarness: Sendable {
     }
 
     private init(
-        provider: CallProvider, printer: EventPrinter, accountID: String?, io: CommandIO, delegate: RelayDelegate,
-        views: SessionViews?
+        provider: CallProvider, queue: DispatchQueue, printer: EventPrinter, accountID: String?, io: CommandIO,
+        delegate: RelayDelegate, views: SessionViews?
     ) {
         self.delegate = delegate
         self.views = views
         self.provider = provider
-        self.controller = CallController(provider: provider)
+        self.controller = CallController(provider: provider, queue: queue)
         self.printer = printer
         self.accountID = accountID
         self.io = io
@@ -114,9 +114,13 @@ final class ProviderHarness: Sendable {
         } catch {
             throw .failed("\(error)")
         }
-        provider.setDelegate(delegate, queue: nil)
+        // One queue for the delegate and the controller's completions: the provider hands a loop
+        // iteration's events and completions to it in one go.
+        let queue = DispatchQueue(label: "switchboard.cli")
+        provider.setDelegate(delegate, queue: queue)
         let harness = ProviderHarness(
-            provider: provider, printer: printer, accountID: accountID, io: io, delegate: delegate, views: views)
+            provider: provider, queue: queue, printer: printer, accountID: accountID, io: io, delegate: delegate,
+            views: views)
         views?.start(provider.traces) { printer.elapsed(at: $0) }
         if registers, let accountID {
             do throws(CallError) {

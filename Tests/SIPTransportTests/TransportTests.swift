@@ -1,5 +1,6 @@
 import Foundation
 import SIPMessage
+import Synchronization
 import Testing
 
 @testable import SIPTransport
@@ -217,5 +218,32 @@ struct TransportTests {
         #expect(via?.host.text == "127.0.0.1")
         #expect(via?.rport == .requested)
         try await fixture.stop([layer])
+    }
+}
+
+@Suite("Event loop timers")
+struct EventLoopTimerTests {
+    /// Timers near and far (beyond the heap's horizon, kept in buckets) fire in deadline order, and a
+    /// cancelled far timer never fires.
+    @Test func farAndNearTimersFireInOrder() throws {
+        let loop = try EventLoop(name: "timer-test")
+        loop.start()
+        defer { loop.stop() }
+        let fired = Mutex<[Int]>([])
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            loop.scheduleTimer(after: .milliseconds(1600)) {
+                fired.withLock { $0.append(3) }
+                done.signal()
+            }
+            let cancelled = loop.scheduleTimer(after: .milliseconds(1500)) { fired.withLock { $0.append(99) } }
+            loop.scheduleTimer(after: .milliseconds(1300)) { fired.withLock { $0.append(2) } }
+            loop.scheduleTimer(after: .milliseconds(20)) {
+                fired.withLock { $0.append(1) }
+                loop.cancelTimer(cancelled)
+            }
+        }
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(fired.withLock { $0 } == [1, 2, 3])
     }
 }

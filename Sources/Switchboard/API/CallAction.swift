@@ -29,7 +29,7 @@ public class CallAction: @unchecked Sendable, CustomStringConvertible {
     let state = Mutex(State())
 
     init(call: UUID) {
-        self.uuid = UUID()
+        self.uuid = RandomUUID.make()
         self.callUUID = call
     }
 
@@ -256,7 +256,7 @@ public struct CallTransaction: Sendable, CustomStringConvertible {
 
     /// A transaction of several actions.
     public init(actions: [CallAction]) {
-        self.uuid = UUID()
+        self.uuid = RandomUUID.make()
         self.actions = actions
     }
 

@@ -26,7 +26,7 @@ package final class Engine: @unchecked Sendable {
         var generator = SystemRandomNumberGenerator()
         if seeded.tagSeed == 0 { seeded.tagSeed = generator.next() }
         core = SIPCore(transport: transport, configuration: seeded)
-        media = try MediaEngine()
+        media = try MediaEngine(signalling: loop)
         // The UAS checks of RFC 3261 §8.2.2-8.2.3 (416, 420, 415, 406) with the option tags the user agent
         // supports; without capabilities the core checks syntax only.
         core.capabilities = Capabilities(extensions: UserAgentCapabilities().supportedExtensions)

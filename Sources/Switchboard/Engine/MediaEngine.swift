@@ -4,32 +4,159 @@ import SIPTransport
 /// The media side of a provider: one event loop of its own (so a busy signalling loop or a slow delegate
 /// never delays RTP) and the RTP port pairs its streams hold.
 package final class MediaEngine: @unchecked Sendable {
-    // @unchecked Sendable: `nextPair` is touched only on the signalling loop (the one caller of `open`);
-    // everything else is the media loop, which is itself thread-safe for posting work.
+    // @unchecked Sendable: `nextPair`, `pending` and `isFlushScheduled` are touched only on the signalling
+    // loop (the one caller of `open` and `perform`); `pairs` only under `pairsLock` (the signalling loop
+    // takes pairs, the media loop returns them); everything else is the media loop, which is itself
+    // thread-safe for posting work.
 
     package let loop: EventLoop
+    private let signalling: EventLoop
     private var nextPair = 0
+    /// Port pairs of ended streams, ready for new ones (`PairPool`), guarded by `pairsLock` (the sockets
+    /// are not Sendable, so not a `Mutex`).
+    private var pairs = PairPool()
+    private let pairsLock = NSLock()
+    /// Scratch space for draining pooled sockets (media loop only).
+    private var scratch = [UInt8](repeating: 0, count: 2048)
+    /// Work for the media loop posted during this signalling-loop iteration, handed over at its end.
+    private var pending: [@Sendable () -> Void] = []
+    private var isFlushScheduled = false
 
-    package init() throws(TransportError) {
+    /// A media loop fed from `signalling` (whose thread calls `open` and `perform`).
+    package init(signalling: EventLoop) throws(TransportError) {
+        self.signalling = signalling
         loop = try EventLoop(name: "media")
         loop.start()
     }
 
-    /// Binds an RTP/RTCP port pair on `host` in `ports` and starts a stream on the media loop.
+    /// Binds an RTP/RTCP port pair on `host` in `ports` and starts a stream on the media loop
+    /// (signalling loop only).
     /// - Throws: `TransportError` when no pair is free.
     func open(
         host: String, ports: ClosedRange<UInt16>, audio: CallAudio, mediaTimeout: Duration?,
         events: MediaStreamEvents
     ) throws(TransportError) -> MediaStream {
-        let sockets = try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair)
-        nextPair = (nextPair &+ 1) & 0x7FFF_FFFF
-        let stream = MediaStream(loop: loop, sockets: sockets, audio: audio, mediaTimeout: mediaTimeout, events: events)
-        loop.execute { stream.open() }
+        let sockets: (rtp: DatagramSocket, rtcp: DatagramSocket)
+        if let pooled = pairsLock.withLock({ pairs.take(host: host, ports: ports, now: .now) }) {
+            sockets = pooled
+        } else {
+            sockets = try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair)
+            nextPair = (nextPair &+ 1) & 0x7FFF_FFFF
+        }
+        let stream = MediaStream(
+            loop: loop, sockets: sockets, audio: audio, mediaTimeout: mediaTimeout, events: events,
+            release: { [weak self] rtp, rtcp in
+                guard let self else {
+                    rtp.close()
+                    rtcp.close()
+                    return
+                }
+                self.recycle(rtp: rtp, rtcp: rtcp, host: host)
+            })
+        perform { stream.open() }
         return stream
     }
 
-    /// Stops the media loop (after the streams were closed).
+    /// Takes back the sockets of a closed stream (media loop): they keep their ports and their place in
+    /// the media loop, and drop whatever still arrives, until a new stream takes them. Binding a pair costs
+    /// six system calls and closing it two more, per call.
+    private func recycle(rtp: DatagramSocket, rtcp: DatagramSocket, host: String) {
+        for socket in [rtp, rtcp] {
+            do throws(TransportError) {
+                try socket.watch(on: loop) { [weak self, weak socket] in
+                    guard let self, let socket else { return }
+                    socket.discardPending(into: &self.scratch)
+                }
+            } catch {
+                rtp.close()
+                rtcp.close()
+                return
+            }
+        }
+        let evicted = pairsLock.withLock { pairs.put((rtp, rtcp), host: host, now: .now) }
+        if let evicted {
+            evicted.rtp.close()
+            evicted.rtcp.close()
+        }
+    }
+
+    /// Runs `body` on the media loop, in order with the other work posted from the signalling loop
+    /// (signalling loop only). The work of one signalling iteration (a batch of calls opening, answering
+    /// and closing) goes over in one post: one wake-up of the media thread instead of one per step.
+    func perform(_ body: @escaping @Sendable () -> Void) {
+        pending.append(body)
+        guard !isFlushScheduled else { return }
+        isFlushScheduled = true
+        signalling.atIterationEnd { [self] in flush() }
+    }
+
+    private func flush() {
+        isFlushScheduled = false
+        guard !pending.isEmpty else { return }
+        let work = pending
+        pending = []
+        loop.execute {
+            for body in work { body() }
+        }
+    }
+
+    /// Stops the media loop (after the streams were closed) and closes the pooled sockets.
     package func shutdown() {
         loop.stop()
+        for (rtp, rtcp) in pairsLock.withLock({ pairs.removeAll() }) {
+            rtp.close()
+            rtcp.close()
+        }
+    }
+}
+
+/// Bound RTP/RTCP pairs of ended streams, oldest first. A pair is reused only once it has rested
+/// `reuseDelay` (late packets of the old call die out, as with round-robin binding over the range), and at
+/// most `capacity` pairs wait (the oldest is closed beyond that).
+struct PairPool {
+    typealias Pair = (rtp: DatagramSocket, rtcp: DatagramSocket)
+
+    static let reuseDelay = Duration.seconds(1)
+    static let capacity = 4096
+
+    private var pairs: [(pair: Pair, host: String, released: ContinuousClock.Instant)] = []
+    private var head = 0
+
+    var count: Int { pairs.count - head }
+
+    /// The oldest pair on `host` with its ports in `ports` that has rested long enough, if any.
+    mutating func take(host: String, ports: ClosedRange<UInt16>, now: ContinuousClock.Instant) -> Pair? {
+        guard head < pairs.count else { return nil }
+        let oldest = pairs[head]
+        guard now - oldest.released >= Self.reuseDelay, oldest.host == host,
+            ports.contains(oldest.pair.rtp.localAddress.port)
+        else { return nil }
+        head += 1
+        compact()
+        return oldest.pair
+    }
+
+    /// Adds a released pair; returns the pair evicted to stay within `capacity`, if one was.
+    mutating func put(_ pair: Pair, host: String, now: ContinuousClock.Instant) -> Pair? {
+        pairs.append((pair, host, now))
+        guard count > Self.capacity else { return nil }
+        let evicted = pairs[head].pair
+        head += 1
+        compact()
+        return evicted
+    }
+
+    mutating func removeAll() -> [Pair] {
+        defer {
+            pairs = []
+            head = 0
+        }
+        return pairs[head...].map(\.pair)
+    }
+
+    private mutating func compact() {
+        guard head >= 1024, head * 2 >= pairs.count else { return }
+        pairs.removeFirst(head)
+        head = 0
     }
 }

@@ -64,6 +64,8 @@ final class MediaStream: @unchecked Sendable {
     let loop: EventLoop
     let rtp: DatagramSocket
     let rtcpSocket: DatagramSocket
+    /// Takes the sockets when the stream closes (the engine pools them; by default they are closed).
+    private let release: (DatagramSocket, DatagramSocket) -> Void
     private let events: MediaStreamEvents
     private let clock = SystemMediaClock()
     private let frameDuration = Duration.milliseconds(20)
@@ -97,8 +99,12 @@ final class MediaStream: @unchecked Sendable {
 
     init(
         loop: EventLoop, sockets: (rtp: DatagramSocket, rtcp: DatagramSocket), audio: CallAudio,
-        mediaTimeout: Duration?, events: MediaStreamEvents
+        mediaTimeout: Duration?, events: MediaStreamEvents,
+        release: @escaping (DatagramSocket, DatagramSocket) -> Void = {
+            $0.close(); $1.close()
+        }
     ) {
+        self.release = release
         self.loop = loop
         rtp = sockets.rtp
         rtcpSocket = sockets.rtcp
@@ -240,8 +246,7 @@ final class MediaStream: @unchecked Sendable {
         recording = nil
         source = nil
         sink = nil
-        rtp.close()
-        rtcpSocket.close()
+        release(rtp, rtcpSocket)
         publish()
     }
 

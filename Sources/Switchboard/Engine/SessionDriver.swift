@@ -83,9 +83,17 @@ final class SessionDriver {
         var transport: SIPTransport.TransportProtocol?
         /// The flow an incoming INVITE arrived on, held while the session lives.
         var flow: FlowID?
+        /// The server transaction of an incoming INVITE (its key in `invitesByTransaction`).
+        var inviteTransaction: TransactionID?
         /// Ended before the session existed (while resolving).
         var isAbandoned = false
         var isFinished = false
+
+        /// Runs `body` on the session where it is stored, if there is one. The session is a large value:
+        /// copying it out and back (or reading a property through a copy) costs more than the step.
+        func withSession<T>(_ body: (inout InviteSession) -> T) -> T? {
+            session?.inPlace(body)
+        }
     }
 
     let engine: Engine
@@ -223,12 +231,11 @@ final class SessionDriver {
             requestURI: target, from: from, to: to, callID: callID, localTag: core.makeTag(),
             initialSequence: UInt32.random(in: 1...0x7FFF), routeSet: routeSet, headers: headers)
         let authenticator = request.credentials.map { DigestAuthenticator(credentials: $0) }
-        var session = InviteSession(
+        entry.session = InviteSession(
             outgoing: call, configuration: sessionConfiguration(contactUser: user, local: local, destination),
             offerAnswer: offerAnswer(key, local: local, codecs: request.codecs, srtp: request.srtp),
             random: SystemRandomNumberGenerator(), authenticator: authenticator)
-        let actions = session.start()
-        entry.session = session
+        guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
     }
 
@@ -241,13 +248,13 @@ final class SessionDriver {
     /// CANCEL before the final response, BYE after; a call still resolving is dropped.
     func end(_ key: SessionKey) {
         guard let entry = entries[key] else { return }
-        guard let session = entry.session else {
+        guard let (role, state) = entry.withSession({ ($0.role, $0.state) }) else {
             entry.isAbandoned = true
             report(key, .ended(EndReason(.localEnded)))
             finish(key)
             return
         }
-        switch (session.role, session.state) {
+        switch (role, state) {
         case (.uac, .idle), (.uac, .calling), (.uac, .early):
             perform(key) { $0.cancel() }
         case (.uas, .incoming), (.uas, .early):
@@ -272,7 +279,7 @@ final class SessionDriver {
 
     /// Attended transfer: REFER with the other session's dialog in Replaces (RFC 3891).
     func refer(_ key: SessionKey, replacing other: SessionKey) {
-        guard let dialog = entries[other]?.session?.dialog else { return }
+        guard let dialog = entries[other]?.withSession({ $0.dialog }) ?? nil else { return }
         let replaces = Replaces(callID: dialog.id.callID, toTag: dialog.id.remoteTag, fromTag: dialog.id.localTag)
         perform(key) { $0.refer(to: dialog.remoteTarget, replaces: replaces) }
     }
@@ -286,9 +293,7 @@ final class SessionDriver {
     }
 
     private func perform(_ key: SessionKey, _ step: (inout InviteSession) -> [SessionAction]) {
-        guard let entry = entries[key], var session = entry.session else { return }
-        let actions = step(&session)
-        entry.session = session
+        guard let actions = entries[key]?.withSession(step) else { return }
         run(key, actions)
     }
 
@@ -342,10 +347,12 @@ final class SessionDriver {
         entry.isFinished = true
         for handle in entry.timers.values { engine.loop.cancelTimer(handle) }
         if let flow = entry.flow { engine.transport.release(flow: flow) }
-        if let ids = entry.session?.dialogIDs {
+        if let ids = entry.withSession({ $0.dialogIDs }) {
             for id in ids where dialogs[id] == key { dialogs.remove(id) }
         }
-        invitesByTransaction = invitesByTransaction.filter { $0.value != key }
+        if let transaction = entry.inviteTransaction, invitesByTransaction[transaction] == key {
+            invitesByTransaction[transaction] = nil
+        }
         delegate?.sessionDriverFinished(key)
     }
 
@@ -456,6 +463,15 @@ final class SessionDriver {
     private func receiveInvite(_ server: ServerRequest) {
         let request = server.request
         let transaction = server.transaction
+        // Overload (RFC 3261 §21.5.4, RFC 6357 §4): the loop is behind its input, so a new call would only
+        // be answered after the caller gave up, and would slow the calls in progress. Refuse it cheaply
+        // (no session, no media) and say when to come back.
+        if engine.transport.isReceiveBacklogged {
+            var response = core.makeResponse(503, to: request)
+            response.headerFields.append(.retryAfter, "1")
+            core.respond(response, to: transaction)
+            return
+        }
         if let replaces = try? request.replaces {
             guard let (_, other) = dialogs.match(replaces), let session = entries[other]?.session else {
                 core.respond(core.makeResponse(481, to: request), to: transaction)
@@ -477,23 +493,28 @@ final class SessionDriver {
             entry.flow = flow
         }
         invitesByTransaction[transaction] = key
+        entry.inviteTransaction = transaction
         let destination = server.peer.destination
         let local =
             engine.transport.localAddress(for: destination)
             ?? engine.transport.listeningAddress(server.peer.transport == .tls ? .tls : server.peer.transport)
             ?? .loopback()
         let user = (try? request.to)?.uri.sipURI?.user ?? "switchboard"
-        var session = InviteSession(
+        entry.session = InviteSession(
             incoming: request, transaction: ServerTransactionToken(rawValue: transaction.rawValue),
             localTag: core.makeTag(),
             configuration: sessionConfiguration(contactUser: user, local: local, destination),
             offerAnswer: offerAnswer(key, local: local, codecs: settings.codecs, srtp: settings.srtp),
             random: SystemRandomNumberGenerator())
-        let actions = session.start()
-        entry.session = session
+        guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
-        guard let entry = entries[key], let started = entry.session, started.state != .terminated else { return }
-        let offer = request.body.isEmpty ? nil : try? SessionDescription(parsing: Array(request.body))
+        guard let entry = entries[key],
+            let (state, parsedOffer) = entry.withSession({ ($0.state, $0.offerAnswer.remoteDescription) }),
+            state != .terminated
+        else { return }
+        // The session parsed the offer already (when it took it); parse only what it did not take.
+        let offer =
+            parsedOffer ?? (request.body.isEmpty ? nil : try? SessionDescription(parsing: Array(request.body)))
         guard delegate?.sessionDriver(incoming: key, request: request, offer: offer) == true else {
             perform(key) { $0.reject(status: 486) }
             return
@@ -517,4 +538,9 @@ final class SessionDriver {
             perform(key) { $0.serverTransactionFailed(token) }
         }
     }
+}
+
+extension InviteSession {
+    /// `body` applied to the session in place (through optional chaining on its storage).
+    fileprivate mutating func inPlace<T>(_ body: (inout InviteSession) -> T) -> T { body(&self) }
 }

@@ -16,7 +16,7 @@ public final class CallController: Sendable {
 
     /// Requests `transaction`; `completion` gets `nil` when it was accepted, else the reason.
     public func request(_ transaction: CallTransaction, completion: @escaping @Sendable (CallError?) -> Void) {
-        provider.request(transaction) { [queue] error in queue.async { completion(error) } }
+        provider.request(transaction, completionQueue: queue, completion: completion)
     }
 
     /// Requests `transaction` and returns once it was accepted.
@@ -48,7 +48,7 @@ public final class CallController: Sendable {
     public func startCall(
         to handle: Handle, from account: String? = nil, headers: [(name: String, value: String)] = []
     ) async throws(CallError) -> UUID {
-        let uuid = UUID()
+        let uuid = RandomUUID.make()
         try await request(
             CallTransaction(action: StartCallAction(call: uuid, handle: handle, account: account, headers: headers)))
         return uuid

@@ -173,6 +173,21 @@ public final class CallProvider: Sendable {
         }
         engine.execute { [core] in core.request(transaction, completion: completion) }
     }
+
+    /// Checks and carries out a transaction; `completion` runs on `queue`, handed over with the events of
+    /// the same loop iteration.
+    func request(
+        _ transaction: CallTransaction, completionQueue queue: DispatchQueue,
+        completion: @escaping @Sendable (CallError?) -> Void
+    ) {
+        guard !isInvalidated.load(ordering: .acquiring) else {
+            queue.async { completion(.providerUnavailable) }
+            return
+        }
+        engine.execute { [core] in
+            core.request(transaction) { error in core.post(on: queue) { completion(error) } }
+        }
+    }
 }
 
 /// The provider as the loop sees it: weak, so the loop never keeps a provider alive.

@@ -69,10 +69,66 @@ final class EventOutlet: Sendable {
 
     /// Delivers `event` to the streams now and to the delegate on its queue.
     func emit(_ event: CallProviderEvent, from provider: CallProvider) {
-        let (delegate, queue, streams) = state.withLock { ($0.delegate, $0.queue, Array($0.streams.values)) }
-        for stream in streams { stream.yield(event) }
-        guard let delegate else { return }
-        queue.async { Self.deliver(event, to: delegate, from: provider) }
+        deliver([.event(event)], from: provider)
+    }
+
+    /// What the signalling loop hands over at the end of an iteration: an event for the delegate, or a
+    /// block (a controller's completion) for a queue.
+    enum Delivery: Sendable {
+        case event(CallProviderEvent)
+        case block(DispatchQueue, @Sendable () -> Void)
+
+        fileprivate func queue(delegateQueue: DispatchQueue) -> DispatchQueue {
+            switch self {
+            case .event: delegateQueue
+            case .block(let queue, _): queue
+            }
+        }
+    }
+
+    /// Delivers a batch in order: events to the streams now and to the delegate on its queue, blocks on
+    /// theirs. Consecutive deliveries for one queue go in one `async` (one wake-up of the queue's thread per
+    /// batch, not per event: a thread hop costs more than most callbacks).
+    func deliver(_ batch: [Delivery], from provider: CallProvider?) {
+        guard !batch.isEmpty else { return }
+        let (delegate, delegateQueue, streams) = state.withLock {
+            ($0.delegate, $0.queue, Array($0.streams.values))
+        }
+        var run: [Delivery] = []
+        var runQueue: DispatchQueue?
+        func flush() {
+            guard let queue = runQueue, !run.isEmpty else { return }
+            let items = run
+            run = []
+            queue.async { Self.perform(items, delegate: delegate, provider: provider) }
+        }
+        for item in batch {
+            if case .event(let event) = item {
+                for stream in streams { stream.yield(event) }
+                guard delegate != nil, provider != nil else { continue }
+            }
+            let queue = item.queue(delegateQueue: delegateQueue)
+            if runQueue !== queue {
+                flush()
+                runQueue = queue
+            }
+            run.append(item)
+        }
+        flush()
+    }
+
+    private static func perform(
+        _ items: [Delivery], delegate: (any CallProviderDelegate)?, provider: CallProvider?
+    ) {
+        for item in items {
+            switch item {
+            case .event(let event):
+                guard let delegate, let provider else { continue }
+                deliver(event, to: delegate, from: provider)
+            case .block(_, let body):
+                body()
+            }
+        }
     }
 
     /// Waits, up to `timeout`, until the delegate queue has run every callback enqueued so far. Returns at

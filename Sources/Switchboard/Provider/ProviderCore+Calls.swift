@@ -180,7 +180,7 @@ extension ProviderCore: SessionDriverDelegate {
         let remote = remoteURI.map(Handle.init(uri:)) ?? Handle(type: .generic, value: "anonymous")
         let local = to.map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "")
         let entry = account(matching: to?.uri.sipURI)
-        let uuid = UUID()
+        let uuid = RandomUUID.make()
         let callID = (try? request.callID) ?? ""
         let call = Call(
             uuid: uuid, callID: callID, account: entry?.account.id, direction: .incoming, state: .ringing,
@@ -193,9 +193,9 @@ extension ProviderCore: SessionDriverDelegate {
         callOrder.append(uuid)
         sessionToCall[key] = uuid
         var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
-            let lower = field.name.description.lowercased()
-            let redacted = lower == "authorization" || lower == "proxy-authorization"
+            let redacted = field.name == .authorization || field.name == .proxyAuthorization
             headers.append((field.name.description, redacted ? "<redacted>" : field.value))
         }
         let audio = offer?.media.first { $0.mediaType.matches(.audio) }
@@ -367,7 +367,7 @@ extension ProviderCore: SessionDriverDelegate {
             return
         }
         sessions.acceptRefer(key, id: refer.id)
-        let uuid = UUID()
+        let uuid = RandomUUID.make()
         let call = Call(
             uuid: uuid, callID: "", account: record.call.account, direction: .outgoing, state: .connecting,
             localHandle: record.call.localHandle, remoteHandle: Handle(uri: refer.target), remoteDisplayName: nil,

@@ -14,7 +14,7 @@ extension ProviderCore {
             record.audioAppliedTo = key
         }
         let audio = pending
-        stream.loop.execute {
+        engine.media.perform {
             if let audio { stream.setAudio(audio) }
             stream.configure(session)
         }
@@ -27,24 +27,24 @@ extension ProviderCore {
         record.audioAppliedTo = nil
         if let key = record.session, let stream = streams[key], record.call.codec != nil {
             record.audioAppliedTo = key
-            stream.loop.execute { stream.setAudio(audio) }
+            engine.media.perform { stream.setAudio(audio) }
         }
     }
 
     func setMediaActive(_ record: CallRecord, _ active: Bool) {
         guard let key = record.session, let stream = streams[key] else { return }
-        stream.loop.execute { stream.setActive(active) }
+        engine.media.perform { stream.setActive(active) }
     }
 
     /// Resuming: the stream takes media as soon as the re-offer goes out (RFC 3264 §5.1).
     func prepareMediaToReceive(_ record: CallRecord) {
         guard let key = record.session, let stream = streams[key] else { return }
-        stream.loop.execute { stream.prepareToReceive() }
+        engine.media.perform { stream.prepareToReceive() }
     }
 
     func setMediaMuted(_ record: CallRecord, _ muted: Bool) {
         guard let key = record.session, let stream = streams[key] else { return }
-        stream.loop.execute { stream.setMuted(muted) }
+        engine.media.perform { stream.setMuted(muted) }
     }
 
     /// Sends digits as RFC 4733 events when the peer negotiated telephone-event, else as SIP INFO
@@ -53,7 +53,7 @@ extension ProviderCore {
         guard let key = record.session else { return }
         if record.sendsTelephoneEvents, let stream = streams[key] {
             let tones = digits.compactMap { DTMFDigit($0) }
-            stream.loop.execute { _ = stream.sendDigits(tones) }
+            engine.media.perform { _ = stream.sendDigits(tones) }
             return
         }
         for digit in digits { sessions.sendDTMF(key, digit: digit) }

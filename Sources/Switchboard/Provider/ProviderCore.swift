@@ -78,6 +78,10 @@ final class ProviderCore: @unchecked Sendable {
     var isWindingDown = false
     /// Run when an account's unregistration ends (while winding down).
     var registrationWaiters: [String: [() -> Void]] = [:]
+    /// Events and controller completions of this loop iteration, handed to their queues together at its
+    /// end (`flushDeliveries`).
+    private var pendingDeliveries: [EventOutlet.Delivery] = []
+    private var isFlushScheduled = false
 
     init(engine: Engine, configuration: CallProviderConfiguration, accounts: [AccountEntry], logger: Logger) {
         self.engine = engine
@@ -162,7 +166,7 @@ final class ProviderCore: @unchecked Sendable {
     /// Closes a session's media stream (its RTCP BYE goes out).
     func closeMedia(_ key: SessionKey) {
         guard let stream = streams.removeValue(forKey: key) else { return }
-        stream.loop.execute { stream.close() }
+        engine.media.perform { stream.close() }
     }
 
     func listeners() -> [CallProviderConfiguration.Listener] {
@@ -219,6 +223,7 @@ final class ProviderCore: @unchecked Sendable {
         sessions.reset()
         calls = [:]
         callOrder = []
+        flushDeliveries()
     }
 
     // MARK: Traces
@@ -237,9 +242,38 @@ final class ProviderCore: @unchecked Sendable {
 
     // MARK: Events
 
+    /// Hands `event` to the streams and the delegate at the end of this loop iteration, in order with the
+    /// other events and completions of the iteration.
     func emit(_ event: CallProviderEvent) {
-        guard let provider = provider.provider else { return }
-        provider.outlet.emit(event, from: provider)
+        pendingDeliveries.append(.event(event))
+        scheduleFlush()
+    }
+
+    /// Runs `body` (a controller's completion) on `queue` at the end of this loop iteration.
+    func post(on queue: DispatchQueue, _ body: @escaping @Sendable () -> Void) {
+        pendingDeliveries.append(.block(queue, body))
+        scheduleFlush()
+    }
+
+    private func scheduleFlush() {
+        guard !isFlushScheduled else { return }
+        isFlushScheduled = true
+        engine.loop.atIterationEnd { [weak self] in self?.flushDeliveries() }
+    }
+
+    /// Hands over what this iteration produced (also called before `providerDidReset`, so it stays last).
+    func flushDeliveries() {
+        isFlushScheduled = false
+        guard !pendingDeliveries.isEmpty else { return }
+        let batch = pendingDeliveries
+        pendingDeliveries = []
+        let provider = provider.provider
+        guard let outlet = provider?.outlet else {
+            // The provider is gone: no one hears events, but completions still run.
+            for case .block(let queue, let body) in batch { queue.async(execute: body) }
+            return
+        }
+        outlet.deliver(batch, from: provider)
     }
 
     // MARK: Accounts

@@ -1,0 +1,51 @@
+import CSystem
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Version 4 UUIDs for calls, actions and transactions from a buffer of getrandom(2) bytes: Foundation's
+/// `UUID()` opens, reads and closes /dev/urandom for each one, and a call takes three.
+enum RandomUUID {
+    private struct Pool {
+        var bytes = [UInt8](repeating: 0, count: 1024)
+        var offset = 1024
+
+        mutating func next16() -> uuid_t {
+            if offset + 16 > bytes.count { refill() }
+            defer { offset += 16 }
+            return bytes.withUnsafeBytes { raw in
+                raw.loadUnaligned(fromByteOffset: offset, as: uuid_t.self)
+            }
+        }
+
+        private mutating func refill() {
+            var filled = 0
+            bytes.withUnsafeMutableBytes { raw in
+                while filled < raw.count {
+                    let n = getrandom(raw.baseAddress?.advanced(by: filled), raw.count - filled, 0)
+                    if n <= 0 { break }
+                    filled += n
+                }
+            }
+            if filled < bytes.count {
+                // getrandom cannot fail after boot on Linux; fall back to the system generator if it does.
+                var generator = SystemRandomNumberGenerator()
+                for i in filled..<bytes.count { bytes[i] = UInt8.random(in: .min ... .max, using: &generator) }
+            }
+            offset = 0
+        }
+    }
+
+    private static let pool = Mutex(Pool())
+
+    /// A random (version 4, RFC 9562 §5.4) UUID.
+    static func make() -> UUID {
+        var raw = pool.withLock { $0.next16() }
+        raw.6 = (raw.6 & 0x0F) | 0x40
+        raw.8 = (raw.8 & 0x3F) | 0x80
+        return UUID(uuid: raw)
+    }
+}
