@@ -16,19 +16,7 @@ struct RandomTokens {
     private static let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
 
     private mutating func refill() {
-        var filled = 0
-        buffer.withUnsafeMutableBytes { raw in
-            while filled < raw.count {
-                let n = getrandom(raw.baseAddress?.advanced(by: filled), raw.count - filled, 0)
-                if n <= 0 { break }
-                filled += n
-            }
-        }
-        if filled < buffer.count {
-            // getrandom cannot fail after boot on Linux; keep going with the system generator if it does.
-            var generator = SystemRandomNumberGenerator()
-            for i in filled..<buffer.count { buffer[i] = UInt8.random(in: .min ... .max, using: &generator) }
-        }
+        buffer.withUnsafeMutableBytes { fillRandomly($0) }
         offset = 0
     }
 
@@ -54,4 +42,19 @@ struct RandomTokens {
 
     /// A Call-ID (20 characters, 119 bits).
     mutating func callID() -> String { token(20) }
+}
+
+/// Fills `raw` from getrandom(2); should that ever fail (it cannot after boot on Linux), from the system
+/// generator.
+public func fillRandomly(_ raw: UnsafeMutableRawBufferPointer) {
+    var filled = 0
+    while filled < raw.count {
+        let n = getrandom(raw.baseAddress?.advanced(by: filled), raw.count - filled, 0)
+        if n <= 0 { break }
+        filled += n
+    }
+    if filled < raw.count {
+        var generator = SystemRandomNumberGenerator()
+        for i in filled..<raw.count { raw[i] = UInt8.random(in: .min ... .max, using: &generator) }
+    }
 }

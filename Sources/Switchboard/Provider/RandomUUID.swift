@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import SIPCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -22,19 +23,7 @@ enum RandomUUID {
         }
 
         private mutating func refill() {
-            var filled = 0
-            bytes.withUnsafeMutableBytes { raw in
-                while filled < raw.count {
-                    let n = getrandom(raw.baseAddress?.advanced(by: filled), raw.count - filled, 0)
-                    if n <= 0 { break }
-                    filled += n
-                }
-            }
-            if filled < bytes.count {
-                // getrandom cannot fail after boot on Linux; fall back to the system generator if it does.
-                var generator = SystemRandomNumberGenerator()
-                for i in filled..<bytes.count { bytes[i] = UInt8.random(in: .min ... .max, using: &generator) }
-            }
+            bytes.withUnsafeMutableBytes { fillRandomly($0) }
             offset = 0
         }
     }
