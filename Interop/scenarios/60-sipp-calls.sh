@@ -2,7 +2,7 @@
 # qop, SHA-256 before MD5, FreeSWITCH 407), 100rel/PRACK, forked early dialogs, CANCEL crossing a 200,
 # session-timer refresh, re-INVITE glare (491 then retry), and a 200 that is never ACKed. Each XML checks the
 # headers under test with ereg / verifyauth / test actions; a case passes when sipp's one call succeeded and
-# switchboard exited as CLI.md says. Ports: sipp 5570-5579; switchboard takes any free port (--listen
+# switchboard exited as CLI.md says. Ports: sipp 5570-5579 and 5584; switchboard takes any free port (--listen
 # 127.0.0.1:0): other runs on this machine take free pairs anywhere in 5400-5499, so a fixed one collides.
 
 # sipp as UAS on $2, `switchboard call sip:pbx@127.0.0.1:$2` from any free port. $1 = XML; the rest = switchboard flags.
@@ -166,6 +166,21 @@ sipp_no_ack() {
   expect_event events.out 'ended reason=[a-zA-Z]+ status=[0-9]+ phrase="No ACK"'
 }
 
+# A peer that answers and never sends RTP: with --media-timeout 2 the BYE (Reason: Q.850;cause=102) leaves 2-3 s
+# after the answer (the check runs each 20 ms frame), and the call ends failed with phrase "media timeout".
+sipp_media_timeout() {
+  sipp_uas_for_call uas_media_timeout.xml 5584 --duration 20 --media-timeout 2 || return 1
+  local t200 tbye
+  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
+    -e frame.time_relative 2>/dev/null | head -1)
+  tbye=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "BYE"' -T fields -e frame.time_relative 2>/dev/null | head -1)
+  echo "200 at $t200 s, BYE at $tbye s"
+  awk -v a="$t200" -v b="$tbye" 'BEGIN { d = b - a; exit !(d >= 1.95 && d <= 3.0) }' \
+    || { echo "the BYE did not come 2-3 s after the answer (200 at $t200 s, BYE at $tbye s)"; return 1; }
+  [ "$SB_RC" = 1 ] || { echo "switchboard call exited $SB_RC, expected 1 (the call failed)"; return 1; }
+  expect_event events.out 'ended reason=failed status=0 phrase="media timeout"'
+}
+
 case_add sipp_calls asterisk-401-opaque-qop sipp udp sipp_asterisk_401
 case_add sipp_calls asterisk-sha256-then-md5 sipp udp sipp_sha256_first
 case_add sipp_calls freeswitch-407-realm-domain sipp udp sipp_freeswitch_407
@@ -176,3 +191,4 @@ case_add sipp_calls session-timer-refresh-20s sipp udp sipp_session_timer_short
 case_add sipp_calls session-timer-refresh-90s sipp udp sipp_session_timer_90
 case_add sipp_calls reinvite-glare-491-retry sipp udp sipp_glare
 case_add sipp_calls bye-without-ack sipp udp sipp_no_ack
+case_add sipp_calls media-timeout-bye sipp udp sipp_media_timeout

@@ -43,6 +43,9 @@ struct AccountOptions {
         FlagSpec(
             name: "rtp-ports", valueName: "LOW-HIGH",
             help: "local UDP ports for RTP (even) and RTCP (odd), one pair per call (40000-49999)"),
+        FlagSpec(
+            name: "media-timeout", valueName: "S",
+            help: "end a call with BYE when no RTP arrives for S seconds while some is due (off)"),
     ]
 
     var values: [String: String]
@@ -142,6 +145,17 @@ struct AccountOptions {
                 low >= 1024, low % 2 == 0, high > low
             else { throw bad }
             return low...high
+        }
+    }
+
+    /// `--media-timeout S`: how long a call may go without RTP while some is due, `nil` for never.
+    var mediaTimeout: Duration? {
+        get throws(UsageError) {
+            guard let text = values["media-timeout"] else { return nil }
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                throw UsageError(message: "bad value for --media-timeout: \(text) (seconds, above 0)")
+            }
+            return .milliseconds(Int64((seconds * 1000).rounded()))
         }
     }
 

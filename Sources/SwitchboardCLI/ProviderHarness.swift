@@ -154,6 +154,7 @@ final class ProviderHarness: Sendable {
         configuration.codecs = try options.codecs
         configuration.srtp = try options.srtp
         if let ports = try options.rtpPorts { configuration.mediaPorts = ports }
+        configuration.mediaTimeout = try options.mediaTimeout
         if let text = options["max-calls"] {
             guard let value = Int(text), value > 0 else {
                 throw UsageError(message: "bad value for --max-calls: \(text)")

@@ -86,6 +86,8 @@ final class MediaStream: @unchecked Sendable {
     private var ticks: Int64 = 0
     private var timer: TimerHandle?
     private var lastReceived: MediaInstant?
+    /// Since when packets have been due without a break (the media timeout's origin), `nil` while none are.
+    private var expectingSince: MediaInstant?
     /// The largest datagram read (longer ones are truncated); the buffer is a temporary on the loop's stack,
     /// so an idle stream keeps none.
     private static let receiveCapacity = 2048
@@ -269,12 +271,26 @@ final class MediaStream: @unchecked Sendable {
             reportIfDue(&current)
         }
         _ = toneReceiver.poll(now: now.sinceOrigin)
-        if let timeout = mediaTimeout, let last = lastReceived ?? start, now - last > timeout {
-            lastReceived = now
-            events.timedOut()
-        }
+        checkMediaTimeout(now: now)
         publish()
         scheduleTick()
+    }
+
+    /// The media timeout counts only while packets are due: not before the answer, not while the call is held
+    /// (this side sendonly or inactive); each time receiving starts, the wait starts again.
+    private func checkMediaTimeout(now: MediaInstant) {
+        guard let timeout = mediaTimeout else { return }
+        guard negotiated?.receives == true else {
+            expectingSince = nil
+            return
+        }
+        let since = expectingSince ?? now
+        expectingSince = since
+        let last = lastReceived.map { max($0, since) } ?? since
+        if now - last > timeout {
+            expectingSince = now
+            events.timedOut()
+        }
     }
 
     private func send(_ current: inout Negotiated) {

@@ -246,7 +246,7 @@ final class SessionDriver {
     func reject(_ key: SessionKey, status: Int) { perform(key) { $0.reject(status: status) } }
 
     /// CANCEL before the final response, BYE after; a call still resolving is dropped.
-    func end(_ key: SessionKey) {
+    func end(_ key: SessionKey, reason: Reason? = nil) {
         guard let entry = entries[key] else { return }
         guard let (role, state) = entry.withSession({ ($0.role, $0.state) }) else {
             entry.isAbandoned = true
@@ -260,7 +260,7 @@ final class SessionDriver {
         case (.uas, .incoming), (.uas, .early):
             perform(key) { $0.reject(status: 480) }
         default:
-            perform(key) { $0.hangUp() }
+            perform(key) { $0.hangUp(reason: reason) }
         }
     }
 

@@ -70,7 +70,8 @@ extension ProviderCore: SessionDriverDelegate {
     // MARK: Ending
 
     /// Ends a call the way its state asks: rejection, CANCEL or BYE.
-    func end(_ uuid: UUID, rejectStatus: Int, reason: CallEndedReason) {
+    /// Ends call `uuid` from this side; `byeReason` goes in the BYE or CANCEL as its Reason header field.
+    func end(_ uuid: UUID, rejectStatus: Int, reason: CallEndedReason, byeReason: Reason? = nil) {
         guard let record = calls[uuid], record.state != .ended else { return }
         cancelUnansweredTimer(record)
         record.localEndReason = reason
@@ -84,7 +85,7 @@ extension ProviderCore: SessionDriverDelegate {
             sessions.reject(key, status: rejectStatus)
         default:
             record.state = .ending
-            sessions.end(key)
+            sessions.end(key, reason: byeReason)
         }
     }
 
@@ -397,8 +398,10 @@ extension ProviderCore: SessionDriverDelegate {
         case .declined, .declinedElsewhere: mapped = .declinedElsewhere
         default: mapped = .failed
         }
+        // A call this side ended for a cause (a media timeout) says it in the phrase, as its BYE's Reason did.
+        let phrase = reason.reasonPhrase ?? (reason.kind == .localEnded ? reason.reasons.first?.text : nil)
         return CallEndDetails(
-            reason: mapped, statusCode: reason.statusCode, reasonPhrase: reason.reasonPhrase,
+            reason: mapped, statusCode: reason.statusCode, reasonPhrase: phrase,
             reasons: reason.reasons.map(\.description))
     }
 }

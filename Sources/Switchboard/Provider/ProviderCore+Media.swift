@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import SDP
+import SIPMessage
 import SIPUserAgent
 
 /// Calls' media: streams follow the negotiated sessions, audio activation, mute, DTMF and quality.
@@ -67,7 +68,10 @@ extension ProviderCore {
     func mediaTimedOut(_ key: SessionKey) {
         guard let uuid = sessionToCall[key], let record = calls[uuid], record.state == .connected else { return }
         logger.warning("no media received: ending the call", metadata: ["call": "\(uuid)"])
-        end(uuid, rejectStatus: 480, reason: .failed)
+        // Q.850 cause 102, "recovery on timer expiry": the BYE says why, for the peer's logs and CDRs.
+        end(
+            uuid, rejectStatus: 480, reason: .failed,
+            byeReason: Reason(protocol: "Q.850", cause: 102, text: "media timeout"))
     }
 
     /// Copies the stream's figures into the call's snapshot.
