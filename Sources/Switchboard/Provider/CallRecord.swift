@@ -38,6 +38,9 @@ final class CallRecord {
     /// Run once the call has ended and its session finished.
     var onFinished: [() -> Void] = []
 
+    /// When the call began among the provider's calls (1, 2, ...): the order of `calls` snapshots.
+    var sequence: UInt64 = 0
+
     init(call: Call) { self.call = call }
 
     var uuid: UUID { call.uuid }

@@ -69,7 +69,7 @@ extension ProviderCore {
         return nil
     }
 
-    var liveCallCount: Int { calls.values.lazy.filter { $0.state != .ended }.count }
+    var liveCallCount: Int { liveCalls.count }
 
     /// Hands `actions.first` to the delegate (or fulfils it when there is none); the rest follow once it
     /// completes, so actions of one transaction never overlap (CallKit delivers DTMF the same way).

@@ -67,7 +67,11 @@ final class ProviderCore: @unchecked Sendable {
     var accounts: [String: AccountEntry] = [:]
     var accountOrder: [String] = []
     var calls: [UUID: CallRecord] = [:]
-    var callOrder: [UUID] = []
+    /// The calls not yet ended, so that the limit check costs O(1) per new call.
+    var liveCalls = Set<UUID>()
+    var nextCallSequence: UInt64 = 0
+    /// The calls in the order they began (sorted when asked: snapshots and the wind-down are rare).
+    var callOrder: [UUID] { calls.values.sorted { $0.sequence < $1.sequence }.map(\.uuid) }
     var sessions: SessionDriver
     /// The accounts' message-summary subscriptions.
     var subscriptions: SubscriptionDriver
@@ -222,7 +226,7 @@ final class ProviderCore: @unchecked Sendable {
         subscriptions.reset()
         sessions.reset()
         calls = [:]
-        callOrder = []
+        liveCalls = []
         flushDeliveries()
     }
 
