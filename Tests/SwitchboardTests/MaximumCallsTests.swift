@@ -1,0 +1,34 @@
+import Foundation
+import Switchboard
+import Testing
+
+/// `CallProviderConfiguration.maximumCalls`: an INVITE beyond the limit is refused with 486 before the
+/// delegate hears of it, and an ended call frees its place.
+@Suite("Maximum calls", .serialized)
+struct MaximumCallsTests {
+    static func invites(_ delegate: RecordingDelegate) -> Int {
+        delegate.events.withLock { $0.filter { if case .invite = $0 { true } else { false } }.count }
+    }
+
+    @Test func theCallBeyondTheLimitGets486AndAnEndedCallFreesItsPlace() async throws {
+        let pair = try ProviderPair(bobConfiguration: { $0.maximumCalls = 1 })
+        defer { pair.close() }
+        let (first, firstAtBob) = try await pair.connect()
+
+        let second = try await pair.aliceController.startCall(to: pair.bobHandle)
+        let refused = try #require(await pair.aliceDelegate.ended(second))
+        #expect(refused.statusCode == 486)
+        #expect(Self.invites(pair.bobDelegate) == 1)
+
+        try await pair.aliceController.endCall(first)
+        _ = try #require(await pair.aliceDelegate.ended(first))
+        try await Task.sleep(for: .milliseconds(300))
+        let third = try await pair.aliceController.startCall(to: pair.bobHandle)
+        let invite = try #require(
+            await pair.bobDelegate.wait { event -> CallInvite? in
+                if case .invite(let invite) = event, invite.callUUID != firstAtBob { invite } else { nil }
+            })
+        try await pair.bobController.answerCall(invite.callUUID)
+        _ = try #require(await pair.aliceDelegate.connected(third))
+    }
+}
