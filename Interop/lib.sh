@@ -18,9 +18,13 @@ wait_for() {
 }
 
 # Waits (up to 5 s) until something listens on UDP port PORT on 127.0.0.1.
-wait_udp_port() {
-  local i=0
-  until ss -Hlun "( sport = :$1 )" 2>/dev/null | grep -q .; do
+wait_udp_port() { wait_port "$1" udp; }
+
+# Waits (up to 5 s) until something listens on port PORT on 127.0.0.1 over TRANSPORT (udp, the default, or tcp).
+wait_port() {
+  local i=0 flag=-Hlun
+  [ "${2:-udp}" = tcp ] && flag=-Hltn
+  until ss $flag "( sport = :$1 )" 2>/dev/null | grep -q .; do
     i=$((i+1)); [ $i -gt 100 ] && return 1
     sleep 0.05
   done

@@ -2,8 +2,9 @@
 # qop, SHA-256 before MD5, FreeSWITCH 407), 100rel/PRACK, forked early dialogs, CANCEL crossing a 200,
 # session-timer refresh, re-INVITE glare (491 then retry), and a 200 that is never ACKed. Each XML checks the
 # headers under test with ereg / verifyauth / test actions; a case passes when sipp's one call succeeded and
-# switchboard exited as CLI.md says. Ports: sipp 5570-5579 and 5584; switchboard takes any free port (--listen
-# 127.0.0.1:0): other runs on this machine take free pairs anywhere in 5400-5499, so a fixed one collides.
+# switchboard exited as CLI.md says. Ports: sipp 5570-5579 and 5584 (its SDP names 5589, where nothing
+# listens); switchboard takes any free port (--listen 127.0.0.1:0): other runs on this machine take free pairs
+# anywhere in 5400-5499, so a fixed one collides.
 
 # sipp as UAS on $2, `switchboard call sip:pbx@127.0.0.1:$2` from any free port. $1 = XML; the rest = switchboard flags.
 # Sets SB_RC (switchboard's exit status); returns 1 if sipp's call failed.

@@ -3,24 +3,31 @@
 # (sipp/uas_registrar.xml: a sipp scenario follows one Call-ID, and REGISTER and SUBSCRIBE have their own).
 # The notifier's XML checks Event, Accept, Expires, the digest and the dialog with ereg/verifyauth; a case
 # passes when both sipps' calls succeeded, switchboard exited 0 and printed the expected `mwi` lines.
-# Ports: registrar 5580/5582, notifier 5581/5583; switchboard takes any free port.
+# Each also over TCP (sipp -t t1, switchboard --transport tcp: the refresh and the unsubscribe reach the
+# notifier's Contact, which says transport=TCP, over the one connection).
+# Ports: registrar 5580/5582, notifier 5581/5583 (TCP: 5585/5587 and 5586/5588); switchboard takes any free port.
 
 # $1 = notifier XML, $2 = registrar port, $3 = notifier port, $4 = seconds to stay registered.
 # Sets SB_RC; returns 1 if either sipp's call failed.
 mwi_run() {
-  local xml=$1 rport=$2 vport=$3 duration=$4
+  local xml=$1 rport=$2 vport=$3 duration=$4 transport=${TRANSPORT:-udp}
+  local sipp_t="" sb_t="" uri_t=""
+  [ "$transport" = tcp ] && { sipp_t="-t t1"; sb_t="--transport tcp"; uri_t=";transport=tcp"; }
   capture_start "$CASE_DIR/capture.pcap" "port $rport or port $vport"
-  sipp -sf "$SIPP_DIR/uas_registrar.xml" -p "$rport" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 60s \
+  # shellcheck disable=SC2086
+  sipp -sf "$SIPP_DIR/uas_registrar.xml" $sipp_t -p "$rport" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 60s \
     -trace_err -error_file registrar.err > registrar.out 2>&1 &
   local rp=$!
-  sipp -sf "$SIPP_DIR/$xml" -p "$vport" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 60s -trace_err -error_file sipp.err \
-    -trace_msg -message_file sipp.msg -trace_logs -log_file sipp.log > sipp.out 2>&1 &
+  # shellcheck disable=SC2086
+  sipp -sf "$SIPP_DIR/$xml" $sipp_t -p "$vport" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 60s -trace_err \
+    -error_file sipp.err -trace_msg -message_file sipp.msg -trace_logs -log_file sipp.log > sipp.out 2>&1 &
   local vp=$!
-  wait_udp_port "$rport" || { echo "sipp did not bind $rport:"; cat registrar.out; }
-  wait_udp_port "$vport" || { echo "sipp did not bind $vport:"; cat sipp.out; }
-  "$(switchboard_bin)" register --user alice@127.0.0.1 --password alicepw --registrar "sip:127.0.0.1:$rport" \
-    --listen 127.0.0.1:0 --mwi --mwi-uri "sip:alice@127.0.0.1:$vport" --duration "$duration" --trace \
-    > events.out 2> trace.out
+  wait_port "$rport" "$transport" || { echo "sipp did not bind $rport:"; cat registrar.out; }
+  wait_port "$vport" "$transport" || { echo "sipp did not bind $vport:"; cat sipp.out; }
+  # shellcheck disable=SC2086
+  "$(switchboard_bin)" register --user alice@127.0.0.1 --password alicepw \
+    --registrar "sip:127.0.0.1:$rport$uri_t" $sb_t --listen 127.0.0.1:0 --mwi \
+    --mwi-uri "sip:alice@127.0.0.1:$vport$uri_t" --duration "$duration" --trace > events.out 2> trace.out
   SB_RC=$?
   local i=0; while { kill -0 $rp || kill -0 $vp; } 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
   stop_pid $rp; stop_pid $vp
@@ -35,7 +42,8 @@ mwi_run() {
 # Subscribe (401 then digest), the initial NOTIFY reported, a refresh in the dialog before the 6 s granted run
 # out with a second NOTIFY reported, then unsubscribe (Expires: 0) before unregistering, final NOTIFY answered.
 mwi_subscribe_refresh_unsubscribe() {
-  mwi_run uas_mwi.xml 5580 5581 5 || return 1
+  if [ "${TRANSPORT:-udp}" = tcp ]; then mwi_run uas_mwi.xml 5585 5586 5 || return 1
+  else mwi_run uas_mwi.xml 5580 5581 5 || return 1; fi
   [ "$SB_RC" -eq 0 ] || { echo "switchboard register exited $SB_RC"; return 1; }
   expect_event events.out 'mwi waiting=yes voice=2/8 account=sip:\*97@127.0.0.1' || return 1
   expect_event events.out 'mwi waiting=yes voice=3/8' || return 1
@@ -48,7 +56,8 @@ mwi_subscribe_refresh_unsubscribe() {
 
 # terminated;reason=deactivated: a new SUBSCRIBE at once (new dialog), its NOTIFY reported.
 mwi_deactivated_resubscribe() {
-  mwi_run uas_mwi_deactivated.xml 5582 5583 3 || return 1
+  if [ "${TRANSPORT:-udp}" = tcp ]; then mwi_run uas_mwi_deactivated.xml 5587 5588 3 || return 1
+  else mwi_run uas_mwi_deactivated.xml 5582 5583 3 || return 1; fi
   [ "$SB_RC" -eq 0 ] || { echo "switchboard register exited $SB_RC"; return 1; }
   expect_event events.out 'mwi waiting=yes voice=2/8' || return 1
   expect_event events.out 'mwi waiting=yes voice=5/8'
@@ -56,3 +65,5 @@ mwi_deactivated_resubscribe() {
 
 case_add mwi mwi-subscribe-notify-refresh-unsubscribe sipp udp mwi_subscribe_refresh_unsubscribe
 case_add mwi mwi-deactivated-resubscribe sipp udp mwi_deactivated_resubscribe
+case_add mwi mwi-subscribe-notify-refresh-unsubscribe sipp tcp mwi_subscribe_refresh_unsubscribe
+case_add mwi mwi-deactivated-resubscribe sipp tcp mwi_deactivated_resubscribe
