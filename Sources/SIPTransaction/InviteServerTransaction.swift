@@ -24,8 +24,13 @@ public struct InviteServerTransaction: Sendable {
     /// Whether the transport is reliable: no Timer G, zero Timer I.
     public let isReliable: Bool
     public let timers: TransactionTimers
-    /// The last response sent (by the TU, or the transaction's own 100 Trying).
+    /// The last response sent (by the TU, or the transaction's own 100 Trying), while the transaction may
+    /// send it again. In Accepted it sends nothing again (the TU retransmits its 2xx, RFC 6026 §8.7), so the
+    /// 2xx is not kept for the 64*T1 the state lasts, unless `keepsResponseWhenAccepted`.
     public private(set) var lastResponse: SIPResponse?
+    /// Keep the 2xx in Accepted: the owner sets it for an RFC 2543 INVITE (no branch cookie), whose ACK is
+    /// matched by the To tag of that 2xx (§17.2.3).
+    var keepsResponseWhenAccepted = false
 
     private var timerGInterval: Duration
     private var isTryingTimerArmed = false
@@ -109,6 +114,7 @@ public struct InviteServerTransaction: Sendable {
                 break
             case 200...299:
                 state = .accepted
+                if !keepsResponseWhenAccepted { lastResponse = nil }
                 actions.append(.startTimer(.l, after: timers.initialValue(of: .l, isReliable: isReliable)))
             default:
                 state = .completed
@@ -119,7 +125,7 @@ public struct InviteServerTransaction: Sendable {
         case .accepted:
             // RFC 6026 §8.7: the TU retransmits its 2xx through the transaction (§13.3.1.4).
             guard (200...299).contains(code) else { return [] }
-            lastResponse = response
+            if keepsResponseWhenAccepted { lastResponse = response }
             return [.sendResponse(response)]
         case .completed, .confirmed, .terminated:
             return []

@@ -124,6 +124,7 @@ extension TransactionTable {
         var actions: [TransactionAction] = []
         if request.method == .invite {
             var machine = InviteServerTransaction(request: request, isReliable: isReliable, timers: timers)
+            machine.keepsResponseWhenAccepted = keys.legacy != nil
             if starts { actions = machine.start() }
             let (slot, generation) = inviteServers.insert(Entry(machine: machine, keys: keys))
             id = Self.makeID(.inviteServer, slot: slot, generation: generation)

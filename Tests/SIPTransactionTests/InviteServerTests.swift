@@ -162,6 +162,8 @@ struct InviteServerTests {
             return
         }
         #expect(t.state == .accepted)
+        // Nothing is sent again from Accepted, so the 2xx is not kept for the 64*T1 the state lasts.
+        #expect(t.lastResponse == nil)
         // RFC 6026 §8.7: INVITE retransmissions are absorbed: no response, no new transaction.
         h.advance(by: .milliseconds(500))
         h.receive(invite)

@@ -61,6 +61,25 @@ struct LegacyMatchingTests {
         #expect(h.acks.count == 1)
     }
 
+    /// The 2xx of an RFC 2543 INVITE is kept in Accepted (other transactions drop it there): its To tag is
+    /// what matches the ACK to the transaction.
+    @Test func ackOfA2xxMatchesByTheToTagInAccepted() throws {
+        var h = Harness()
+        let invite = try Messages.request(.invite, branch: nil)
+        h.receive(invite)
+        let id = try #require(h.newRequests.first?.id)
+        try h.respond(try Messages.response(to: invite, 200, toTag: "uas-tag"), in: id)
+        guard case .inviteServer(let t) = h.layer.transaction(id) else {
+            Issue.record("transaction gone")
+            return
+        }
+        #expect(t.state == .accepted)
+        #expect(t.lastResponse?.statusCode == 200)
+        h.receive(try Messages.request(.ack, branch: nil, toTag: "other-tag"))
+        h.receive(try Messages.request(.ack, branch: nil, toTag: "uas-tag"))
+        #expect(h.acks.map(\.transaction) == [nil, id])
+    }
+
     @Test func cancelFindsItsInviteWithoutTheCookie() throws {
         var h = Harness()
         let invite = try Messages.request(.invite, branch: nil)
