@@ -58,6 +58,14 @@ extension String {
         let a = utf8
         let b = other.utf8
         guard a.count == b.count else { return false }
+        // Over the contiguous bytes (native and small strings have them): no iterator per byte.
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where x[i].lowercasedASCII != y[i].lowercasedASCII { return false }
+                return true
+            }
+        }
+        if let compared, let result = compared { return result }
         return zip(a, b).allSatisfy { $0.lowercasedASCII == $1.lowercasedASCII }
     }
 

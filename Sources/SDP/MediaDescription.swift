@@ -110,22 +110,27 @@ public struct MediaDescription: Sendable, Hashable, SDPAttributeContainer {
 
     /// Parses the value of an m= line: `<media> <port>[/<number of ports>] <proto> <fmt> ...`.
     public init(parsingMediaLine value: String) throws(SDPError) {
-        guard let fields = splitFields(value), fields.count >= 4 else {
-            throw SDPError(.malformedMedia, "expected media, port, protocol and formats", line: "m=" + value)
+        try self.init(mediaLineFields: splitFields(value), value: value)
+    }
+
+    /// The m= line from its fields (`splitFields`); `value`, the line's text, names it in errors.
+    init(mediaLineFields fields: [String]?, value: @autoclosure () -> String) throws(SDPError) {
+        guard let fields, fields.count >= 4 else {
+            throw SDPError(.malformedMedia, "expected media, port, protocol and formats", line: "m=" + value())
         }
         guard fields[0].isSDPToken, fields[2].isSDPField else {
-            throw SDPError(.malformedMedia, "media type or protocol is not a token", line: "m=" + value)
+            throw SDPError(.malformedMedia, "media type or protocol is not a token", line: "m=" + value())
         }
         let portParts = fields[1].split(separator: "/", omittingEmptySubsequences: false)
         guard portParts.count <= 2, let portText = portParts.first,
             let port = parseDecimal(portText.utf8, limit: UInt64(UInt16.max))
         else {
-            throw SDPError(.badPort, "port is not a number in 0...65535", line: "m=" + value)
+            throw SDPError(.badPort, "port is not a number in 0...65535", line: "m=" + value())
         }
         var portCount: UInt16?
         if portParts.count == 2, let countText = portParts.last {
             guard let count = parseDecimal(countText.utf8, limit: UInt64(UInt16.max)), count > 0 else {
-                throw SDPError(.badPort, "number of ports is not a number in 1...65535", line: "m=" + value)
+                throw SDPError(.badPort, "number of ports is not a number in 1...65535", line: "m=" + value())
             }
             portCount = UInt16(count)
         }

@@ -32,11 +32,16 @@ public struct Origin: Sendable, Hashable {
 
     /// Parses the value of an o= line: `<username> <sess-id> <sess-version> <nettype> <addrtype> <address>`.
     public init(parsing value: String) throws(SDPError) {
-        guard let fields = splitFields(value), fields.count == 6 else {
-            throw SDPError(.malformedOrigin, "expected 6 fields", line: "o=" + value)
+        try self.init(fields: splitFields(value), value: value)
+    }
+
+    /// The o= line from its fields (`splitFields`); `value`, the line's text, names it in errors.
+    init(fields: [String]?, value: @autoclosure () -> String) throws(SDPError) {
+        guard let fields, fields.count == 6 else {
+            throw SDPError(.malformedOrigin, "expected 6 fields", line: "o=" + value())
         }
         guard let version = parseDecimal(fields[2]) else {
-            throw SDPError(.malformedOrigin, "session version is not a number", line: "o=" + value)
+            throw SDPError(.malformedOrigin, "session version is not a number", line: "o=" + value())
         }
         username = fields[0]
         sessionID = fields[1]
@@ -66,8 +71,14 @@ public struct Origin: Sendable, Hashable {
 /// Splits a line value into its space-separated fields; runs of SP/HTAB count as one separator. Returns `nil`
 /// when the value holds a control byte, which no field may contain.
 func splitFields(_ value: String) -> [String]? {
+    let bytes = Array(value.utf8)
+    return splitFields(bytes, 0..<bytes.count)
+}
+
+/// `splitFields` over `bytes[range]`.
+func splitFields(_ bytes: [UInt8], _ range: Range<Int>) -> [String]? {
     var fields: [String] = []
-    var scanner = SDPScanner(value)
+    var scanner = SDPScanner(bytes, range)
     scanner.skipWhitespace()
     while !scanner.isAtEnd {
         guard let field = scanner.readField() else { return nil }
