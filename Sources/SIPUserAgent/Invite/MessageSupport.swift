@@ -63,5 +63,11 @@ extension SIPResponse {
 }
 
 extension Array where Element == SIPMethod {
-    var headerValue: String { map(\.rawValue).joined(separator: ", ") }
+    var headerValue: String {
+        // The default list (one shared array: compared by identity first) has its value joined once.
+        if self == InviteSessionConfiguration.defaultAllowedMethods {
+            return InviteSessionConfiguration.defaultAllowHeaderValue
+        }
+        return map(\.rawValue).joined(separator: ", ")
+    }
 }
