@@ -20,8 +20,9 @@ struct RTPFormat {
         var formats: [RTPFormat] = []
         for pt in try media.payloadTypes where !formats.contains(where: { $0.payloadType == pt }) {
             guard let map = maps.first(where: { $0.payloadType == pt }) ?? fallback(pt) else { continue }
+            let format = String(pt)
             formats.append(
-                RTPFormat(payloadType: pt, rtpMap: map, parameters: parameters.first { $0.format == String(pt) }))
+                RTPFormat(payloadType: pt, rtpMap: map, parameters: parameters.first { $0.format == format }))
         }
         return formats
     }

@@ -92,6 +92,7 @@ extension Array where Element == UInt8 {
     /// Appends a field of a space-separated line; white space and controls inside it are left out so that the
     /// field count cannot change, and an empty field is written as `-`.
     mutating func appendField(_ field: String) {
+        if appendWhole(field, where: \.isFieldChar) { return }
         let start = count
         for b in field.utf8 where b.isFieldChar { append(b) }
         if count == start { append(ASCII.minus) }
