@@ -104,7 +104,8 @@ extension SIPFields {
     /// needs rewriting (no NUL; a name spelled the canonical way keeps its spelling either way), instead of byte
     /// by byte.
     mutating func appendCopy(_ field: SIPField) {
-        if field.value.utf8.contains(0) {
+        let value = field.value.utf8
+        if value.withContiguousStorageIfAvailable({ $0.contains(0) }) ?? value.contains(0) {
             append(field)
         } else {
             append(field.name, field.value)
