@@ -38,8 +38,11 @@ public struct Connection: Sendable, Hashable {
         addressType = fields[1]
         ttl = nil
         addressCount = nil
-        let parts = fields[2].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        address = parts.first ?? ""
+        // Unicast addresses (the usual case) have no `/` suffix: no split.
+        let hasSuffixes = fields[2].utf8.contains(ASCII.slash)
+        let parts =
+            hasSuffixes ? fields[2].split(separator: "/", omittingEmptySubsequences: false).map(String.init) : []
+        address = hasSuffixes ? parts.first ?? "" : fields[2]
         let isIP4 = addressType.equalsIgnoringASCIICase("IP4")
         let isIP6 = addressType.equalsIgnoringASCIICase("IP6")
         guard isIP4 || isIP6 else {
@@ -47,7 +50,7 @@ public struct Connection: Sendable, Hashable {
             address = fields[2]
             return
         }
-        guard !address.isEmpty, parts.count <= (isIP4 ? 3 : 2) else {
+        guard !address.isEmpty, (hasSuffixes ? parts.count : 1) <= (isIP4 ? 3 : 2) else {
             throw SDPError(.malformedConnection, "bad address", line: "c=" + value())
         }
         var suffixes = parts.dropFirst()

@@ -3,11 +3,18 @@
 
 /// A format of an m= line with what it stands for.
 struct RTPFormat {
-    var payloadType: UInt8
-    var rtpMap: RTPMap
-    var parameters: FormatParameters?
+    let payloadType: UInt8
+    let rtpMap: RTPMap
+    let parameters: FormatParameters?
+    /// Whether it is telephone-event (known once: negotiation asks for each codec of ours).
+    let isTelephoneEvent: Bool
 
-    var isTelephoneEvent: Bool { rtpMap.encodingName.equalsIgnoringASCIICase("telephone-event") }
+    init(payloadType: UInt8, rtpMap: RTPMap, parameters: FormatParameters?) {
+        self.payloadType = payloadType
+        self.rtpMap = rtpMap
+        self.parameters = parameters
+        self.isTelephoneEvent = rtpMap.encodingName.equalsIgnoringASCIICase("telephone-event")
+    }
 
     /// The formats of an RTP m= line, each with its rtpmap (or `fallback`'s, for a payload type without
     /// one) and fmtp; formats with no known meaning and repeats are left out.

@@ -77,23 +77,36 @@ struct TelephoneEvents: Hashable {
     /// The list in its shortest form: `0-15,66`.
     var text: String {
         var bytes: [UInt8] = []
-        var i = 0
+        var i = next(true, from: 0)
         while i < 256 {
-            guard contains(i) else {
-                i += 1
-                continue
-            }
-            var j = i
-            while j + 1 < 256, contains(j + 1) { j += 1 }
+            let j = next(false, from: i) - 1
             if !bytes.isEmpty { bytes.append(UInt8(ascii: ",")) }
             bytes.appendDecimal(i)
             if j != i {
                 bytes.append(ASCII.minus)
                 bytes.appendDecimal(j)
             }
-            i = j + 1
+            i = next(true, from: j + 1)
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The first event from `start` on that is in the set (`isIn`) or not; 256 when there is none.
+    private func next(_ isIn: Bool, from start: Int) -> Int {
+        var i = start
+        while i < 256 {
+            let word: UInt64
+            switch i >> 6 {
+            case 0: word = words.0
+            case 1: word = words.1
+            case 2: word = words.2
+            default: word = words.3
+            }
+            let candidates = (isIn ? word : ~word) & (UInt64.max << UInt64(i & 63))
+            if candidates != 0 { return (i & ~63) + candidates.trailingZeroBitCount }
+            i = (i & ~63) + 64
+        }
+        return 256
     }
 
     static func == (a: TelephoneEvents, b: TelephoneEvents) -> Bool {
