@@ -34,8 +34,20 @@ extension SIPRequest {
     }
 
     mutating func setBody(_ description: SessionDescription) {
-        headerFields.set(.contentType, MediaType.sdp)
+        headerFields.setSDPContentType()
         body = description.serialized()
+    }
+}
+
+extension SIPFields {
+    /// `set(.contentType, MediaType.sdp)`, appending at once when there is no Content-Type yet (the usual case:
+    /// no search and no rebuilt field list).
+    mutating func setSDPContentType() {
+        if contains(.contentType) {
+            set(.contentType, MediaType.sdp)
+        } else {
+            append(.contentType, MediaType.sdp)
+        }
     }
 }
 
@@ -47,7 +59,7 @@ extension SIPResponse {
     }
 
     mutating func setBody(_ description: SessionDescription) {
-        headerFields.set(.contentType, MediaType.sdp)
+        headerFields.setSDPContentType()
         body = description.serialized()
     }
 
