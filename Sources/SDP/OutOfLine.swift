@@ -1,41 +1,34 @@
 /// An optional value kept out of line: a struct field that is mostly `nil` costs one pointer instead of its
 /// whole size (a call's session keeps a dozen such fields, most of them empty once the call is up).
 ///
-/// A value: the box is shared between copies and written only while no copy shares it (as an array's storage
-/// is); a write to a shared box stores a new box (one allocation), so use it for fields that are written a few
-/// times in their life, not on every packet. Inlinable so that each use is specialized for its value type
-/// (other modules use it too: generic accessors would look type metadata up on every read and write).
+/// A value: the box is immutable and shared between copies; a write stores a new box (one allocation), so
+/// use it for fields that are written a few times in their life, not on every packet.
+///
+/// The box is an indirect enum case: its allocation needs only the value's type, not a generic class's
+/// metadata (which the runtime looks up on every allocation), and the accessors are inlinable so that each
+/// use, in other modules too, is specialized for its value type.
 @propertyWrapper
 package struct OutOfLine<Value: Sendable>: Sendable {
-    // Safe as Sendable: `value` is only written through `wrappedValue`'s setter while `box` is uniquely
-    // referenced, so no other copy (and no other thread) can see the write.
     @usableFromInline
-    final class Box: @unchecked Sendable {
-        @usableFromInline var value: Value
-
-        @inlinable init(_ value: Value) { self.value = value }
+    indirect enum Box: Sendable {
+        case value(Value)
     }
 
     @usableFromInline var box: Box?
 
     @inlinable
     package init(wrappedValue: Value?) {
-        if let wrappedValue { box = Box(wrappedValue) } else { box = nil }
+        if let wrappedValue { box = .value(wrappedValue) } else { box = nil }
     }
 
     @inlinable
     package var wrappedValue: Value? {
-        get { box?.value }
+        get {
+            guard case .value(let value)? = box else { return nil }
+            return value
+        }
         set {
-            guard let newValue else {
-                box = nil
-                return
-            }
-            if box != nil, isKnownUniquelyReferenced(&box) {
-                box?.value = newValue
-            } else {
-                box = Box(newValue)
-            }
+            if let newValue { box = .value(newValue) } else { box = nil }
         }
     }
 }
