@@ -175,6 +175,7 @@ extension InviteSession {
         guard role == .uas, state == .incoming || state == .early, var incoming = incomingInvite, !incoming.isFinal
         else { return [] }
         var actions: [SessionAction] = []
+        actions.reserveCapacity(8)  // the 2xx, its timers, the session timer, events: one allocation
         if let pending = reliable?.pending, pending.carriesSDP {
             incoming.deferredAnswerHeaders = headers
             incomingInvite = incoming
@@ -292,6 +293,7 @@ extension InviteSession {
             cseq.sequenceNumber == waiting.sequenceNumber
         else { return [] }
         var actions: [SessionAction] = []
+        actions.reserveCapacity(8)  // the timers cancelled, a queued offer, the events: one allocation
         awaitingACK = nil
         timers.cancel(.retransmit2xx, into: &actions)
         timers.cancel(.ackTimeout, into: &actions)
