@@ -148,6 +148,7 @@ public struct MediaDescription: Sendable, Hashable, SDPAttributeContainer {
     public var payloadTypes: [UInt8] {
         get throws(SDPError) {
             var types: [UInt8] = []
+            types.reserveCapacity(formats.count)
             for format in formats {
                 guard let pt = parseDecimal(format, limit: 127) else {
                     throw SDPError(.malformedMedia, "format \(format) is not an RTP payload type", line: mediaLine)

@@ -24,8 +24,10 @@ struct RTPFormat {
     {
         let maps = try media.rtpMaps
         let parameters = try media.formatParameters
+        let payloadTypes = try media.payloadTypes
         var formats: [RTPFormat] = []
-        for pt in try media.payloadTypes where !formats.contains(where: { $0.payloadType == pt }) {
+        formats.reserveCapacity(payloadTypes.count)
+        for pt in payloadTypes where !formats.contains(where: { $0.payloadType == pt }) {
             guard let map = maps.first(where: { $0.payloadType == pt }) ?? fallback(pt) else { continue }
             let format = String(pt)
             formats.append(

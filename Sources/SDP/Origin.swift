@@ -78,6 +78,7 @@ func splitFields(_ value: String) -> [String]? {
 /// `splitFields` over `bytes[range]`.
 func splitFields(_ bytes: [UInt8], _ range: Range<Int>) -> [String]? {
     var fields: [String] = []
+    fields.reserveCapacity(8)  // o= has 6, m= usually fewer than 8: one allocation for this short-lived list
     var scanner = SDPScanner(bytes, range)
     scanner.skipWhitespace()
     while !scanner.isAtEnd {
