@@ -23,9 +23,15 @@ public struct Attribute: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the value of an a= line: `<attribute>` or `<attribute>:<value>`.
     public init(parsing text: String) throws(SDPError) {
-        var scanner = SDPScanner(text)
+        let bytes = Array(text.utf8)
+        try self.init(parsing: bytes, 0..<bytes.count)
+    }
+
+    /// Parses the value of an a= line held in `bytes[range]`.
+    init(parsing bytes: [UInt8], _ range: Range<Int>) throws(SDPError) {
+        var scanner = SDPScanner(bytes, range)
         guard let name = scanner.readToken(), scanner.isAtEnd || scanner.peek() == ASCII.colon else {
-            throw SDPError(.malformedAttribute, "attribute name is not a token", line: "a=" + text)
+            throw SDPError(.malformedAttribute, "attribute name is not a token", line: "a=" + scanner.string(range))
         }
         self.name = name
         self.value = scanner.consume(ASCII.colon) ? scanner.readRest() : nil

@@ -38,6 +38,7 @@ public struct Bandwidth: Sendable, Hashable {
 extension Array where Element == UInt8 {
     /// Appends a token; bytes that are no token characters are left out, and an empty token is written as `-`.
     mutating func appendToken(_ token: String) {
+        if appendWhole(token, where: \.isTokenChar) { return }
         let start = count
         for b in token.utf8 where b.isTokenChar { append(b) }
         if count == start { append(ASCII.minus) }

@@ -58,6 +58,14 @@ extension String {
         let a = utf8
         let b = other.utf8
         guard a.count == b.count else { return false }
+        // Over the contiguous bytes (native and small strings have them): no iterator per byte.
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where x[i].lowercasedASCII != y[i].lowercasedASCII { return false }
+                return true
+            }
+        }
+        if let compared, let result = compared { return result }
         return zip(a, b).allSatisfy { $0.lowercasedASCII == $1.lowercasedASCII }
     }
 
@@ -96,13 +104,38 @@ extension Array where Element == UInt8 {
     /// Appends `text` with the bytes a line may not hold (NUL, CR, LF) left out, so that no value can break
     /// the line structure of the output (RFC 8866 §5: text fields hold no NUL, CR or LF).
     mutating func appendText(_ text: String) {
+        if appendWhole(text, where: { $0 != ASCII.nul && $0 != ASCII.cr && $0 != ASCII.lf }) { return }
         for b in text.utf8 where b != ASCII.nul && b != ASCII.cr && b != ASCII.lf {
             append(b)
         }
     }
 
+    /// Appends `text` in one copy when it is not empty and every byte passes `isAllowed` (what the byte-by-byte
+    /// writers would keep anyway); `false`, with nothing appended, otherwise.
+    mutating func appendWhole(_ text: String, where isAllowed: (UInt8) -> Bool) -> Bool {
+        let utf8 = text.utf8
+        let whole = utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.isEmpty && bytes.allSatisfy(isAllowed)
+        }
+        guard whole == true else { return false }
+        append(contentsOf: utf8)
+        return true
+    }
+
     mutating func appendDecimal<T: BinaryInteger>(_ value: T) {
-        append(contentsOf: String(value).utf8)
+        guard var rest = UInt64(exactly: value) else {
+            append(contentsOf: String(value).utf8)
+            return
+        }
+        // The digits straight into the buffer, most significant first (no String made).
+        var divisor: UInt64 = 1
+        while rest / divisor >= 10 { divisor &*= 10 }
+        while true {
+            append(ASCII.zero &+ UInt8(truncatingIfNeeded: rest / divisor))
+            rest %= divisor
+            if divisor == 1 { break }
+            divisor /= 10
+        }
     }
 
     /// Ends a line with CRLF (RFC 8866 §5).

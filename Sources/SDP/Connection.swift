@@ -26,15 +26,23 @@ public struct Connection: Sendable, Hashable {
 
     /// Parses the value of a c= line: `<nettype> <addrtype> <connection-address>`.
     public init(parsing value: String) throws(SDPError) {
-        guard let fields = splitFields(value), fields.count == 3 else {
-            throw SDPError(.malformedConnection, "expected 3 fields", line: "c=" + value)
+        try self.init(fields: splitFields(value), value: value)
+    }
+
+    /// The c= line from its fields (`splitFields`); `value`, the line's text, names it in errors.
+    init(fields: [String]?, value: @autoclosure () -> String) throws(SDPError) {
+        guard let fields, fields.count == 3 else {
+            throw SDPError(.malformedConnection, "expected 3 fields", line: "c=" + value())
         }
         networkType = fields[0]
         addressType = fields[1]
         ttl = nil
         addressCount = nil
-        let parts = fields[2].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        address = parts.first ?? ""
+        // Unicast addresses (the usual case) have no `/` suffix: no split.
+        let hasSuffixes = fields[2].utf8.contains(ASCII.slash)
+        let parts =
+            hasSuffixes ? fields[2].split(separator: "/", omittingEmptySubsequences: false).map(String.init) : []
+        address = hasSuffixes ? parts.first ?? "" : fields[2]
         let isIP4 = addressType.equalsIgnoringASCIICase("IP4")
         let isIP6 = addressType.equalsIgnoringASCIICase("IP6")
         guard isIP4 || isIP6 else {
@@ -42,19 +50,19 @@ public struct Connection: Sendable, Hashable {
             address = fields[2]
             return
         }
-        guard !address.isEmpty, parts.count <= (isIP4 ? 3 : 2) else {
-            throw SDPError(.malformedConnection, "bad address", line: "c=" + value)
+        guard !address.isEmpty, (hasSuffixes ? parts.count : 1) <= (isIP4 ? 3 : 2) else {
+            throw SDPError(.malformedConnection, "bad address", line: "c=" + value())
         }
         var suffixes = parts.dropFirst()
         if isIP4, let ttlText = suffixes.popFirst() {
             guard let ttl = parseDecimal(ttlText, limit: 255) else {
-                throw SDPError(.malformedConnection, "TTL is not a number in 0...255", line: "c=" + value)
+                throw SDPError(.malformedConnection, "TTL is not a number in 0...255", line: "c=" + value())
             }
             self.ttl = UInt8(ttl)
         }
         if let countText = suffixes.popFirst() {
             guard let count = parseDecimal(countText, limit: UInt64(UInt32.max)), count > 0 else {
-                throw SDPError(.malformedConnection, "address count is not a positive number", line: "c=" + value)
+                throw SDPError(.malformedConnection, "address count is not a positive number", line: "c=" + value())
             }
             addressCount = UInt32(count)
         }

@@ -110,22 +110,30 @@ public struct MediaDescription: Sendable, Hashable, SDPAttributeContainer {
 
     /// Parses the value of an m= line: `<media> <port>[/<number of ports>] <proto> <fmt> ...`.
     public init(parsingMediaLine value: String) throws(SDPError) {
-        guard let fields = splitFields(value), fields.count >= 4 else {
-            throw SDPError(.malformedMedia, "expected media, port, protocol and formats", line: "m=" + value)
+        try self.init(mediaLineFields: splitFields(value), value: value)
+    }
+
+    /// The m= line from its fields (`splitFields`); `value`, the line's text, names it in errors.
+    init(mediaLineFields fields: [String]?, value: @autoclosure () -> String) throws(SDPError) {
+        guard let fields, fields.count >= 4 else {
+            throw SDPError(.malformedMedia, "expected media, port, protocol and formats", line: "m=" + value())
         }
         guard fields[0].isSDPToken, fields[2].isSDPField else {
-            throw SDPError(.malformedMedia, "media type or protocol is not a token", line: "m=" + value)
+            throw SDPError(.malformedMedia, "media type or protocol is not a token", line: "m=" + value())
         }
-        let portParts = fields[1].split(separator: "/", omittingEmptySubsequences: false)
-        guard portParts.count <= 2, let portText = portParts.first,
-            let port = parseDecimal(portText.utf8, limit: UInt64(UInt16.max))
+        // `<port>` or `<port>/<number of ports>`, read in place.
+        let portField = fields[1].utf8
+        let slash = portField.firstIndex(of: ASCII.slash)
+        let portText = portField[..<(slash ?? portField.endIndex)]
+        let countText = slash.map { portField[portField.index(after: $0)...] }
+        guard countText?.contains(ASCII.slash) != true, let port = parseDecimal(portText, limit: UInt64(UInt16.max))
         else {
-            throw SDPError(.badPort, "port is not a number in 0...65535", line: "m=" + value)
+            throw SDPError(.badPort, "port is not a number in 0...65535", line: "m=" + value())
         }
         var portCount: UInt16?
-        if portParts.count == 2, let countText = portParts.last {
-            guard let count = parseDecimal(countText.utf8, limit: UInt64(UInt16.max)), count > 0 else {
-                throw SDPError(.badPort, "number of ports is not a number in 1...65535", line: "m=" + value)
+        if let countText {
+            guard let count = parseDecimal(countText, limit: UInt64(UInt16.max)), count > 0 else {
+                throw SDPError(.badPort, "number of ports is not a number in 1...65535", line: "m=" + value())
             }
             portCount = UInt16(count)
         }
@@ -140,6 +148,7 @@ public struct MediaDescription: Sendable, Hashable, SDPAttributeContainer {
     public var payloadTypes: [UInt8] {
         get throws(SDPError) {
             var types: [UInt8] = []
+            types.reserveCapacity(formats.count)
             for format in formats {
                 guard let pt = parseDecimal(format, limit: 127) else {
                     throw SDPError(.malformedMedia, "format \(format) is not an RTP payload type", line: mediaLine)

@@ -3,11 +3,18 @@
 
 /// A format of an m= line with what it stands for.
 struct RTPFormat {
-    var payloadType: UInt8
-    var rtpMap: RTPMap
-    var parameters: FormatParameters?
+    let payloadType: UInt8
+    let rtpMap: RTPMap
+    let parameters: FormatParameters?
+    /// Whether it is telephone-event (known once: negotiation asks for each codec of ours).
+    let isTelephoneEvent: Bool
 
-    var isTelephoneEvent: Bool { rtpMap.encodingName.equalsIgnoringASCIICase("telephone-event") }
+    init(payloadType: UInt8, rtpMap: RTPMap, parameters: FormatParameters?) {
+        self.payloadType = payloadType
+        self.rtpMap = rtpMap
+        self.parameters = parameters
+        self.isTelephoneEvent = rtpMap.encodingName.equalsIgnoringASCIICase("telephone-event")
+    }
 
     /// The formats of an RTP m= line, each with its rtpmap (or `fallback`'s, for a payload type without
     /// one) and fmtp; formats with no known meaning and repeats are left out.
@@ -17,11 +24,14 @@ struct RTPFormat {
     {
         let maps = try media.rtpMaps
         let parameters = try media.formatParameters
+        let payloadTypes = try media.payloadTypes
         var formats: [RTPFormat] = []
-        for pt in try media.payloadTypes where !formats.contains(where: { $0.payloadType == pt }) {
+        formats.reserveCapacity(payloadTypes.count)
+        for pt in payloadTypes where !formats.contains(where: { $0.payloadType == pt }) {
             guard let map = maps.first(where: { $0.payloadType == pt }) ?? fallback(pt) else { continue }
+            let format = String(pt)
             formats.append(
-                RTPFormat(payloadType: pt, rtpMap: map, parameters: parameters.first { $0.format == String(pt) }))
+                RTPFormat(payloadType: pt, rtpMap: map, parameters: parameters.first { $0.format == format }))
         }
         return formats
     }

@@ -60,6 +60,18 @@ public struct OfferAnswer: Sendable {
     var savedLocalHold = false
     /// Our last offer once answered, so that a repeated or replaced answer (183 then 200) can be taken.
     @OutOfLine var answeredOffer: SessionDescription? = nil
+    /// The answer `receiveOffer(_:)` built to check the pending offer, with what it was built from: `makeAnswer()`
+    /// uses it when the configuration and hold state are still the same, instead of negotiating again.
+    @OutOfLine var preparedAnswer: PreparedAnswer? = nil
+
+    /// An answer built for the pending offer, and the inputs it depends on besides the offer (our keys only grow:
+    /// the ones it used are still there).
+    struct PreparedAnswer: Sendable {
+        var description: SessionDescription
+        var session: NegotiatedSession
+        var configuration: OfferAnswerConfiguration
+        var isLocalHold: Bool
+    }
 
     /// - Parameters:
     ///   - configuration: what to offer and accept.
@@ -151,7 +163,9 @@ public struct OfferAnswer: Sendable {
     ///   `unsupportedTransport`, `srtpRequired`, `noAcceptableCrypto`, `noAcceptableMedia`).
     public mutating func receiveOffer(_ offer: SessionDescription) throws(SDPError) {
         try checkStable()
-        _ = try buildAnswer(to: offer)
+        let (description, negotiated) = try buildAnswer(to: offer)
+        preparedAnswer = PreparedAnswer(
+            description: description, session: negotiated, configuration: configuration, isLocalHold: isLocalHold)
         pendingOffer = offer
         state = .remoteOfferPending
     }
@@ -164,7 +178,14 @@ public struct OfferAnswer: Sendable {
         guard state == .remoteOfferPending, let offer = pendingOffer else {
             throw SDPError(.noOfferPending, "no offer of the other side is outstanding")
         }
-        let (description, negotiated) = try buildAnswer(to: offer)
+        let description: SessionDescription
+        let negotiated: NegotiatedSession
+        if let prepared = preparedAnswer, prepared.isLocalHold == isLocalHold, prepared.configuration == configuration {
+            (description, negotiated) = (prepared.description, prepared.session)
+        } else {
+            (description, negotiated) = try buildAnswer(to: offer)
+        }
+        preparedAnswer = nil
         let answer = commit(description)
         remoteDescription = offer
         session = negotiated
@@ -184,7 +205,7 @@ public struct OfferAnswer: Sendable {
         case .localOfferPending:
             localDescription = savedLocalDescription
             isLocalHold = savedLocalHold
-        case .remoteOfferPending: break
+        case .remoteOfferPending: preparedAnswer = nil
         }
         pendingOffer = nil
         savedLocalDescription = nil

@@ -32,11 +32,16 @@ public struct Origin: Sendable, Hashable {
 
     /// Parses the value of an o= line: `<username> <sess-id> <sess-version> <nettype> <addrtype> <address>`.
     public init(parsing value: String) throws(SDPError) {
-        guard let fields = splitFields(value), fields.count == 6 else {
-            throw SDPError(.malformedOrigin, "expected 6 fields", line: "o=" + value)
+        try self.init(fields: splitFields(value), value: value)
+    }
+
+    /// The o= line from its fields (`splitFields`); `value`, the line's text, names it in errors.
+    init(fields: [String]?, value: @autoclosure () -> String) throws(SDPError) {
+        guard let fields, fields.count == 6 else {
+            throw SDPError(.malformedOrigin, "expected 6 fields", line: "o=" + value())
         }
         guard let version = parseDecimal(fields[2]) else {
-            throw SDPError(.malformedOrigin, "session version is not a number", line: "o=" + value)
+            throw SDPError(.malformedOrigin, "session version is not a number", line: "o=" + value())
         }
         username = fields[0]
         sessionID = fields[1]
@@ -66,8 +71,15 @@ public struct Origin: Sendable, Hashable {
 /// Splits a line value into its space-separated fields; runs of SP/HTAB count as one separator. Returns `nil`
 /// when the value holds a control byte, which no field may contain.
 func splitFields(_ value: String) -> [String]? {
+    let bytes = Array(value.utf8)
+    return splitFields(bytes, 0..<bytes.count)
+}
+
+/// `splitFields` over `bytes[range]`.
+func splitFields(_ bytes: [UInt8], _ range: Range<Int>) -> [String]? {
     var fields: [String] = []
-    var scanner = SDPScanner(value)
+    fields.reserveCapacity(8)  // o= has 6, m= usually fewer than 8: one allocation for this short-lived list
+    var scanner = SDPScanner(bytes, range)
     scanner.skipWhitespace()
     while !scanner.isAtEnd {
         guard let field = scanner.readField() else { return nil }
@@ -81,6 +93,7 @@ extension Array where Element == UInt8 {
     /// Appends a field of a space-separated line; white space and controls inside it are left out so that the
     /// field count cannot change, and an empty field is written as `-`.
     mutating func appendField(_ field: String) {
+        if appendWhole(field, where: \.isFieldChar) { return }
         let start = count
         for b in field.utf8 where b.isFieldChar { append(b) }
         if count == start { append(ASCII.minus) }

@@ -3,29 +3,42 @@
 ///
 /// A value: the box is immutable and shared between copies; a write stores a new box (one allocation), so
 /// use it for fields that are written a few times in their life, not on every packet.
+///
+/// The box is an indirect enum case: its allocation needs only the value's type, not a generic class's
+/// metadata (which the runtime looks up on every allocation), and the accessors are inlinable so that each
+/// use, in other modules too, is specialized for its value type.
 @propertyWrapper
 package struct OutOfLine<Value: Sendable>: Sendable {
-    private final class Box: Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
+    @usableFromInline
+    indirect enum Box: Sendable {
+        case value(Value)
     }
 
-    private var box: Box?
+    @usableFromInline var box: Box?
 
+    @inlinable
     package init(wrappedValue: Value?) {
-        box = wrappedValue.map(Box.init)
+        if let wrappedValue { box = .value(wrappedValue) } else { box = nil }
     }
 
+    @inlinable
     package var wrappedValue: Value? {
-        get { box?.value }
-        set { box = newValue.map(Box.init) }
+        get {
+            guard case .value(let value)? = box else { return nil }
+            return value
+        }
+        set {
+            if let newValue { box = .value(newValue) } else { box = nil }
+        }
     }
 }
 
 extension OutOfLine: Equatable where Value: Equatable {
+    @inlinable
     package static func == (lhs: Self, rhs: Self) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
 }
 
 extension OutOfLine: Hashable where Value: Hashable {
+    @inlinable
     package func hash(into hasher: inout Hasher) { hasher.combine(wrappedValue) }
 }

@@ -51,9 +51,18 @@ public struct RTPMap: SDPAttributeValue {
     }
 
     public var attributeValue: String {
-        var text = "\(payloadType) \(encodingName)/\(clockRate)"
-        if let channels { text += "/\(channels)" }
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encodingName.utf8.count + 16)
+        bytes.appendDecimal(payloadType)
+        bytes.append(ASCII.space)
+        bytes.append(contentsOf: encodingName.utf8)
+        bytes.append(ASCII.slash)
+        bytes.appendDecimal(clockRate)
+        if let channels {
+            bytes.append(ASCII.slash)
+            bytes.appendDecimal(channels)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The channel count, 1 when not written.

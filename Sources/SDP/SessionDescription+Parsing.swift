@@ -26,8 +26,8 @@ struct SDPParser {
     private var origin: Origin?
     private var sessionName: String?
     private var session = SessionDescription(origin: Origin(sessionID: "0", sessionVersion: 0, address: "-"))
-    /// Type letters seen in the current section, for duplicate checks.
-    private var seen: Set<UInt8> = []
+    /// Type letters seen in the current section, for duplicate checks: bit `letter - "a"`.
+    private var seen: UInt32 = 0
     /// The type letter of the last known line in the current section (where unknown lines are anchored).
     private var lastKnown: Character = "v"
     private var mediaLineNumbers: [Int] = []
@@ -54,7 +54,8 @@ struct SDPParser {
             start = stop + 1
             let contentEnd = stop > lineStart && bytes[stop - 1] == ASCII.cr ? stop - 1 : stop
             if contentEnd == lineStart { continue }
-            let text = String(bytes: bytes, range: lineStart..<min(contentEnd, lineStart + 100))
+            // The line as errors quote it (its first 100 bytes).
+            var text: String { String(bytes: bytes, range: lineStart..<min(contentEnd, lineStart + 100)) }
             guard contentEnd - lineStart <= limits.maximumLineLength else {
                 throw SDPError(
                     .lineTooLong, "at most \(limits.maximumLineLength) bytes per line accepted", line: text,
@@ -67,9 +68,8 @@ struct SDPParser {
             else {
                 throw SDPError(.malformedLine, "expected <type>=<value>", line: text, lineNumber: lineNumber)
             }
-            let value = String(bytes: bytes, range: (lineStart + 2)..<contentEnd)
             do {
-                try handle(bytes[lineStart], value)
+                try handle(bytes[lineStart], Line(bytes: bytes, range: (lineStart + 2)..<contentEnd))
             } catch {
                 throw error.at(lineNumber: lineNumber, line: text)
             }
@@ -77,7 +77,16 @@ struct SDPParser {
         return try finish()
     }
 
-    private mutating func handle(_ type: UInt8, _ value: String) throws(SDPError) {
+    /// The value of one line (after `<type>=`), as bytes of the description; made a `String` when needed.
+    private struct Line {
+        var bytes: [UInt8]
+        var range: Range<Int>
+
+        var text: String { String(bytes: bytes, range: range) }
+        var fields: [String]? { splitFields(bytes, range) }
+    }
+
+    private mutating func handle(_ type: UInt8, _ value: Line) throws(SDPError) {
         guard hasVersion || type == UInt8(ascii: "v") else {
             throw SDPError(.missingLine, "v= must be the first line")
         }
@@ -90,54 +99,58 @@ struct SDPParser {
 
     /// Marks a single-instance line as seen; throws when it was seen before in this section.
     private mutating func once(_ type: UInt8) throws(SDPError) {
-        guard seen.insert(type).inserted else {
+        let bit = UInt32(1) << UInt32((type &- UInt8(ascii: "a")) & 31)
+        defer { seen |= bit }
+        guard seen & bit == 0 else {
             throw SDPError(.duplicateLine, "\(Character(Unicode.Scalar(type)))= may appear once per section")
         }
     }
 
-    private mutating func handleSession(_ type: UInt8, _ value: String) throws(SDPError) {
+    private mutating func handleSession(_ type: UInt8, _ value: Line) throws(SDPError) {
         switch UnicodeScalar(type) {
         case "v":
             try once(type)
-            guard value == "0" else { throw SDPError(.unsupportedVersion, "only v=0 is defined") }
+            guard value.range.count == 1, value.bytes[value.range.lowerBound] == UInt8(ascii: "0") else {
+                throw SDPError(.unsupportedVersion, "only v=0 is defined")
+            }
             hasVersion = true
         case "o":
             try once(type)
-            origin = try Origin(parsing: value)
+            origin = try Origin(fields: value.fields, value: value.text)
         case "s":
             try once(type)
-            sessionName = value
+            sessionName = value.text
         case "i":
             try once(type)
-            session.information = value
+            session.information = value.text
         case "u":
             try once(type)
-            session.uri = value
-        case "e": session.emails.append(value)
-        case "p": session.phones.append(value)
+            session.uri = value.text
+        case "e": session.emails.append(value.text)
+        case "p": session.phones.append(value.text)
         case "c":
             try once(type)
-            session.connection = try Connection(parsing: value)
-        case "b": session.bandwidths.append(try Bandwidth(parsing: value))
-        case "t": session.timing.append(try Timing(parsing: value))
+            session.connection = try Connection(fields: value.fields, value: value.text)
+        case "b": session.bandwidths.append(try Bandwidth(parsing: value.text))
+        case "t": session.timing.append(try Timing(fields: value.fields, value: value.text))
         case "r":
             guard !session.timing.isEmpty else { throw SDPError(.misplacedLine, "r= before any t=") }
-            let repeatValue = try Timing.normalizedRepeat(value)
+            let repeatValue = try Timing.normalizedRepeat(value.text)
             session.timing[session.timing.count - 1].repeats.append(repeatValue)
             lastKnown = "t"
             return
         case "z":
             try once(type)
-            session.timeZones = try Timing.normalizedTimeZones(value)
+            session.timeZones = try Timing.normalizedTimeZones(value.text)
         case "k":
             try once(type)
-            session.key = value
-        case "a": session.attributes.append(try Attribute(parsing: value))
+            session.key = value.text
+        case "a": session.attributes.append(try Attribute(parsing: value.bytes, value.range))
         case "m":
             try startMedia(value)
             return
         default:
-            SDPParser.insert(unknownLine(type, value), into: &session.unknownLines, order: SDPParser.sessionOrder)
+            SDPParser.insert(unknownLine(type, value.text), into: &session.unknownLines, order: SDPParser.sessionOrder)
             return
         }
         lastKnown = Character(Unicode.Scalar(type))
@@ -156,17 +169,17 @@ struct SDPParser {
         lines.insert(line, at: index)
     }
 
-    private mutating func startMedia(_ value: String) throws(SDPError) {
+    private mutating func startMedia(_ value: Line) throws(SDPError) {
         guard session.media.count < limits.maximumMediaDescriptions else {
             throw SDPError(.tooManyMediaDescriptions, "at most \(limits.maximumMediaDescriptions) m= lines accepted")
         }
-        session.media.append(try MediaDescription(parsingMediaLine: value))
+        session.media.append(try MediaDescription(mediaLineFields: value.fields, value: value.text))
         mediaLineNumbers.append(lineNumber)
-        seen = []
+        seen = 0
         lastKnown = "m"
     }
 
-    private mutating func handleMedia(_ type: UInt8, _ value: String) throws(SDPError) {
+    private mutating func handleMedia(_ type: UInt8, _ value: Line) throws(SDPError) {
         let index = session.media.count - 1
         switch UnicodeScalar(type) {
         case "m":
@@ -174,18 +187,18 @@ struct SDPParser {
             return
         case "i":
             try once(type)
-            session.media[index].information = value
-        case "c": session.media[index].connections.append(try Connection(parsing: value))
-        case "b": session.media[index].bandwidths.append(try Bandwidth(parsing: value))
+            session.media[index].information = value.text
+        case "c": session.media[index].connections.append(try Connection(fields: value.fields, value: value.text))
+        case "b": session.media[index].bandwidths.append(try Bandwidth(parsing: value.text))
         case "k":
             try once(type)
-            session.media[index].key = value
-        case "a": session.media[index].attributes.append(try Attribute(parsing: value))
+            session.media[index].key = value.text
+        case "a": session.media[index].attributes.append(try Attribute(parsing: value.bytes, value.range))
         case "v", "o", "s", "u", "e", "p", "t", "r", "z":
             throw SDPError(.misplacedLine, "a session-level line inside a media section")
         default:
             SDPParser.insert(
-                unknownLine(type, value), into: &session.media[index].unknownLines, order: SDPParser.mediaOrder)
+                unknownLine(type, value.text), into: &session.media[index].unknownLines, order: SDPParser.mediaOrder)
             return
         }
         lastKnown = Character(Unicode.Scalar(type))

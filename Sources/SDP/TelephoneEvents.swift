@@ -1,27 +1,36 @@
 /// The event list of a telephone-event fmtp (RFC 4733 §7.1.1): `0-15,66,70`, events 0...255. Used to answer
 /// with the events both ends support.
 struct TelephoneEvents: Hashable {
-    /// One flag per event code.
-    private(set) var events: [Bool] = Array(repeating: false, count: 256)
+    /// One bit per event code: event `e` is bit `e % 64` of word `e / 64`.
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
     /// RFC 4733 §7.1.1: without an fmtp the events are 0-15.
     static let `default` = TelephoneEvents(ranges: [0...15])
 
     init(ranges: [ClosedRange<Int>]) {
         for range in ranges {
-            for event in range.clamped(to: 0...255) { events[event] = true }
+            for event in range.clamped(to: 0...255) { insert(event) }
         }
     }
 
     /// Parses an event list; `nil` when malformed.
     init?(parsing text: String) {
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = item.trimmingSDPWhitespace()
-            let bounds = trimmed.split(separator: "-", omittingEmptySubsequences: false)
-            guard (1...2).contains(bounds.count), let low = bounds.first.flatMap({ parseDecimal($0.utf8, limit: 255) }),
-                let high = bounds.last.flatMap({ parseDecimal($0.utf8, limit: 255) }), low <= high
+        // Items are separated by commas, each `<low>` or `<low>-<high>` with optional white space around it.
+        var utf8 = text.utf8[...]
+        while true {
+            let item = utf8.prefix { $0 != UInt8(ascii: ",") }
+            utf8 = utf8[item.endIndex...]
+            var bytes = item
+            while let first = bytes.first, first.isSDPWhitespace { bytes = bytes.dropFirst() }
+            while let last = bytes.last, last.isSDPWhitespace { bytes = bytes.dropLast() }
+            let lowText = bytes.prefix { $0 != ASCII.minus }
+            let highText = lowText.endIndex == bytes.endIndex ? lowText : bytes[bytes.index(after: lowText.endIndex)...]
+            guard let low = parseDecimal(lowText, limit: 255), let high = parseDecimal(highText, limit: 255),
+                !highText.contains(ASCII.minus), low <= high
             else { return nil }
-            for event in Int(low)...Int(high) { events[event] = true }
+            for event in Int(low)...Int(high) { insert(event) }
+            guard let comma = utf8.first, comma == UInt8(ascii: ",") else { break }
+            utf8 = utf8.dropFirst()
         }
     }
 
@@ -34,28 +43,80 @@ struct TelephoneEvents: Hashable {
         self.init(parsing: formatParameters.parameterString)
     }
 
-    var isEmpty: Bool { !events.contains(true) }
+    private mutating func insert(_ event: Int) {
+        let bit = UInt64(1) << UInt64(event & 63)
+        switch event >> 6 {
+        case 0: words.0 |= bit
+        case 1: words.1 |= bit
+        case 2: words.2 |= bit
+        default: words.3 |= bit
+        }
+    }
+
+    func contains(_ event: Int) -> Bool {
+        let word: UInt64
+        switch event >> 6 {
+        case 0: word = words.0
+        case 1: word = words.1
+        case 2: word = words.2
+        default: word = words.3
+        }
+        return word & (UInt64(1) << UInt64(event & 63)) != 0
+    }
+
+    var isEmpty: Bool { words.0 | words.1 | words.2 | words.3 == 0 }
 
     func intersection(_ other: TelephoneEvents) -> TelephoneEvents {
         var result = self
-        for i in events.indices { result.events[i] = events[i] && other.events[i] }
+        result.words = (
+            words.0 & other.words.0, words.1 & other.words.1, words.2 & other.words.2, words.3 & other.words.3
+        )
         return result
     }
 
     /// The list in its shortest form: `0-15,66`.
     var text: String {
-        var parts: [String] = []
-        var i = 0
-        while i < events.count {
-            guard events[i] else {
-                i += 1
-                continue
+        var bytes: [UInt8] = []
+        var i = next(true, from: 0)
+        while i < 256 {
+            let j = next(false, from: i) - 1
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: ",")) }
+            bytes.appendDecimal(i)
+            if j != i {
+                bytes.append(ASCII.minus)
+                bytes.appendDecimal(j)
             }
-            var j = i
-            while j + 1 < events.count, events[j + 1] { j += 1 }
-            parts.append(i == j ? "\(i)" : "\(i)-\(j)")
-            i = j + 1
+            i = next(true, from: j + 1)
         }
-        return parts.joined(separator: ",")
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The first event from `start` on that is in the set (`isIn`) or not; 256 when there is none.
+    private func next(_ isIn: Bool, from start: Int) -> Int {
+        var i = start
+        while i < 256 {
+            let word: UInt64
+            switch i >> 6 {
+            case 0: word = words.0
+            case 1: word = words.1
+            case 2: word = words.2
+            default: word = words.3
+            }
+            let candidates = (isIn ? word : ~word) & (UInt64.max << UInt64(i & 63))
+            if candidates != 0 { return (i & ~63) + candidates.trailingZeroBitCount }
+            i = (i & ~63) + 64
+        }
+        return 256
+    }
+
+    static func == (a: TelephoneEvents, b: TelephoneEvents) -> Bool {
+        a.words == b.words
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
     }
 }

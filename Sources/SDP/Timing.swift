@@ -19,10 +19,14 @@ public struct Timing: Sendable, Hashable {
 
     /// Parses the value of a t= line: `<start-time> <stop-time>`.
     public init(parsing value: String) throws(SDPError) {
-        guard let fields = splitFields(value), fields.count == 2, let start = parseDecimal(fields[0]),
-            let stop = parseDecimal(fields[1])
+        try self.init(fields: splitFields(value), value: value)
+    }
+
+    /// The t= line from its fields (`splitFields`); `value`, the line's text, names it in errors.
+    init(fields: [String]?, value: @autoclosure () -> String) throws(SDPError) {
+        guard let fields, fields.count == 2, let start = parseDecimal(fields[0]), let stop = parseDecimal(fields[1])
         else {
-            throw SDPError(.malformedTiming, "expected two numbers", line: "t=" + value)
+            throw SDPError(.malformedTiming, "expected two numbers", line: "t=" + value())
         }
         self.start = start
         self.stop = stop

@@ -124,6 +124,10 @@ if options.filter == "media" {
         srtp: options.srtp)
     exit(0)
 }
+if options.filter == "invite" {
+    runInviteBenchmark(n: options.n, repetitions: options.repetitions, corpus: options.corpus)
+    exit(0)
+}
 if options.filter == "audio" {
     runAudioBenchmark(n: options.n / 10, repetitions: options.repetitions)
     exit(0)

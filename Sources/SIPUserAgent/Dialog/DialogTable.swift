@@ -82,19 +82,33 @@ extension SIPResponse {
     public init(answering request: SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
         let source = request.headerFields
         var fields = SIPFields()
-        for field in source[fields: .via] { fields.append(field) }
-        for field in source[fields: .from] { fields.append(field) }
+        for field in source[fields: .via] { fields.appendCopy(field) }
+        for field in source[fields: .from] { fields.appendCopy(field) }
         if status > 100, let toTag, var to = try? source.to, to.tag == nil {
             to.tag = toTag
             fields.append(.to, to)
         } else {
-            for field in source[fields: .to] { fields.append(field) }
+            for field in source[fields: .to] { fields.appendCopy(field) }
         }
-        for field in source[fields: .callID] { fields.append(field) }
-        for field in source[fields: .cseq] { fields.append(field) }
+        for field in source[fields: .callID] { fields.appendCopy(field) }
+        for field in source[fields: .cseq] { fields.appendCopy(field) }
         if status == 100 {
-            for field in source[fields: .timestamp] { fields.append(field) }
+            for field in source[fields: .timestamp] { fields.appendCopy(field) }
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+    }
+}
+
+extension SIPFields {
+    /// Appends a copy of `field`, as `append(_:)` does. The value goes in as one run of bytes when nothing in it
+    /// needs rewriting (no NUL; a name spelled the canonical way keeps its spelling either way), instead of byte
+    /// by byte.
+    mutating func appendCopy(_ field: SIPField) {
+        let value = field.value.utf8
+        if value.withContiguousStorageIfAvailable({ $0.contains(0) }) ?? value.contains(0) {
+            append(field)
+        } else {
+            append(field.name, field.value)
+        }
     }
 }

@@ -13,6 +13,7 @@ extension InviteSession {
     {
         if request.method == .ack { return receiveACK(request) }
         var actions: [SessionAction] = []
+        actions.reserveCapacity(8)  // a BYE: its 200, the timers cancelled, the ending events: one allocation
         dispatch(request, transaction: transaction, into: &actions)
         finishIfDone(into: &actions)
         return actions

@@ -18,16 +18,21 @@ extension InviteSession {
         }
         // §8.2.2.3: refuse extensions this side does not understand.
         let understood = configuration.supportedExtensions
-        let unsupported = ((try? request.require) ?? []).filter { !understood.contains($0.lowercased()) }
+        // Require and Supported parsed once for every check below (what `requiresOption` and `supportsOption`
+        // read).
+        let required = (try? request.require) ?? []
+        let supported = (try? request.headerFields.supported) ?? []
+        let unsupported = required.filter { !understood.contains($0.lowercased()) }
         if !unsupported.isEmpty {
             var response = makeResponse(to: request, status: 420)
             response.headerFields.append(.unsupported, unsupported.joined(separator: ", "))
             rejectIncoming(response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"), into: &actions)
             return
         }
-        incoming.peerSupports100rel = request.supportsOption("100rel")
-        incoming.peerRequires100rel = request.requiresOption("100rel")
-        incoming.peerSupportsTimer = request.supportsOption("timer")
+        func lists(_ tag: String, in tags: [String]) -> Bool { tags.contains { $0.lowercased() == tag } }
+        incoming.peerRequires100rel = lists("100rel", in: required)
+        incoming.peerSupports100rel = incoming.peerRequires100rel || lists("100rel", in: supported)
+        incoming.peerSupportsTimer = lists("timer", in: required) || lists("timer", in: supported)
         peer.allowsUpdate = request.allows(.update) ?? false
         peer.supportsTimer = incoming.peerSupportsTimer
         incomingInvite = incoming
@@ -39,7 +44,7 @@ extension InviteSession {
                 response, EndReason(.failed, statusCode: 421, reasonPhrase: "Extension Required"), into: &actions)
             return
         }
-        switch sessionTimerDecision(for: request) {
+        switch sessionTimerDecision(for: request, peerSupportsTimer: incoming.peerSupportsTimer) {
         case .tooSmall(let minimum):
             var response = makeResponse(to: request, status: 422)
             response.headerFields.append(.minSE, minimum)
@@ -90,7 +95,7 @@ extension InviteSession {
             (101...199).contains(status)
         else { return [] }
         var actions: [SessionAction] = []
-        var response = makeDialogResponse(status: status, reason: reasonPhrase)
+        var response = makeDialogResponse(status: status, reason: reasonPhrase, for: &incoming)
         for field in headers { response.headerFields.append(field) }
         var carriesSDP = false
         if earlyMedia {
@@ -143,10 +148,20 @@ extension InviteSession {
     }
 
     /// A response to the INVITE that creates the dialog (§12.1.1): Record-Route copied, Contact added.
-    func makeDialogResponse(status: Int, reason: String? = nil) -> SIPResponse {
-        guard let request = incomingInvite?.request else { return SIPResponse(statusCode: status) }
-        var response = makeResponse(to: request, status: status, reason: reason)
-        for field in request.headerFields[fields: .recordRoute] { response.headerFields.append(field) }
+    /// - Parameter incoming: the INVITE; keeps the fields its responses share for the next one.
+    func makeDialogResponse(status: Int, reason: String? = nil, for incoming: inout IncomingInvite) -> SIPResponse {
+        let request = incoming.request
+        // What `makeResponse(to:status:reason:)` makes, from the fields the INVITE's responses share.
+        let fields: SIPFields
+        if status > 100, let cached = incoming.responseFields {
+            fields = cached
+        } else {
+            fields = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag).headerFields
+            if status > 100 { incoming.responseFields = fields }
+        }
+        var response = SIPResponse(statusCode: status, reasonPhrase: reason, headerFields: fields)
+        if let userAgent = configuration.userAgent { response.headerFields.append(.server, userAgent) }
+        for field in request.headerFields[fields: .recordRoute] { response.headerFields.appendCopy(field) }
         response.headerFields.append(.contact, configuration.contact)
         return response
     }
@@ -160,6 +175,7 @@ extension InviteSession {
         guard role == .uas, state == .incoming || state == .early, var incoming = incomingInvite, !incoming.isFinal
         else { return [] }
         var actions: [SessionAction] = []
+        actions.reserveCapacity(8)  // the 2xx, its timers, the session timer, events: one allocation
         if let pending = reliable?.pending, pending.carriesSDP {
             incoming.deferredAnswerHeaders = headers
             incomingInvite = incoming
@@ -172,9 +188,9 @@ extension InviteSession {
 
     mutating func sendAnswer(headers: [SIPField], into actions: inout [SessionAction]) {
         guard var incoming = incomingInvite, !incoming.isFinal else { return }
-        var response = makeDialogResponse(status: 200)
+        var response = makeDialogResponse(status: 200, for: &incoming)
         response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
-        response.headerFields.append(.supported, configuration.supportedExtensions.joined(separator: ", "))
+        response.headerFields.append(.supported, configuration.supportedHeaderValue)
         var expectsAnswer = false
         do {
             if incoming.hasOffer {
@@ -201,6 +217,7 @@ extension InviteSession {
         stopReliableProvisionals(into: &actions)
         incoming.isFinal = true
         incoming.deferredAnswerHeaders = nil
+        incoming.responseFields = nil
         incomingInvite = incoming
         dialog?.state = .confirmed
         state = .connecting
@@ -276,6 +293,7 @@ extension InviteSession {
             cseq.sequenceNumber == waiting.sequenceNumber
         else { return [] }
         var actions: [SessionAction] = []
+        actions.reserveCapacity(8)  // the timers cancelled, a queued offer, the events: one allocation
         awaitingACK = nil
         timers.cancel(.retransmit2xx, into: &actions)
         timers.cancel(.ackTimeout, into: &actions)

@@ -17,9 +17,10 @@ extension InviteSession {
     /// RFC 4028 §9: the UAS keeps the interval asked for (at least its Min-SE, or 422) and the refresher
     /// asked for; without one it chooses (the UAC when it supports timers, else itself). A UAC that supports
     /// timers but asked for none gets this side's interval.
-    func sessionTimerDecision(for request: SIPRequest) -> SessionTimerDecision {
+    /// - Parameter peerSupportsTimer: whether the request supports `timer`, when the caller knows already.
+    func sessionTimerDecision(for request: SIPRequest, peerSupportsTimer: Bool? = nil) -> SessionTimerDecision {
         guard let preferences = configuration.sessionTimer else { return .none }
-        let peerSupports = request.supportsOption("timer")
+        let peerSupports = peerSupportsTimer ?? request.supportsOption("timer")
         let chosen: SessionExpires.Refresher
         switch preferences.preferredRefresher {
         case .local: chosen = .uas

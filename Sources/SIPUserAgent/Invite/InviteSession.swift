@@ -248,7 +248,9 @@ extension InviteSession {
 
     /// Says `finished` (and stops routing the dialog) once nothing is left to do.
     mutating func finishIfDone(into actions: inout [SessionAction]) {
-        guard isFinished, !isFinishAnnounced else { return }
+        // `isFinished` spelt out: through the getter the whole session was copied on each call.
+        guard !isFinishAnnounced, state == .terminated, transactions.isEmpty, awaitingACK == nil, timers.isEmpty
+        else { return }
         isFinishAnnounced = true
         acks = []
         outgoingInvite = nil

@@ -101,9 +101,12 @@ public struct InviteSessionConfiguration: Sendable {
     }
 
     /// One array for every session's default Allow list (a literal in `init` would allocate one per call).
-    private static let defaultAllowedMethods: [SIPMethod] = [
+    static let defaultAllowedMethods: [SIPMethod] = [
         .invite, .ack, .cancel, .bye, .options, .info, .update, .prack, .refer, .notify, .message,
     ]
+
+    /// The Allow value of `defaultAllowedMethods`, joined once.
+    static let defaultAllowHeaderValue = defaultAllowedMethods.map(\.rawValue).joined(separator: ", ")
 
     /// The option tags this side supports (RFC 3261 §20.37): 100rel, timer, replaces and norefersub as
     /// configured.
@@ -114,6 +117,17 @@ public struct InviteSessionConfiguration: Sendable {
         tags.append("replaces")
         tags.append("norefersub")
         return tags
+    }
+
+    /// `supportedExtensions` as the value of a Supported header field (comma-separated), without building
+    /// the list.
+    var supportedHeaderValue: String {
+        switch (reliableProvisionalResponses != .disabled, sessionTimer != nil) {
+        case (true, true): "100rel, timer, replaces, norefersub"
+        case (true, false): "100rel, replaces, norefersub"
+        case (false, true): "timer, replaces, norefersub"
+        case (false, false): "replaces, norefersub"
+        }
     }
 }
 

@@ -34,8 +34,20 @@ extension SIPRequest {
     }
 
     mutating func setBody(_ description: SessionDescription) {
-        headerFields.set(.contentType, MediaType.sdp)
+        headerFields.setSDPContentType()
         body = description.serialized()
+    }
+}
+
+extension SIPFields {
+    /// `set(.contentType, MediaType.sdp)`, appending at once when there is no Content-Type yet (the usual case:
+    /// no search and no rebuilt field list).
+    mutating func setSDPContentType() {
+        if contains(.contentType) {
+            set(.contentType, MediaType.sdp)
+        } else {
+            append(.contentType, MediaType.sdp)
+        }
     }
 }
 
@@ -47,7 +59,7 @@ extension SIPResponse {
     }
 
     mutating func setBody(_ description: SessionDescription) {
-        headerFields.set(.contentType, MediaType.sdp)
+        headerFields.setSDPContentType()
         body = description.serialized()
     }
 
@@ -63,5 +75,11 @@ extension SIPResponse {
 }
 
 extension Array where Element == SIPMethod {
-    var headerValue: String { map(\.rawValue).joined(separator: ", ") }
+    var headerValue: String {
+        // The default list (one shared array: compared by identity first) has its value joined once.
+        if self == InviteSessionConfiguration.defaultAllowedMethods {
+            return InviteSessionConfiguration.defaultAllowHeaderValue
+        }
+        return map(\.rawValue).joined(separator: ", ")
+    }
 }

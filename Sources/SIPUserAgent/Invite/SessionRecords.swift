@@ -79,6 +79,9 @@ struct IncomingInvite: Sendable {
     /// Session-Expires and `Require: timer` for the 2xx, decided when the INVITE arrived.
     var sessionExpires: SessionExpires?
     var requiresTimer = false
+    /// Via, From, To with this side's tag, Call-ID and CSeq of the responses above 100 to it (RFC 3261
+    /// §8.2.6.2): the same for each, made once.
+    var responseFields: SIPFields?
 
     init(request: SIPRequest, token: ServerTransactionToken) {
         self.request = request
