@@ -41,6 +41,8 @@ public struct OfferAnswer: Sendable {
     public private(set) var remoteDescription: SessionDescription?
     /// The session in force: set by each completed exchange.
     public private(set) var session: NegotiatedSession?
+    /// The other side's offer while it waits for our answer (`remoteOfferPending`), as parsed when received.
+    public var pendingRemoteOffer: SessionDescription? { state == .remoteOfferPending ? pendingOffer : nil }
     /// True when we hold the call (set by `makeHoldOffer()`, cleared by `makeResumeOffer()`).
     public private(set) var isLocalHold = false
     /// True when the other side's last offer held the call (sendonly, inactive or 0.0.0.0).

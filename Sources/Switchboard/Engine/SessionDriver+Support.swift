@@ -51,7 +51,7 @@ extension SessionDriver {
         let configuration = OfferAnswerConfiguration(
             address: media.host, rtpPort: media.port, codecs: list, srtpPolicy: policy)
         return OfferAnswer(
-            configuration: configuration, random: SystemRandomNumberGenerator(), keySource: CryptographicKeySource())
+            configuration: configuration, random: PooledRandomNumberGenerator(), keySource: CryptographicKeySource())
     }
 
     /// The host part for a local address (its IP, which always parses as one).

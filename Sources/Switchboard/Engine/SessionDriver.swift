@@ -234,7 +234,7 @@ final class SessionDriver {
         entry.session = InviteSession(
             outgoing: call, configuration: sessionConfiguration(contactUser: user, local: local, destination),
             offerAnswer: offerAnswer(key, local: local, codecs: request.codecs, srtp: request.srtp),
-            random: SystemRandomNumberGenerator(), authenticator: authenticator)
+            random: PooledRandomNumberGenerator(), authenticator: authenticator)
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
     }
@@ -505,11 +505,13 @@ final class SessionDriver {
             localTag: core.makeTag(),
             configuration: sessionConfiguration(contactUser: user, local: local, destination),
             offerAnswer: offerAnswer(key, local: local, codecs: settings.codecs, srtp: settings.srtp),
-            random: SystemRandomNumberGenerator())
+            random: PooledRandomNumberGenerator())
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
         guard let entry = entries[key],
-            let (state, parsedOffer) = entry.withSession({ ($0.state, $0.offerAnswer.remoteDescription) }),
+            let (state, parsedOffer) = entry.withSession({
+                ($0.state, $0.offerAnswer.pendingRemoteOffer ?? $0.offerAnswer.remoteDescription)
+            }),
             state != .terminated
         else { return }
         // The session parsed the offer already (when it took it); parse only what it did not take.

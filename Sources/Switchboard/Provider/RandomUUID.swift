@@ -14,6 +14,12 @@ enum RandomUUID {
         var bytes = [UInt8](repeating: 0, count: 1024)
         var offset = 1024
 
+        mutating func nextWord() -> UInt64 {
+            if offset + 8 > bytes.count { refill() }
+            defer { offset += 8 }
+            return bytes.withUnsafeBytes { raw in raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+        }
+
         mutating func next16() -> uuid_t {
             if offset + 16 > bytes.count { refill() }
             defer { offset += 16 }
@@ -37,4 +43,13 @@ enum RandomUUID {
         raw.8 = (raw.8 & 0x3F) | 0x80
         return UUID(uuid: raw)
     }
+
+    /// 64 random bits from the same buffer.
+    static func word() -> UInt64 { pool.withLock { $0.nextWord() } }
+}
+
+/// Random numbers from `RandomUUID`'s getrandom buffer: the seeds of sessions and offer/answer, which
+/// `SystemRandomNumberGenerator` would fetch with a system call each (two per call).
+struct PooledRandomNumberGenerator: RandomNumberGenerator {
+    mutating func next() -> UInt64 { RandomUUID.word() }
 }
