@@ -71,13 +71,20 @@ public struct SIPURI: Sendable, CustomStringConvertible {
 
     /// The user part as written, %-escapes intact.
     public var escapedUser: String? {
-        get { layout.user.map(source.string) }
+        get {
+            // Not `layout.user.map(source.string)`: that closure copies the whole URI.
+            guard let user = layout.user else { return nil }
+            return source.string(user)
+        }
         set { modify { $0.escapedUser = newValue } }
     }
 
     /// The password as written, %-escapes intact.
     public var escapedPassword: String? {
-        get { layout.password.map(source.string) }
+        get {
+            guard let password = layout.password else { return nil }
+            return source.string(password)
+        }
         set { modify { $0.escapedPassword = newValue } }
     }
 
