@@ -49,13 +49,6 @@ extension UInt8 {
     }
 }
 
-/// For each byte: its lower-case form if it is a `token` character, 0 otherwise (header names are read
-/// with one lookup per byte).
-let tokenLowercaseTable: [UInt8] = (0...255).map { (b: Int) -> UInt8 in
-    let byte = UInt8(b)
-    return byte.isTokenChar ? byte.lowercasedASCII : 0
-}
-
 /// Exact comparison of `bytes[range]` with a literal; allocates nothing.
 @inline(__always)
 func bytesEqual<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, _ literal: StaticString) -> Bool

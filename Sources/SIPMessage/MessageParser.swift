@@ -128,7 +128,6 @@ enum MessageParser {
         var contentLengthState = ContentLengthState.absent
         var contentLengthValue = 0
         let contentLengthID = KnownHeader.contentLength.rawValue
-        let tokenTable = tokenLowercaseTable
         while i < end {
             guard let lf = find(ASCII.lf, in: buf, from: i, to: end) else { break }
             var contentEnd = lf > i && buf[lf - 1] == ASCII.cr ? lf - 1 : lf
@@ -156,19 +155,10 @@ enum MessageParser {
                 entries[last].valueLength = UInt32(truncatingIfNeeded: Swift.max(0, contentEnd - start))
                 if entries[last].id == contentLengthID { contentLengthState = .folded }
             } else {
-                // The name: token characters, stored lower-case into three words for classification as they
-                // are read.
-                var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+                // The name: token characters (one lookup in a constant table per byte), packed into words for
+                // classification afterwards.
                 var j = i
-                withUnsafeMutableBytes(of: &words) { packed in
-                    while j < contentEnd {
-                        let lower = tokenTable[Int(buf[j])]
-                        guard lower != 0 else { break }
-                        let k = j - i
-                        if k < 24 { packed[k] = lower }
-                        j += 1
-                    }
-                }
+                while j < contentEnd, buf[j].isTokenChar { j += 1 }
                 let nameLength = j - i
                 while j < contentEnd, buf[j] == ASCII.space || buf[j] == ASCII.tab { j += 1 }
                 guard nameLength > 0, j < contentEnd, buf[j] == ASCII.colon else {
@@ -188,10 +178,7 @@ enum MessageParser {
                 if nameLength == 1 {
                     id = KnownHeader.classify(buf, i..<(i + 1))
                 } else if nameLength <= 24 {
-                    let packed = (
-                        UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2)
-                    )
-                    id = KnownHeader.classify(count: nameLength, words: packed)
+                    id = KnownHeader.classify(count: nameLength, words: packedName(buf, i, nameLength))
                 } else {
                     id = 0
                 }
@@ -251,6 +238,32 @@ enum MessageParser {
         return ParsedHead(
             startLine: startLine, startLineError: startLineError, isResponse: isResponse, entries: entries,
             contentLength: contentLength, contentLengthError: contentLengthError.map(fail), bodyStart: bodyStart)
+    }
+
+    /// The header name at `buf[start..<start + count]` (`count` in 1...24, token characters only) packed into
+    /// three little-endian words for `KnownHeader.classify(count:words:)`, lower-cased by setting bit 0x20 of
+    /// every byte: that lower-cases letters and leaves the other token characters but `_` as they are (`_`
+    /// becomes DEL, which no known name has), so known names classify as with `lowercasedASCII`. Reads whole
+    /// words when the buffer has 24 bytes from `start`.
+    @inline(__always)
+    static func packedName(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> (UInt64, UInt64, UInt64) {
+        let lowerBits: UInt64 = 0x2020_2020_2020_2020
+        guard let base = buf.baseAddress, start >= 0, count <= 24, start <= buf.count - 24 else {
+            var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &words) { packed in
+                for k in 0..<Swift.min(count, 24, Swift.max(0, buf.count - start)) { packed[k] = buf[start + k] | 0x20 }
+            }
+            return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2))
+        }
+        let raw = UnsafeRawPointer(base + start)
+        @inline(__always)
+        func word(_ w: Int) -> UInt64 {
+            let n = count - 8 * w
+            guard n > 0 else { return 0 }
+            let value = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * w, as: UInt64.self)) | lowerBits
+            return n >= 8 ? value : value & ((1 &<< UInt64(8 * n)) &- 1)
+        }
+        return (word(0), word(1), word(2))
     }
 
     static func startsWithSIPSlash(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Bool {
