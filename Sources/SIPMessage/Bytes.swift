@@ -96,12 +96,24 @@ func bytesEqualCaseInsensitive(_ bytes: [UInt8], _ range: Range<Int>, _ lowercas
 extension String {
     /// A string from bytes, repairing invalid UTF-8.
     init(bytes: [UInt8], range: Range<Int>) {
-        self = String(decoding: bytes[range], as: UTF8.self)
+        self = bytes.withUnsafeBufferPointer { String(bytes: $0, range: range) }
     }
 
-    /// A string from buffer bytes, repairing invalid UTF-8.
+    /// A string from buffer bytes, repairing invalid UTF-8. Values of up to 15 bytes (tags, hosts, users)
+    /// are written straight into a small string, which costs no validation pass when they are ASCII.
     init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
-        self = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        let lower = Swift.max(0, Swift.min(range.lowerBound, bytes.count))
+        let part = UnsafeBufferPointer(
+            rebasing: bytes[lower..<Swift.max(lower, Swift.min(range.upperBound, bytes.count))])
+        guard part.count <= 15, let source = part.baseAddress else {
+            self = String(decoding: part, as: UTF8.self)
+            return
+        }
+        self = String(unsafeUninitializedCapacity: part.count) { out in
+            guard let target = out.baseAddress else { return 0 }
+            target.update(from: source, count: part.count)
+            return part.count
+        }
     }
 
     var lowercasedASCII: String {
