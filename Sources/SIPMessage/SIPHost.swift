@@ -246,33 +246,15 @@ extension ByteScanner {
         }
         // hostname = *( domainlabel "." ) toplabel [ "." ]: labels of alphanumerics and inner hyphens, the top
         // label starting with a letter. Checked label by label while the host characters are read.
-        // IPv4address = 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT, each at most 255: checked on the same
-        // labels (what `SIPHost.parseIPv4Word` accepts), so that an address is not read twice.
         var i = start
         var topLabelStart = start
         var isHostname = true
-        var isIPv4 = true
-        var octets = 0
         while true {
             let labelStart = i
             while i < end, bytes[i].isIn(.label) { i += 1 }
             if i > labelStart {
                 if bytes[labelStart] == ASCII.minus || bytes[i - 1] == ASCII.minus { isHostname = false }
                 topLabelStart = labelStart
-            }
-            if isIPv4 {
-                if i - labelStart >= 1, i - labelStart <= 3, octets < 4 {
-                    var value: UInt32 = 0
-                    for k in labelStart..<i {
-                        let digit = bytes[k] &- 0x30
-                        if digit >= 10 { isIPv4 = false }
-                        value = value &* 10 &+ UInt32(digit)
-                    }
-                    if value > 255 { isIPv4 = false }
-                    octets += 1
-                } else {
-                    isIPv4 = false
-                }
             }
             guard i < end, bytes[i] == ASCII.dot else { break }
             // Only a single trailing dot may end a hostname: an empty label before a dot is an error.
@@ -285,7 +267,7 @@ extension ByteScanner {
             return nil
         }
         let kind: SIPHost.Kind
-        if isIPv4, octets == 4 {
+        if bytes[i - 1].isDigit, SIPHost.parseIPv4Word(bytes, range) != nil {
             kind = .ipv4
         } else if isHostname, bytes[topLabelStart].isAlpha {
             kind = .hostname
