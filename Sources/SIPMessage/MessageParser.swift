@@ -274,6 +274,12 @@ enum MessageParser {
     /// `SIP-Version = "SIP" "/" 1*DIGIT "." 1*DIGIT`; returns whether it is 2.0, or nil if malformed.
     static func parseVersion(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool? {
         guard startsWithSIPSlash(bytes, range.lowerBound, range.upperBound) else { return nil }
+        // The usual `SIP/2.0` without the two decimal parses.
+        if range.count == 7, bytes[range.lowerBound + 4] == 0x32, bytes[range.lowerBound + 5] == ASCII.dot,
+            bytes[range.lowerBound + 6] == 0x30
+        {
+            return true
+        }
         var i = range.lowerBound + 4
         let majorStart = i
         while i < range.upperBound, bytes[i].isDigit { i += 1 }
