@@ -49,6 +49,29 @@ extension UInt8 {
     }
 }
 
+/// A token of at most 8 bytes packed little-endian with bit 0x20 set in each byte, to compare a parameter name
+/// case-insensitively with one word (`ParameterName`); 0 for longer or empty names. Setting the bit lower-cases
+/// letters and changes no other token character into a letter.
+@inline(__always)
+func packedLowercaseToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
+    guard !range.isEmpty, range.count <= 8, range.lowerBound >= 0, range.upperBound <= bytes.count else { return 0 }
+    var word: UInt64 = 0
+    var shift: UInt64 = 0
+    for i in range {
+        word |= UInt64(bytes[i] | 0x20) &<< shift
+        shift &+= 8
+    }
+    return word
+}
+
+/// Parameter names the parsers look for, as `packedLowercaseToken` returns them.
+enum ParameterName {
+    static let branch: UInt64 = 0x6863_6E61_7262
+    static let rport: UInt64 = 0x74_726F_7072
+    static let ttl: UInt64 = 0x6C_7474
+    static let tag: UInt64 = 0x67_6174
+}
+
 /// Exact comparison of `bytes[range]` with a literal; allocates nothing.
 @inline(__always)
 func bytesEqual<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, _ literal: StaticString) -> Bool

@@ -146,7 +146,7 @@ extension NameAddress: ScannerParsable {
         let bytes = scanner.bytes
         var tag = KnownParameter.absent
         let parameters = try scanner.validateHeaderParameters(field: field) { name, value in
-            if name.count == 3, bytesEqualCaseInsensitive(bytes, name, literal: "tag") { tag.record(value) }
+            if packedLowercaseToken(bytes, name) == ParameterName.tag { tag.record(value) }
             return nil
         }
         var result = NameAddress(
