@@ -19,11 +19,33 @@ struct ParsedHead {
     var startLineError: MessageError?
     var isResponse: Bool
     var entries: [SIPFields.Entry]
-    /// The Content-Length value; `nil` when absent.
+    /// The Content-Length value; `nil` when absent or invalid.
     var contentLength: Int?
-    var contentLengthError: MessageError?
+    /// What was wrong with Content-Length, if anything (kept small: the error is built only when asked for).
+    var contentLengthState: ContentLengthState
     /// Where the body starts (just past the empty line).
     var bodyStart: Int
+
+    /// How the Content-Length field read.
+    enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
+
+    /// The error for an invalid Content-Length (without a status for a response, which is dropped).
+    var contentLengthError: MessageError? {
+        let error: MessageError
+        switch contentLengthState {
+        case .absent, .valid: return nil
+        case .multiple:
+            error = MessageError(
+                .multipleValues, status: 400, "Multiple Content-Length values", field: "content-length")
+        case .tooLarge:
+            error = MessageError(.messageTooLarge, status: 413, "Content-Length too large", field: "content-length")
+        case .malformed:
+            error = MessageError(.badContentLength, status: 400, "Malformed Content-Length", field: "content-length")
+        case .folded:
+            error = MessageError(.badContentLength, status: 400, "Folded Content-Length", field: "content-length")
+        }
+        return isResponse ? error.asDrop : error
+    }
 }
 
 /// The parser: bytes in, `Message` or `MessageError` out. Works over the bytes in place: header values are
@@ -34,23 +56,33 @@ enum MessageParser {
         guard bytes.count <= limits.maximumMessageSize else {
             throw MessageError(.messageTooLarge, status: 513, "Message Too Large")
         }
+        // The head's parts are taken apart once and moved into the message (a closure over `head`, or
+        // building the request and then wrapping it, cost copies and releases of the whole head).
         let head = try parseHead(&bytes, 0..<bytes.count, limits: limits)
-        func fail(_ error: MessageError) -> MessageError { head.isResponse ? error.asDrop : error }
-        if let error = head.contentLengthError { throw fail(error) }
-        guard let startLine = head.startLine else {
+        let isResponse = head.isResponse
+        if let error = head.contentLengthError { throw isResponse ? error.asDrop : error }
+        let bodyStart = head.bodyStart
+        let available = bytes.count - bodyStart
+        let bodyRange: Range<Int>
+        if let length = head.contentLength, head.startLine != nil {
+            guard length <= available else {
+                let error = MessageError(.badContentLength, status: 400, "Content-Length larger than the message")
+                throw isResponse ? error.asDrop : error
+            }
+            bodyRange = bodyStart..<(bodyStart + length)
+        } else {
+            bodyRange = bodyStart..<bytes.count
+        }
+        let fields = SIPFields(storage: bytes, entries: head.entries)
+        switch head.startLine {
+        case .request(let method, let uri)?:
+            return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: bytes[bodyRange]))
+        case .response(let code, let phrase)?:
+            return .response(
+                SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: bytes[bodyRange]))
+        case nil:
             throw head.startLineError ?? MessageError(.malformedStartLine, status: 400, "Malformed start line")
         }
-        let available = bytes.count - head.bodyStart
-        let bodyRange: Range<Int>
-        if let length = head.contentLength {
-            guard length <= available else {
-                throw fail(MessageError(.badContentLength, status: 400, "Content-Length larger than the message"))
-            }
-            bodyRange = head.bodyStart..<(head.bodyStart + length)
-        } else {
-            bodyRange = head.bodyStart..<bytes.count
-        }
-        return makeMessage(startLine, storage: bytes, entries: head.entries, body: bytes[bodyRange])
     }
 
     static func makeMessage(
@@ -59,13 +91,9 @@ enum MessageParser {
         let fields = SIPFields(storage: storage, entries: entries)
         switch startLine {
         case .request(let method, let uri):
-            var request = SIPRequest(method: method, uri: uri, headerFields: fields)
-            request.bodyBytes = body
-            return .request(request)
+            return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: body))
         case .response(let code, let phrase):
-            var response = SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields)
-            response.bodyBytes = body
-            return .response(response)
+            return .response(SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: body))
         }
     }
 
@@ -124,8 +152,7 @@ enum MessageParser {
         var previousLineEnd = 0
         var bodyStart = -1
         // Content-Length as scalars (a large optional error in the loop costs copies on every line).
-        enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
-        var contentLengthState = ContentLengthState.absent
+        var contentLengthState = ParsedHead.ContentLengthState.absent
         var contentLengthValue = 0
         let contentLengthID = KnownHeader.contentLength.rawValue
         while i < end {
@@ -209,24 +236,7 @@ enum MessageParser {
             throw fail(MessageError(.incompleteHeaders, status: 400, "Header section not terminated"))
         }
 
-        var contentLength: Int?
-        var contentLengthError: MessageError?
-        switch contentLengthState {
-        case .absent: break
-        case .valid: contentLength = contentLengthValue
-        case .multiple:
-            contentLengthError = MessageError(
-                .multipleValues, status: 400, "Multiple Content-Length values", field: "content-length")
-        case .tooLarge:
-            contentLengthError = MessageError(
-                .messageTooLarge, status: 413, "Content-Length too large", field: "content-length")
-        case .malformed:
-            contentLengthError = MessageError(
-                .badContentLength, status: 400, "Malformed Content-Length", field: "content-length")
-        case .folded:
-            contentLengthError = MessageError(
-                .badContentLength, status: 400, "Folded Content-Length", field: "content-length")
-        }
+        let contentLength = contentLengthState == .valid ? contentLengthValue : nil
 
         var startLine: StartLine?
         var startLineError: MessageError?
@@ -237,7 +247,7 @@ enum MessageParser {
         }
         return ParsedHead(
             startLine: startLine, startLineError: startLineError, isResponse: isResponse, entries: entries,
-            contentLength: contentLength, contentLengthError: contentLengthError.map(fail), bodyStart: bodyStart)
+            contentLength: contentLength, contentLengthState: contentLengthState, bodyStart: bodyStart)
     }
 
     /// The header name at `buf[start..<start + count]` (`count` in 1...24, token characters only) packed into
