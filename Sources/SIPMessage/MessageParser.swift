@@ -14,9 +14,9 @@ enum StartLine {
 
 /// A message head (start line and header fields) found in a buffer.
 struct ParsedHead {
-    /// `nil` when the start line was malformed: then `startLineError` says why.
-    var startLine: StartLine?
-    var startLineError: MessageError?
+    /// The start line, or why it is malformed (one enum rather than two optionals keeps the head at most 128
+    /// bytes, which are copied without a memcpy call).
+    var startLineResult: Result<StartLine, MessageError>
     var isResponse: Bool
     var entries: [SIPFields.Entry]
     /// The Content-Length value; `nil` when absent or invalid.
@@ -25,6 +25,17 @@ struct ParsedHead {
     var contentLengthState: ContentLengthState
     /// Where the body starts (just past the empty line).
     var bodyStart: Int
+
+    /// `nil` when the start line was malformed: then `startLineError` says why.
+    var startLine: StartLine? {
+        if case .success(let line) = startLineResult { return line }
+        return nil
+    }
+
+    var startLineError: MessageError? {
+        if case .failure(let error) = startLineResult { return error }
+        return nil
+    }
 
     /// How the Content-Length field read.
     enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
@@ -64,7 +75,7 @@ enum MessageParser {
         let bodyStart = head.bodyStart
         let available = bytes.count - bodyStart
         let bodyRange: Range<Int>
-        if let length = head.contentLength, head.startLine != nil {
+        if let length = head.contentLength, case .success = head.startLineResult {
             guard length <= available else {
                 let error = MessageError(.badContentLength, status: 400, "Content-Length larger than the message")
                 throw isResponse ? error.asDrop : error
@@ -74,14 +85,14 @@ enum MessageParser {
             bodyRange = bodyStart..<bytes.count
         }
         let fields = SIPFields(storage: bytes, entries: head.entries)
-        switch head.startLine {
-        case .request(let method, let uri)?:
+        switch head.startLineResult {
+        case .success(.request(let method, let uri)):
             return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: bytes[bodyRange]))
-        case .response(let code, let phrase)?:
+        case .success(.response(let code, let phrase)):
             return .response(
                 SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: bytes[bodyRange]))
-        case nil:
-            throw head.startLineError ?? MessageError(.malformedStartLine, status: 400, "Malformed start line")
+        case .failure(let error):
+            throw error
         }
     }
 
@@ -238,15 +249,15 @@ enum MessageParser {
 
         let contentLength = contentLengthState == .valid ? contentLengthValue : nil
 
-        var startLine: StartLine?
-        var startLineError: MessageError?
+        let startLineResult: Result<StartLine, MessageError>
         do {
-            startLine = try parseStartLine(buf, owner: owner, startLineRange, isResponse: isResponse, limits: limits)
+            startLineResult = .success(
+                try parseStartLine(buf, owner: owner, startLineRange, isResponse: isResponse, limits: limits))
         } catch {
-            startLineError = fail(error)
+            startLineResult = .failure(fail(error))
         }
         return ParsedHead(
-            startLine: startLine, startLineError: startLineError, isResponse: isResponse, entries: entries,
+            startLineResult: startLineResult, isResponse: isResponse, entries: entries,
             contentLength: contentLength, contentLengthState: contentLengthState, bodyStart: bodyStart)
     }
 
