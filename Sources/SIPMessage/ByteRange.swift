@@ -22,7 +22,7 @@ struct ByteRange: Sendable, Hashable {
 extension Array where Element == UInt8 {
     /// The bytes of `range` decoded as UTF-8.
     func string(_ range: ByteRange) -> String {
-        String(decoding: self[range.range], as: UTF8.self)
+        String(bytes: self, range: range.range)
     }
 
     /// Appends `string` and returns where it landed.

@@ -49,11 +49,27 @@ extension UInt8 {
     }
 }
 
-/// For each byte: its lower-case form if it is a `token` character, 0 otherwise (header names are read
-/// with one lookup per byte).
-let tokenLowercaseTable: [UInt8] = (0...255).map { (b: Int) -> UInt8 in
-    let byte = UInt8(b)
-    return byte.isTokenChar ? byte.lowercasedASCII : 0
+/// A token of at most 8 bytes packed little-endian with bit 0x20 set in each byte, to compare a parameter name
+/// case-insensitively with one word (`ParameterName`); 0 for longer or empty names. Setting the bit lower-cases
+/// letters and changes no other token character into a letter.
+@inline(__always)
+func packedLowercaseToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
+    guard !range.isEmpty, range.count <= 8, range.lowerBound >= 0, range.upperBound <= bytes.count else { return 0 }
+    var word: UInt64 = 0
+    var shift: UInt64 = 0
+    for i in range {
+        word |= UInt64(bytes[i] | 0x20) &<< shift
+        shift &+= 8
+    }
+    return word
+}
+
+/// Parameter names the parsers look for, as `packedLowercaseToken` returns them.
+enum ParameterName {
+    static let branch: UInt64 = 0x6863_6E61_7262
+    static let rport: UInt64 = 0x74_726F_7072
+    static let ttl: UInt64 = 0x6C_7474
+    static let tag: UInt64 = 0x67_6174
 }
 
 /// Exact comparison of `bytes[range]` with a literal; allocates nothing.
@@ -103,12 +119,24 @@ func bytesEqualCaseInsensitive(_ bytes: [UInt8], _ range: Range<Int>, _ lowercas
 extension String {
     /// A string from bytes, repairing invalid UTF-8.
     init(bytes: [UInt8], range: Range<Int>) {
-        self = String(decoding: bytes[range], as: UTF8.self)
+        self = bytes.withUnsafeBufferPointer { String(bytes: $0, range: range) }
     }
 
-    /// A string from buffer bytes, repairing invalid UTF-8.
+    /// A string from buffer bytes, repairing invalid UTF-8. Values of up to 15 bytes (tags, hosts, users)
+    /// are written straight into a small string, which costs no validation pass when they are ASCII.
     init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
-        self = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        let lower = Swift.max(0, Swift.min(range.lowerBound, bytes.count))
+        let part = UnsafeBufferPointer(
+            rebasing: bytes[lower..<Swift.max(lower, Swift.min(range.upperBound, bytes.count))])
+        guard part.count <= 15, let source = part.baseAddress else {
+            self = String(decoding: part, as: UTF8.self)
+            return
+        }
+        self = String(unsafeUninitializedCapacity: part.count) { out in
+            guard let target = out.baseAddress else { return 0 }
+            target.update(from: source, count: part.count)
+            return part.count
+        }
     }
 
     var lowercasedASCII: String {

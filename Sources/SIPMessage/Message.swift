@@ -14,6 +14,14 @@ public struct SIPRequest: Sendable, Hashable, SIPHeaderFieldsContainer, CustomSt
         self.bodyBytes = ArraySlice(body)
     }
 
+    /// A parsed request: the parts are moved in as they are.
+    init(method: SIPMethod, uri: URI, headerFields: SIPFields, bodyBytes: ArraySlice<UInt8>) {
+        self.method = method
+        self.uri = uri
+        self.headerFields = headerFields
+        self.bodyBytes = bodyBytes
+    }
+
     /// Parses one request from a datagram (RFC 3261 §18.3: octets after Content-Length are ignored).
     public init(parsing bytes: [UInt8], limits: ParserLimits = ParserLimits()) throws(MessageError) {
         guard case .request(let request) = try Message(parsing: bytes, limits: limits) else {
@@ -47,6 +55,14 @@ public struct SIPResponse: Sendable, Hashable, SIPHeaderFieldsContainer, CustomS
         self.reasonPhrase = reasonPhrase ?? SIPResponse.defaultReasonPhrase(for: statusCode)
         self.headerFields = headerFields
         self.bodyBytes = ArraySlice(body)
+    }
+
+    /// A parsed response: the parts are moved in as they are.
+    init(statusCode: Int, reasonPhrase: String, headerFields: SIPFields, bodyBytes: ArraySlice<UInt8>) {
+        self.statusCode = statusCode
+        self.reasonPhrase = reasonPhrase
+        self.headerFields = headerFields
+        self.bodyBytes = bodyBytes
     }
 
     /// Parses one response from a datagram.

@@ -14,16 +14,49 @@ enum StartLine {
 
 /// A message head (start line and header fields) found in a buffer.
 struct ParsedHead {
-    /// `nil` when the start line was malformed: then `startLineError` says why.
-    var startLine: StartLine?
-    var startLineError: MessageError?
+    /// The start line, or why it is malformed (one enum rather than two optionals keeps the head at most 128
+    /// bytes, which are copied without a memcpy call).
+    var startLineResult: Result<StartLine, MessageError>
     var isResponse: Bool
     var entries: [SIPFields.Entry]
-    /// The Content-Length value; `nil` when absent.
+    /// The Content-Length value; `nil` when absent or invalid.
     var contentLength: Int?
-    var contentLengthError: MessageError?
+    /// What was wrong with Content-Length, if anything (kept small: the error is built only when asked for).
+    var contentLengthState: ContentLengthState
     /// Where the body starts (just past the empty line).
     var bodyStart: Int
+
+    /// `nil` when the start line was malformed: then `startLineError` says why.
+    var startLine: StartLine? {
+        if case .success(let line) = startLineResult { return line }
+        return nil
+    }
+
+    var startLineError: MessageError? {
+        if case .failure(let error) = startLineResult { return error }
+        return nil
+    }
+
+    /// How the Content-Length field read.
+    enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
+
+    /// The error for an invalid Content-Length (without a status for a response, which is dropped).
+    var contentLengthError: MessageError? {
+        let error: MessageError
+        switch contentLengthState {
+        case .absent, .valid: return nil
+        case .multiple:
+            error = MessageError(
+                .multipleValues, status: 400, "Multiple Content-Length values", field: "content-length")
+        case .tooLarge:
+            error = MessageError(.messageTooLarge, status: 413, "Content-Length too large", field: "content-length")
+        case .malformed:
+            error = MessageError(.badContentLength, status: 400, "Malformed Content-Length", field: "content-length")
+        case .folded:
+            error = MessageError(.badContentLength, status: 400, "Folded Content-Length", field: "content-length")
+        }
+        return isResponse ? error.asDrop : error
+    }
 }
 
 /// The parser: bytes in, `Message` or `MessageError` out. Works over the bytes in place: header values are
@@ -34,23 +67,33 @@ enum MessageParser {
         guard bytes.count <= limits.maximumMessageSize else {
             throw MessageError(.messageTooLarge, status: 513, "Message Too Large")
         }
+        // The head's parts are taken apart once and moved into the message (a closure over `head`, or
+        // building the request and then wrapping it, cost copies and releases of the whole head).
         let head = try parseHead(&bytes, 0..<bytes.count, limits: limits)
-        func fail(_ error: MessageError) -> MessageError { head.isResponse ? error.asDrop : error }
-        if let error = head.contentLengthError { throw fail(error) }
-        guard let startLine = head.startLine else {
-            throw head.startLineError ?? MessageError(.malformedStartLine, status: 400, "Malformed start line")
-        }
-        let available = bytes.count - head.bodyStart
+        let isResponse = head.isResponse
+        if let error = head.contentLengthError { throw isResponse ? error.asDrop : error }
+        let bodyStart = head.bodyStart
+        let available = bytes.count - bodyStart
         let bodyRange: Range<Int>
-        if let length = head.contentLength {
+        if let length = head.contentLength, case .success = head.startLineResult {
             guard length <= available else {
-                throw fail(MessageError(.badContentLength, status: 400, "Content-Length larger than the message"))
+                let error = MessageError(.badContentLength, status: 400, "Content-Length larger than the message")
+                throw isResponse ? error.asDrop : error
             }
-            bodyRange = head.bodyStart..<(head.bodyStart + length)
+            bodyRange = bodyStart..<(bodyStart + length)
         } else {
-            bodyRange = head.bodyStart..<bytes.count
+            bodyRange = bodyStart..<bytes.count
         }
-        return makeMessage(startLine, storage: bytes, entries: head.entries, body: bytes[bodyRange])
+        let fields = SIPFields(storage: bytes, entries: head.entries)
+        switch head.startLineResult {
+        case .success(.request(let method, let uri)):
+            return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: bytes[bodyRange]))
+        case .success(.response(let code, let phrase)):
+            return .response(
+                SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: bytes[bodyRange]))
+        case .failure(let error):
+            throw error
+        }
     }
 
     static func makeMessage(
@@ -59,13 +102,9 @@ enum MessageParser {
         let fields = SIPFields(storage: storage, entries: entries)
         switch startLine {
         case .request(let method, let uri):
-            var request = SIPRequest(method: method, uri: uri, headerFields: fields)
-            request.bodyBytes = body
-            return .request(request)
+            return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: body))
         case .response(let code, let phrase):
-            var response = SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields)
-            response.bodyBytes = body
-            return .response(response)
+            return .response(SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: body))
         }
     }
 
@@ -124,11 +163,9 @@ enum MessageParser {
         var previousLineEnd = 0
         var bodyStart = -1
         // Content-Length as scalars (a large optional error in the loop costs copies on every line).
-        enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
-        var contentLengthState = ContentLengthState.absent
+        var contentLengthState = ParsedHead.ContentLengthState.absent
         var contentLengthValue = 0
         let contentLengthID = KnownHeader.contentLength.rawValue
-        let tokenTable = tokenLowercaseTable
         while i < end {
             guard let lf = find(ASCII.lf, in: buf, from: i, to: end) else { break }
             var contentEnd = lf > i && buf[lf - 1] == ASCII.cr ? lf - 1 : lf
@@ -156,19 +193,10 @@ enum MessageParser {
                 entries[last].valueLength = UInt32(truncatingIfNeeded: Swift.max(0, contentEnd - start))
                 if entries[last].id == contentLengthID { contentLengthState = .folded }
             } else {
-                // The name: token characters, stored lower-case into three words for classification as they
-                // are read.
-                var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+                // The name: token characters (one lookup in a constant table per byte), packed into words for
+                // classification afterwards.
                 var j = i
-                withUnsafeMutableBytes(of: &words) { packed in
-                    while j < contentEnd {
-                        let lower = tokenTable[Int(buf[j])]
-                        guard lower != 0 else { break }
-                        let k = j - i
-                        if k < 24 { packed[k] = lower }
-                        j += 1
-                    }
-                }
+                while j < contentEnd, buf[j].isTokenChar { j += 1 }
                 let nameLength = j - i
                 while j < contentEnd, buf[j] == ASCII.space || buf[j] == ASCII.tab { j += 1 }
                 guard nameLength > 0, j < contentEnd, buf[j] == ASCII.colon else {
@@ -188,10 +216,7 @@ enum MessageParser {
                 if nameLength == 1 {
                     id = KnownHeader.classify(buf, i..<(i + 1))
                 } else if nameLength <= 24 {
-                    let packed = (
-                        UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2)
-                    )
-                    id = KnownHeader.classify(count: nameLength, words: packed)
+                    id = KnownHeader.classify(count: nameLength, words: packedName(buf, i, nameLength))
                 } else {
                     id = 0
                 }
@@ -222,35 +247,44 @@ enum MessageParser {
             throw fail(MessageError(.incompleteHeaders, status: 400, "Header section not terminated"))
         }
 
-        var contentLength: Int?
-        var contentLengthError: MessageError?
-        switch contentLengthState {
-        case .absent: break
-        case .valid: contentLength = contentLengthValue
-        case .multiple:
-            contentLengthError = MessageError(
-                .multipleValues, status: 400, "Multiple Content-Length values", field: "content-length")
-        case .tooLarge:
-            contentLengthError = MessageError(
-                .messageTooLarge, status: 413, "Content-Length too large", field: "content-length")
-        case .malformed:
-            contentLengthError = MessageError(
-                .badContentLength, status: 400, "Malformed Content-Length", field: "content-length")
-        case .folded:
-            contentLengthError = MessageError(
-                .badContentLength, status: 400, "Folded Content-Length", field: "content-length")
-        }
+        let contentLength = contentLengthState == .valid ? contentLengthValue : nil
 
-        var startLine: StartLine?
-        var startLineError: MessageError?
+        let startLineResult: Result<StartLine, MessageError>
         do {
-            startLine = try parseStartLine(buf, owner: owner, startLineRange, isResponse: isResponse, limits: limits)
+            startLineResult = .success(
+                try parseStartLine(buf, owner: owner, startLineRange, isResponse: isResponse, limits: limits))
         } catch {
-            startLineError = fail(error)
+            startLineResult = .failure(fail(error))
         }
         return ParsedHead(
-            startLine: startLine, startLineError: startLineError, isResponse: isResponse, entries: entries,
-            contentLength: contentLength, contentLengthError: contentLengthError.map(fail), bodyStart: bodyStart)
+            startLineResult: startLineResult, isResponse: isResponse, entries: entries,
+            contentLength: contentLength, contentLengthState: contentLengthState, bodyStart: bodyStart)
+    }
+
+    /// The header name at `buf[start..<start + count]` (`count` in 1...24, token characters only) packed into
+    /// three little-endian words for `KnownHeader.classify(count:words:)`, lower-cased by setting bit 0x20 of
+    /// every byte: that lower-cases letters and leaves the other token characters but `_` as they are (`_`
+    /// becomes DEL, which no known name has), so known names classify as with `lowercasedASCII`. Reads whole
+    /// words when the buffer has 24 bytes from `start`.
+    @inline(__always)
+    static func packedName(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> (UInt64, UInt64, UInt64) {
+        let lowerBits: UInt64 = 0x2020_2020_2020_2020
+        guard let base = buf.baseAddress, start >= 0, count <= 24, start <= buf.count - 24 else {
+            var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &words) { packed in
+                for k in 0..<Swift.min(count, 24, Swift.max(0, buf.count - start)) { packed[k] = buf[start + k] | 0x20 }
+            }
+            return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2))
+        }
+        let raw = UnsafeRawPointer(base + start)
+        @inline(__always)
+        func word(_ w: Int) -> UInt64 {
+            let n = count - 8 * w
+            guard n > 0 else { return 0 }
+            let value = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * w, as: UInt64.self)) | lowerBits
+            return n >= 8 ? value : value & ((1 &<< UInt64(8 * n)) &- 1)
+        }
+        return (word(0), word(1), word(2))
     }
 
     static func startsWithSIPSlash(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Bool {
@@ -261,6 +295,12 @@ enum MessageParser {
     /// `SIP-Version = "SIP" "/" 1*DIGIT "." 1*DIGIT`; returns whether it is 2.0, or nil if malformed.
     static func parseVersion(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool? {
         guard startsWithSIPSlash(bytes, range.lowerBound, range.upperBound) else { return nil }
+        // The usual `SIP/2.0` without the two decimal parses.
+        if range.count == 7, bytes[range.lowerBound + 4] == 0x32, bytes[range.lowerBound + 5] == ASCII.dot,
+            bytes[range.lowerBound + 6] == 0x30
+        {
+            return true
+        }
         var i = range.lowerBound + 4
         let majorStart = i
         while i < range.upperBound, bytes[i].isDigit { i += 1 }

@@ -339,7 +339,8 @@ extension ByteScanner {
             guard let name = readToken() else { throw .malformed(field, "empty parameter") }
             var value: Range<Int>?
             if consumeSeparator(ASCII.equals) {
-                value = readQuotedString() ?? read(while: { $0.isGenericValueChar })
+                // A quote cannot start a gen-value token: no call for the usual unquoted value.
+                value = peek() == ASCII.quote ? readQuotedString() : read(while: { $0.isGenericValueChar })
                 guard value != nil else { throw .malformed(field, "parameter without a value after '='") }
             }
             if let problem = inspect(name, value) { throw .malformed(field, problem) }

@@ -132,25 +132,30 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     /// Dotted-quad IPv4 as a 32-bit word; allocates nothing.
     static func parseIPv4Word<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> UInt32?
     where C.Index == Int {
+        // Wrapping arithmetic: value stays below 256 and digits below 4 (both checked on every digit), so
+        // nothing can overflow and the loop needs no overflow traps.
         var result: UInt32 = 0
         var octets = 0
         var value: UInt32 = 0
         var digits = 0
-        for i in range {
+        var i = range.lowerBound
+        while i < range.upperBound {
             let b = bytes[i]
-            if b.isDigit {
-                value = value * 10 + UInt32(b - 0x30)
-                digits += 1
+            let digit = b &- 0x30
+            if digit < 10 {
+                value = value &* 10 &+ UInt32(digit)
+                digits &+= 1
                 guard digits <= 3, value <= 255 else { return nil }
             } else if b == ASCII.dot {
                 guard digits > 0, octets < 3 else { return nil }
-                result = result << 8 | value
-                octets += 1
+                result = result &<< 8 | value
+                octets &+= 1
                 value = 0
                 digits = 0
             } else {
                 return nil
             }
+            i &+= 1
         }
         guard digits > 0, octets == 3 else { return nil }
         return result << 8 | value

@@ -1,16 +1,47 @@
 /// Where the parts of a SIP URI lie in its byte source.
 struct SIPURILayout: Sendable {
+    // The word-sized ranges first, absent parts as a marker range rather than optionals, the one-byte fields
+    // last: 53 bytes instead of 68, which keeps URIs, requests and the addresses holding a URI at most 128 bytes,
+    // so that they are copied with a few moves rather than a memcpy call.
     var whole: ByteRange
-    var isSecure: Bool
-    var user: ByteRange?
-    var password: ByteRange?
     var host: ByteRange
-    var hostKind: SIPHost.Kind
-    var port: UInt16?
     /// The `;...` parameter region (may be empty).
     var parameters: ByteRange
     /// The text after `?` (empty when there are no headers).
     var headers: ByteRange
+    private var userRange: ByteRange
+    private var passwordRange: ByteRange
+    var port: UInt16?
+    var isSecure: Bool
+    var hostKind: SIPHost.Kind
+
+    /// Marks an absent user or password (an empty password is present: `sip:alice:@host`).
+    private static let absent = ByteRange(start: Int(UInt32.max), end: Int(UInt32.max))
+
+    var user: ByteRange? {
+        get { userRange.start == UInt32.max ? nil : userRange }
+        set { userRange = newValue ?? Self.absent }
+    }
+
+    var password: ByteRange? {
+        get { passwordRange.start == UInt32.max ? nil : passwordRange }
+        set { passwordRange = newValue ?? Self.absent }
+    }
+
+    init(
+        whole: ByteRange, isSecure: Bool, user: ByteRange?, password: ByteRange?, host: ByteRange,
+        hostKind: SIPHost.Kind, port: UInt16?, parameters: ByteRange, headers: ByteRange
+    ) {
+        self.whole = whole
+        self.host = host
+        self.parameters = parameters
+        self.headers = headers
+        self.userRange = user ?? Self.absent
+        self.passwordRange = password ?? Self.absent
+        self.port = port
+        self.isSecure = isSecure
+        self.hostKind = hostKind
+    }
 }
 
 extension SIPURILayout {
@@ -71,13 +102,20 @@ public struct SIPURI: Sendable, CustomStringConvertible {
 
     /// The user part as written, %-escapes intact.
     public var escapedUser: String? {
-        get { layout.user.map(source.string) }
+        get {
+            // Not `layout.user.map(source.string)`: that closure copies the whole URI.
+            guard let user = layout.user else { return nil }
+            return source.string(user)
+        }
         set { modify { $0.escapedUser = newValue } }
     }
 
     /// The password as written, %-escapes intact.
     public var escapedPassword: String? {
-        get { layout.password.map(source.string) }
+        get {
+            guard let password = layout.password else { return nil }
+            return source.string(password)
+        }
         set { modify { $0.escapedPassword = newValue } }
     }
 

@@ -73,16 +73,7 @@ extension SIPURI {
         // userinfo: the user part may hold ';', '?' and '/', so the '@' decides where it ends.
         var user: ByteRange?
         var password: ByteRange?
-        var at: Int?
-        var k = scanner.index
-        while k < scanner.end {
-            if bytes[k] == ASCII.at {
-                at = k
-                break
-            }
-            k += 1
-        }
-        if let at {
+        if let at = MessageParser.find(ASCII.at, in: bytes, from: scanner.index, to: scanner.end) {
             var info = scanner.subscanner(scanner.index..<at)
             guard let u = try info.readEscaped(allowed: { $0.isUserChar }) else {
                 throw .malformedURI("empty user part")

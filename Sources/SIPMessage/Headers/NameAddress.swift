@@ -19,11 +19,13 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
         case other(URI)
     }
 
+    // In this order the value takes 125 bytes instead of 129: at most 128, it is copied with a few moves
+    // rather than a memcpy call (it is returned through several layers on every From, To and Contact).
     var source: [UInt8]
     var whole: ByteRange
-    var display: DisplayName
-    var address: Address
     var parametersRange: ByteRange
+    var address: Address
+    var display: DisplayName
     /// Where `tag` is, when the parser recorded it.
     var tagParameter: KnownParameter = .unknown
 
@@ -146,7 +148,7 @@ extension NameAddress: ScannerParsable {
         let bytes = scanner.bytes
         var tag = KnownParameter.absent
         let parameters = try scanner.validateHeaderParameters(field: field) { name, value in
-            if name.count == 3, bytesEqualCaseInsensitive(bytes, name, literal: "tag") { tag.record(value) }
+            if packedLowercaseToken(bytes, name) == ParameterName.tag { tag.record(value) }
             return nil
         }
         var result = NameAddress(

@@ -240,12 +240,12 @@ extension Via: ScannerParsable {
         let bytes = scanner.bytes
         var branch = KnownParameter.absent
         let parameters = try scanner.validateHeaderParameters(field: field) { name, value in
-            switch name.count {
-            case 5 where bytesEqualCaseInsensitive(bytes, name, literal: "rport"):
+            switch packedLowercaseToken(bytes, name) {
+            case ParameterName.rport:
                 if let value, parseDecimal(bytes, value, limit: 65535) == nil { return "bad rport" }
-            case 3 where bytesEqualCaseInsensitive(bytes, name, literal: "ttl"):
+            case ParameterName.ttl:
                 if value.flatMap({ parseDecimal(bytes, $0, limit: 255) }) == nil { return "bad ttl" }
-            case 6 where bytesEqualCaseInsensitive(bytes, name, literal: "branch"):
+            case ParameterName.branch:
                 if let value, value.isEmpty || bytes[value.lowerBound] == ASCII.quote { return "bad branch" }
                 branch.record(value)
             default: break
