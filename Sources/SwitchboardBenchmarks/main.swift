@@ -35,7 +35,7 @@ func parseOptions() -> Options {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|audio|media|memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|invite|audio|media|memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
                         .utf8)
             )
             exit(2)
