@@ -122,6 +122,20 @@ public final class SIPTransportLayer: @unchecked Sendable {
         }
     }
 
+    /// Closes the listeners bound to `address` (any transport); connections they accepted stay.
+    public func stopListening(at address: SocketAddress) {
+        for listener in udpListeners where listener.address == address {
+            loop.deregister(fd: listener.fd)
+            closeDescriptor(listener.fd)
+        }
+        for listener in streamListeners where listener.address == address {
+            loop.deregister(fd: listener.fd)
+            closeDescriptor(listener.fd)
+        }
+        udpListeners.removeAll { $0.address == address }
+        streamListeners.removeAll { $0.address == address }
+    }
+
     /// Closes every listener and connection.
     public func shutdown() {
         for listener in udpListeners {

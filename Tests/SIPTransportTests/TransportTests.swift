@@ -101,6 +101,25 @@ struct TransportTests {
         try await fixture.stop([client])
     }
 
+    /// `stopListening(at:)` closes the UDP and TCP listeners on one address (and only those): the port can be
+    /// bound again at once, and the layer no longer names it.
+    @Test func stopListeningFreesTheAddress() async throws {
+        let fixture = try LoopFixture()
+        let layer = SIPTransportLayer(loop: fixture.loop)
+        try await onLoop(fixture.loop) {
+            let address = try layer.listen(.udp, on: .loopback())
+            try layer.listen(.tcp, on: address)
+            let other = try layer.listen(.udp, on: .loopback())
+            layer.stopListening(at: address)
+            #expect(layer.listeningAddress(.tcp) == nil)
+            #expect(layer.listeningAddress(.udp) == other)
+            let again = try layer.listen(.udp, on: address)
+            try layer.listen(.tcp, on: address)
+            #expect(again == address)
+        }
+        try await fixture.stop([layer])
+    }
+
     @Test func largeUDPRequestsMoveToTCP() async throws {
         let fixture = try LoopFixture()
         let server = SIPTransportLayer(loop: fixture.loop)

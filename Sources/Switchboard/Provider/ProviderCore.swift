@@ -111,35 +111,63 @@ final class ProviderCore: @unchecked Sendable {
         // UDP first: a port 0 is then picked among free UDP ports (a busy host can hold thousands of UDP sockets,
         // and few TCP ones), and TCP/TLS share it.
         let listeners = configured.filter { $0.transport == .udp } + configured.filter { $0.transport != .udp }
-        var boundPort: [String: UInt16] = [:]
-        for listener in listeners {
-            let transport = listener.transport.transportProtocol
-            if transport == .tls, configuration.tls.certificateFile == nil {
-                return .configuration("listening on TLS needs tls.certificateFile and tls.privateKeyFile")
-            }
-            var text = listener.address
-            if text.hasPrefix(":") { text = "0.0.0.0" + text }
-            guard var address = SocketAddress(parsing: text, defaultPort: transport.defaultPort) else {
-                return .configuration("bad listener address \(listener.address)")
-            }
-            // UDP and TCP on port 0 share the port the first of them got, as SIP peers expect.
-            if address.port == 0, let port = boundPort[address.host],
-                let shared = SocketAddress(ip: address.host, port: port)
-            {
-                address = shared
-            }
-            do throws(TransportError) {
-                let bound = try engine.transport.listen(transport, on: address)
-                if address.port == 0 || boundPort[address.host] == nil { boundPort[address.host] = bound.port }
-            } catch {
-                return .configuration("cannot listen on \(listener): \(error)")
-            }
+        // The port UDP got may be taken for TCP (another process's connection): then every listener opened
+        // is closed and the kernel picks again, a few times.
+        var outcome = openListeners(listeners)
+        for _ in 1..<8 {
+            guard case .sharedPortTaken(_, let opened) = outcome else { break }
+            for address in opened { engine.transport.stopListening(at: address) }
+            outcome = openListeners(listeners)
+        }
+        switch outcome {
+        case .opened: break
+        case .failed(let error), .sharedPortTaken(let error, _): return error
         }
         sessions.delegate = self
         wireSubscriptions()
         sessions.mediaAddress = { [weak self] key, host in self?.openMedia(key, host: host) ?? (host, 0) }
         engine.transport.onTrace = { [weak self] record in self?.trace(record) }
         return nil
+    }
+
+    private enum ListenOutcome {
+        case opened
+        case failed(CallError)
+        /// A port picked for one transport was taken for another; `opened` are the listeners bound so far.
+        case sharedPortTaken(CallError, opened: [SocketAddress])
+    }
+
+    /// Opens `listeners` in order; those on port 0 of one host share the port the first of them got.
+    private func openListeners(_ listeners: [CallProviderConfiguration.Listener]) -> ListenOutcome {
+        var boundPort: [String: UInt16] = [:]
+        var opened: [SocketAddress] = []
+        for listener in listeners {
+            let transport = listener.transport.transportProtocol
+            if transport == .tls, configuration.tls.certificateFile == nil {
+                return .failed(.configuration("listening on TLS needs tls.certificateFile and tls.privateKeyFile"))
+            }
+            var text = listener.address
+            if text.hasPrefix(":") { text = "0.0.0.0" + text }
+            guard var address = SocketAddress(parsing: text, defaultPort: transport.defaultPort) else {
+                return .failed(.configuration("bad listener address \(listener.address)"))
+            }
+            let isPicked = address.port == 0
+            var isShared = false
+            if isPicked, let port = boundPort[address.host], let shared = SocketAddress(ip: address.host, port: port) {
+                address = shared
+                isShared = true
+            }
+            do throws(TransportError) {
+                let bound = try engine.transport.listen(transport, on: address)
+                opened.append(bound)
+                if isPicked || boundPort[address.host] == nil { boundPort[address.host] = bound.port }
+            } catch {
+                let failure = CallError.configuration("cannot listen on \(listener): \(error)")
+                if isShared, error.errno == EADDRINUSE { return .sharedPortTaken(failure, opened: opened) }
+                return .failed(failure)
+            }
+        }
+        return .opened
     }
 
     func enableTracing() { isTracing = true }
