@@ -148,6 +148,16 @@ sipp_glare() {
     || { echo "the retry did not wait 2.1-4 s"; return 1; }
 }
 
+# Whether the capture's first BYE left between $1 and $2 seconds after its first 200 to INVITE (prints both times).
+bye_after_200() {
+  local t200 tbye
+  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
+    -e frame.time_relative 2>/dev/null | head -1)
+  tbye=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "BYE"' -T fields -e frame.time_relative 2>/dev/null | head -1)
+  echo "first 200 at $t200 s, BYE at $tbye s"
+  awk -v a="$t200" -v b="$tbye" -v lo="$1" -v hi="$2" 'BEGIN { d = b - a; exit !(d >= lo && d <= hi) }'
+}
+
 # A 200 never ACKed: retransmitted (at least 5 times over 32 s), then BYE.
 sipp_no_ack() {
   sipp_uac_to_answer uac_no_ack.xml 5579 || return 1
@@ -156,13 +166,7 @@ sipp_no_ack() {
   echo "the 200 was sent $n times"
   [ "$n" -ge 6 ] || { echo "too few retransmissions of the 200"; return 1; }
   # The BYE leaves 64*T1 = 32 s after the first 200; the call never connected, so answer exits 1.
-  local t200 tbye
-  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
-    -e frame.time_relative 2>/dev/null | head -1)
-  tbye=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "BYE"' -T fields -e frame.time_relative 2>/dev/null | head -1)
-  echo "first 200 at $t200 s, BYE at $tbye s"
-  awk -v a="$t200" -v b="$tbye" 'BEGIN { d = b - a; exit !(d >= 31.5 && d <= 33.5) }' \
-    || { echo "the BYE did not come 64*T1 after the 200"; return 1; }
+  bye_after_200 31.5 33.5 || { echo "the BYE did not come 64*T1 after the 200"; return 1; }
   [ "$SB_RC" = 1 ] || { echo "switchboard answer exited $SB_RC, expected 1 (the call never connected)"; return 1; }
   expect_event events.out 'ended reason=[a-zA-Z]+ status=[0-9]+ phrase="No ACK"'
 }
@@ -171,13 +175,7 @@ sipp_no_ack() {
 # after the answer (the check runs each 20 ms frame), and the call ends failed with phrase "media timeout".
 sipp_media_timeout() {
   sipp_uas_for_call uas_media_timeout.xml 5584 --duration 20 --media-timeout 2 || return 1
-  local t200 tbye
-  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
-    -e frame.time_relative 2>/dev/null | head -1)
-  tbye=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "BYE"' -T fields -e frame.time_relative 2>/dev/null | head -1)
-  echo "200 at $t200 s, BYE at $tbye s"
-  awk -v a="$t200" -v b="$tbye" 'BEGIN { d = b - a; exit !(d >= 1.95 && d <= 3.0) }' \
-    || { echo "the BYE did not come 2-3 s after the answer (200 at $t200 s, BYE at $tbye s)"; return 1; }
+  bye_after_200 1.95 3.0 || { echo "the BYE did not come 2-3 s after the answer"; return 1; }
   [ "$SB_RC" = 1 ] || { echo "switchboard call exited $SB_RC, expected 1 (the call failed)"; return 1; }
   expect_event events.out 'ended reason=failed status=0 phrase="media timeout"'
 }

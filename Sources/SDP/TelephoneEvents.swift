@@ -53,15 +53,16 @@ struct TelephoneEvents: Hashable {
         }
     }
 
-    func contains(_ event: Int) -> Bool {
-        let word: UInt64
+    func contains(_ event: Int) -> Bool { word(holding: event) & (UInt64(1) << UInt64(event & 63)) != 0 }
+
+    /// The word of the set that holds `event`'s bit.
+    private func word(holding event: Int) -> UInt64 {
         switch event >> 6 {
-        case 0: word = words.0
-        case 1: word = words.1
-        case 2: word = words.2
-        default: word = words.3
+        case 0: words.0
+        case 1: words.1
+        case 2: words.2
+        default: words.3
         }
-        return word & (UInt64(1) << UInt64(event & 63)) != 0
     }
 
     var isEmpty: Bool { words.0 | words.1 | words.2 | words.3 == 0 }
@@ -95,13 +96,7 @@ struct TelephoneEvents: Hashable {
     private func next(_ isIn: Bool, from start: Int) -> Int {
         var i = start
         while i < 256 {
-            let word: UInt64
-            switch i >> 6 {
-            case 0: word = words.0
-            case 1: word = words.1
-            case 2: word = words.2
-            default: word = words.3
-            }
+            let word = word(holding: i)
             let candidates = (isIn ? word : ~word) & (UInt64.max << UInt64(i & 63))
             if candidates != 0 { return (i & ~63) + candidates.trailingZeroBitCount }
             i = (i & ~63) + 64
