@@ -68,8 +68,8 @@ extension ProviderCore: SessionDriverDelegate {
 
     // MARK: Ending
 
-    /// Ends a call the way its state asks: rejection, CANCEL or BYE.
-    /// Ends call `uuid` from this side; `byeReason` goes in the BYE or CANCEL as its Reason header field.
+    /// Ends call `uuid` from this side the way its state asks: rejection, CANCEL or BYE; `byeReason` goes in
+    /// the BYE as its Reason header field.
     func end(_ uuid: UUID, rejectStatus: Int, reason: CallEndedReason, byeReason: Reason? = nil) {
         guard let record = calls[uuid], record.state != .ended else { return }
         cancelUnansweredTimer(record)
