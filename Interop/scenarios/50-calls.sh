@@ -225,7 +225,9 @@ answer_from_baresip_busy() {
 # call is not one it took, so --count 1 does not stop it: a SIGTERM does, and that is a clean stop (exit 0).
 answer_from_baresip_decline() {
   mkfifo tty.in || return 1
-  script -qfec "$(switchboard_bin) answer $ANSWER_FLAGS --count 1" /dev/null < tty.in > tty.out 2>&1 &
+  # exec: script(1) runs the command through $SHELL -c (or /bin/sh, which forks and waits), and the
+  # signal below must reach switchboard itself, not a shell that dies of it.
+  script -qfec "exec $(switchboard_bin) answer $ANSWER_FLAGS --count 1" /dev/null < tty.in > tty.out 2>&1 &
   local sp=$!
   exec 3> tty.in
   wait_for tty.out "registered expires" || { cat tty.out; exec 3>&-; stop_pid $sp; return 1; }
@@ -235,7 +237,9 @@ answer_from_baresip_decline() {
   local bp=$!
   wait_for tty.out 'y/N' && echo n >&3
   wait $bp; local brc=$?
-  local child; child=$(pgrep -P $sp)
+  local child what=""; child=$(pgrep -P $sp)
+  # What got the signal and whether it catches SIGTERM (bit 15 of SigCgt), for the failure message.
+  [ -n "$child" ] && what=" $(cat /proc/$child/comm 2>/dev/null) SigCgt=$(awk '/^SigCgt/ {print $2}' /proc/$child/status 2>/dev/null)"
   [ -n "$child" ] && kill -TERM $child
   local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
   exec 3>&-
@@ -246,7 +250,7 @@ answer_from_baresip_decline() {
   tr -d '\r' < tty.out > events.out
   calls_finish; cat bctl.err
   [ $brc -eq 0 ] || { echo "baresip did not see 603"; return 1; }
-  [ $rc -eq 0 ] || { echo "switchboard answer (pid ${child:-none}) exited $rc after a signal$late"; return 1; }
+  [ $rc -eq 0 ] || { echo "switchboard answer (pid ${child:-none}$what) exited $rc after a signal$late"; return 1; }
   expect_event events.out 'ended reason=localEnded status=603 phrase="?Decline'
 }
 
