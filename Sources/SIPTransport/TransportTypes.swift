@@ -94,12 +94,15 @@ public struct TransportConfiguration: Sendable {
     /// A UDP datagram that waited longer than this in the socket's queue marks the loop as behind its input
     /// (`SIPTransportLayer.isReceiveBacklogged`). T1: by then the caller retransmits, so the backlog feeds
     /// itself; a shorter stall (a busy machine's scheduling) only delays calls and must not fail them.
-    public var backlogDelay: Duration = .milliseconds(500)
-
-    var backlogDelayNanoseconds: Int64 {
-        let (seconds, attoseconds) = backlogDelay.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    public var backlogDelay: Duration = .milliseconds(500) {
+        didSet {
+            let (seconds, attoseconds) = backlogDelay.components
+            backlogDelayNanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        }
     }
+
+    /// `backlogDelay` as the kernel's timestamps count, worked out once: every datagram compares with it.
+    private(set) var backlogDelayNanoseconds: Int64 = 500_000_000
 
     public init(
         parserLimits: ParserLimits = ParserLimits(), maximumConnections: Int = 1024,

@@ -86,4 +86,39 @@ import Testing
         #expect(ringing.reasonPhrase == "Ringing")
         #expect(ringing.headerFields[.from] == invite.headerFields[.from])
     }
+
+    /// The response builder reads the To tag off the bytes when they say plainly whether there is one; each
+    /// form here must come out with the tag the full parse gives (kept, or `x` added) and nothing else changed.
+    @Test(arguments: [
+        "Bob <sip:bob@biloxi.example.com>",
+        "Bob <sip:bob@biloxi.example.com>;tag=a6c85cf",
+        "Bob <sip:bob@biloxi.example.com>;TAG = a6c85cf",
+        "Bob <sip:bob@biloxi.example.com;tag=uri-param>",
+        "\"Bob ;tag=quoted\" <sip:bob@biloxi.example.com>",
+        "\"Bob \\\";tag=q\" <sip:bob@biloxi.example.com>;tagx=1",
+        "sip:bob@biloxi.example.com",
+        "sip:bob@biloxi.example.com;tag=a6c85cf",
+        "sip:bob@biloxi.example.com ; tag=a6c85cf",
+        "<sip:bob@biloxi.example.com>;foo;tag=a6c85cf;bar=1",
+        "<sip:bob@biloxi.example.com>;tag",
+        "\"Bob <sip:bob@biloxi.example.com>;tag=unclosed",
+    ])
+    func responseBuilderAddsTheTagExactlyWhenTheParseFindsNone(to: String) throws {
+        let invite = try request(
+            Self.bye.replacingOccurrences(of: "Bob <sip:bob@biloxi.example.com>;tag=a6c85cf", with: to))
+        let parsed = try? invite.to
+        let response = SIPResponse(answering: invite, status: 200, toTag: "x")
+        if let parsed {
+            let answered = try #require(try response.to)
+            #expect(answered.tag == (parsed.tag ?? "x"))
+            #expect(answered.uri == parsed.uri)
+            #expect(answered.displayName == parsed.displayName)
+            // A To that has its tag goes back unchanged (not with a second tag).
+            if parsed.tag != nil { #expect(response.headerFields[.to] == to) }
+        } else {
+            // A To the parser refuses is copied as it came.
+            #expect(response.headerFields[.to] == to)
+        }
+        #expect(response.headerFields[fields: .to].count == 1)
+    }
 }

@@ -84,11 +84,24 @@ extension SIPResponse {
         var fields = SIPFields()
         for field in source[fields: .via] { fields.appendCopy(field) }
         for field in source[fields: .from] { fields.appendCopy(field) }
-        if status > 100, let toTag, var to = try? source.to, to.tag == nil {
-            to.tag = toTag
-            fields.append(.to, to)
+        let toFields = source[fields: .to]
+        if status > 100, let toTag {
+            // The common case, one To field whose tag parameter is plainly there or plainly absent, needs no
+            // parse: the tag goes on the end, where a header parameter belongs in both forms of the value.
+            if toFields.count == 1, let hasTag = Self.hasTagParameter(toFields[0].value) {
+                if hasTag {
+                    fields.appendCopy(toFields[0])
+                } else {
+                    fields.append(toFields[0].name, toFields[0].value + ";tag=" + toTag)
+                }
+            } else if var to = try? source.to, to.tag == nil {
+                to.tag = toTag
+                fields.append(.to, to)
+            } else {
+                for field in toFields { fields.appendCopy(field) }
+            }
         } else {
-            for field in source[fields: .to] { fields.appendCopy(field) }
+            for field in toFields { fields.appendCopy(field) }
         }
         for field in source[fields: .callID] { fields.appendCopy(field) }
         for field in source[fields: .cseq] { fields.appendCopy(field) }
@@ -96,6 +109,60 @@ extension SIPResponse {
             for field in source[fields: .timestamp] { fields.appendCopy(field) }
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+    }
+
+    /// Whether a To or From value carries a `tag` header parameter: a `;` outside quotes and `<>`, then `tag`
+    /// (any case) and `=`. `nil` when the bytes do not say plainly (unbalanced quotes or brackets, a NUL, a
+    /// `tag` without `=`, or anything that is not a plain ASCII value): the caller parses the value instead.
+    static func hasTagParameter(_ value: String) -> Bool? {
+        if let answer = value.utf8.withContiguousStorageIfAvailable(scanForTag) { return answer }
+        var copy = value
+        copy.makeContiguousUTF8()
+        return copy.utf8.withContiguousStorageIfAvailable(scanForTag) ?? nil
+    }
+
+    private static func scanForTag(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var index = 0
+        var inQuotes = false
+        var inBrackets = false
+        let count = bytes.count
+        func skipBlanks(_ index: inout Int) {
+            while index < count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
+                index += 1
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == 0 || byte >= 0x80 { return nil }
+            if inQuotes {
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    inQuotes = false
+                }
+            } else if inBrackets {
+                if byte == UInt8(ascii: ">") { inBrackets = false }
+            } else if byte == UInt8(ascii: "\"") {
+                inQuotes = true
+            } else if byte == UInt8(ascii: "<") {
+                inBrackets = true
+            } else if byte == UInt8(ascii: ";") {
+                var name = index + 1
+                skipBlanks(&name)
+                let isTag =
+                    name + 3 <= count && bytes[name] | 0x20 == UInt8(ascii: "t")
+                    && bytes[name + 1] | 0x20 == UInt8(ascii: "a") && bytes[name + 2] | 0x20 == UInt8(ascii: "g")
+                if isTag {
+                    var equals = name + 3
+                    skipBlanks(&equals)
+                    if equals < count, bytes[equals] == UInt8(ascii: "=") { return true }
+                    // `tag` alone, or the start of a longer name: say nothing plain about the former.
+                    if equals >= count || bytes[equals] == UInt8(ascii: ";") { return nil }
+                }
+            }
+            index += 1
+        }
+        return inQuotes || inBrackets ? nil : false
     }
 }
 
