@@ -25,7 +25,15 @@ public struct DialogID: Sendable, Hashable, CustomStringConvertible {
     /// The dialog a received request belongs to (§12.2.2): local tag from To, remote tag from From; `nil`
     /// when the request has no To tag (it is outside any dialog) or its Call-ID, From or To is unreadable.
     public init?(receivedRequest request: SIPRequest) {
-        guard let callID = try? request.callID, let to = try? request.to, let localTag = to.tag,
+        guard let callID = try? request.callID else { return nil }
+        // Most in-dialog requests carry both tags plainly: read them off the bytes (TagScan).
+        if case .present(let localTag) = TagScan(request.headerFields, .to),
+            case .present(let remoteTag) = TagScan(request.headerFields, .from)
+        {
+            self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)
+            return
+        }
+        guard let to = try? request.to, let localTag = to.tag,
             let from = try? request.from
         else { return nil }
         self.init(callID: callID, localTag: localTag, remoteTag: from.tag ?? "")
@@ -34,7 +42,14 @@ public struct DialogID: Sendable, Hashable, CustomStringConvertible {
     /// The dialog a received response belongs to (§12.1.2): local tag from From, remote tag from To; `nil`
     /// when the response has no To tag.
     public init?(receivedResponse response: SIPResponse) {
-        guard let callID = try? response.callID, let from = try? response.from, let localTag = from.tag,
+        guard let callID = try? response.callID else { return nil }
+        if case .present(let localTag) = TagScan(response.headerFields, .from),
+            case .present(let remoteTag) = TagScan(response.headerFields, .to)
+        {
+            self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)
+            return
+        }
+        guard let from = try? response.from, let localTag = from.tag,
             let to = try? response.to, let remoteTag = to.tag
         else { return nil }
         self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)

@@ -49,7 +49,11 @@ public struct DialogTable<Value: Sendable>: Sendable {
     /// Where `request` belongs: a known dialog, outside any dialog (no To tag), or an unknown dialog, which
     /// §12.2.2 answers with 481 (an ACK is dropped without answer).
     public func match(_ request: SIPRequest) -> DialogMatch<Value> {
-        guard let to = try? request.to, to.tag != nil else { return .outsideDialog }
+        switch TagScan(request.headerFields, .to) {
+        case .absent: return .outsideDialog
+        case .present: break
+        case .unclear: guard let to = try? request.to, to.tag != nil else { return .outsideDialog }
+        }
         guard let id = DialogID(receivedRequest: request) else {
             return .unknownDialog(response: request.method == .ack ? nil : SIPResponse(answering: request, status: 400))
         }
@@ -88,12 +92,11 @@ extension SIPResponse {
         if status > 100, let toTag {
             // The common case, one To field whose tag parameter is plainly there or plainly absent, needs no
             // parse: the tag goes on the end, where a header parameter belongs in both forms of the value.
-            if toFields.count == 1, let hasTag = Self.hasTagParameter(toFields[0].value) {
-                if hasTag {
-                    fields.appendCopy(toFields[0])
-                } else {
-                    fields.append(toFields[0].name, toFields[0].value + ";tag=" + toTag)
-                }
+            let scan = toFields.count == 1 ? TagScan(toFields[0].value) : .unclear
+            if case .present = scan {
+                fields.appendCopy(toFields[0])
+            } else if case .absent = scan {
+                fields.append(toFields[0].name, toFields[0].value + ";tag=" + toTag)
             } else if var to = try? source.to, to.tag == nil {
                 to.tag = toTag
                 fields.append(.to, to)
@@ -109,60 +112,6 @@ extension SIPResponse {
             for field in source[fields: .timestamp] { fields.appendCopy(field) }
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
-    }
-
-    /// Whether a To or From value carries a `tag` header parameter: a `;` outside quotes and `<>`, then `tag`
-    /// (any case) and `=`. `nil` when the bytes do not say plainly (unbalanced quotes or brackets, a NUL, a
-    /// `tag` without `=`, or anything that is not a plain ASCII value): the caller parses the value instead.
-    static func hasTagParameter(_ value: String) -> Bool? {
-        if let answer = value.utf8.withContiguousStorageIfAvailable(scanForTag) { return answer }
-        var copy = value
-        copy.makeContiguousUTF8()
-        return copy.utf8.withContiguousStorageIfAvailable(scanForTag) ?? nil
-    }
-
-    private static func scanForTag(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
-        var index = 0
-        var inQuotes = false
-        var inBrackets = false
-        let count = bytes.count
-        func skipBlanks(_ index: inout Int) {
-            while index < count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
-                index += 1
-            }
-        }
-        while index < count {
-            let byte = bytes[index]
-            if byte == 0 || byte >= 0x80 { return nil }
-            if inQuotes {
-                if byte == UInt8(ascii: "\\") {
-                    index += 1
-                } else if byte == UInt8(ascii: "\"") {
-                    inQuotes = false
-                }
-            } else if inBrackets {
-                if byte == UInt8(ascii: ">") { inBrackets = false }
-            } else if byte == UInt8(ascii: "\"") {
-                inQuotes = true
-            } else if byte == UInt8(ascii: "<") {
-                inBrackets = true
-            } else if byte == UInt8(ascii: ";") {
-                var name = index + 1
-                skipBlanks(&name)
-                let isTag =
-                    name + 3 <= count && bytes[name] | 0x20 == UInt8(ascii: "t")
-                    && bytes[name + 1] | 0x20 == UInt8(ascii: "a") && bytes[name + 2] | 0x20 == UInt8(ascii: "g")
-                if isTag {
-                    var equals = name + 3
-                    skipBlanks(&equals)
-                    if equals < count, bytes[equals] == UInt8(ascii: "=") { return true }
-                    // `tag` alone, or the start of a longer name: say nothing plain about the former.
-                    if equals >= count || bytes[equals] == UInt8(ascii: ";") { return nil }
-                }
-            }
-            index += 1
-        }
-        return inQuotes || inBrackets ? nil : false
     }
 }
 

@@ -1,0 +1,98 @@
+import SIPMessage
+
+/// What the bytes of a To or From value say about its `tag` header parameter, read without parsing the
+/// value: a dialog's requests and responses read their tags several times each, and a full name-addr parse
+/// builds a URI and a parameter list only to look at one token.
+///
+/// The scan looks for a `;` outside quotes and `<>`, then `tag` (any case) and `=`, then a token. It says
+/// `unclear` whenever the bytes are not plain (unbalanced quotes or brackets, a NUL or non-ASCII byte, `tag`
+/// without a value, a quoted or empty value, several tags): the caller then parses the value as before. It
+/// does not check the rest of the value: the message layer validated To and From of every received message.
+enum TagScan: Equatable {
+    case absent
+    case present(String)
+    case unclear
+
+    init(_ value: String) {
+        var value = value
+        self = value.withUTF8 { Self.scan($0) }
+    }
+
+    /// The scan of the one field of `header` in `fields`; `unclear` when there is not exactly one.
+    init(_ fields: SIPFields, _ header: SIPField.Name) {
+        let values = fields[fields: header]
+        self = values.count == 1 ? TagScan(values[0].value) : .unclear
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> TagScan {
+        let count = bytes.count
+        var index = 0
+        var inQuotes = false
+        var inBrackets = false
+        var found: TagScan = .absent
+        func skipBlanks(_ index: inout Int) {
+            while index < count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
+                index += 1
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == 0 || byte >= 0x80 { return .unclear }
+            if inQuotes {
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    inQuotes = false
+                }
+            } else if inBrackets {
+                if byte == UInt8(ascii: ">") { inBrackets = false }
+            } else if byte == UInt8(ascii: "\"") {
+                inQuotes = true
+            } else if byte == UInt8(ascii: "<") {
+                inBrackets = true
+            } else if byte == UInt8(ascii: ";") {
+                var name = index + 1
+                skipBlanks(&name)
+                let isTag =
+                    name + 3 <= count && bytes[name] | 0x20 == UInt8(ascii: "t")
+                    && bytes[name + 1] | 0x20 == UInt8(ascii: "a") && bytes[name + 2] | 0x20 == UInt8(ascii: "g")
+                if isTag {
+                    var equals = name + 3
+                    skipBlanks(&equals)
+                    if equals >= count || bytes[equals] == UInt8(ascii: ";") { return .unclear }
+                    if bytes[equals] == UInt8(ascii: "=") {
+                        guard case .absent = found else { return .unclear }
+                        var start = equals + 1
+                        skipBlanks(&start)
+                        var end = start
+                        while end < count, isToken(bytes[end]) { end += 1 }
+                        var next = end
+                        skipBlanks(&next)
+                        guard end > start, next == count || bytes[next] == UInt8(ascii: ";") else { return .unclear }
+                        found = .present(
+                            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                        index = next
+                        continue
+                    }
+                }
+            }
+            index += 1
+        }
+        return inQuotes || inBrackets ? .unclear : found
+    }
+
+    /// RFC 3261's `token` characters.
+    private static func isToken(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "%"), UInt8(ascii: "*"),
+            UInt8(ascii: "_"),
+            UInt8(ascii: "+"), UInt8(ascii: "`"), UInt8(ascii: "'"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}
