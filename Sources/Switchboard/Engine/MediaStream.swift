@@ -94,7 +94,8 @@ final class MediaStream: @unchecked Sendable {
     private var isClosed = false
     private var local = MediaFigures()
     private let shared = Mutex(MediaFigures())
-    private var generator = SystemRandomNumberGenerator()
+    /// SSRC, first sequence number and timestamp: from the shared getrandom buffer (a system call each otherwise).
+    private var generator = PooledRandomNumberGenerator()
 
     /// The local RTP port.
     var port: UInt16 { rtp.localAddress.port }
@@ -113,8 +114,7 @@ final class MediaStream: @unchecked Sendable {
         self.audio = audio
         self.mediaTimeout = mediaTimeout
         self.events = events
-        var random = SystemRandomNumberGenerator()
-        cname = String(random.next() as UInt64, radix: 36) + "@switchboard"
+        cname = String(RandomUUID.word(), radix: 36) + "@switchboard"
     }
 
     /// The figures so far (any thread).
@@ -196,7 +196,7 @@ final class MediaStream: @unchecked Sendable {
         latch.reset(signalledAddress: remote)
         rtcp = RTCPSession(
             configuration: RTCPConfiguration(cname: cname, sessionBandwidth: 64_000), clock: clock,
-            random: SystemRandomNumberGenerator())
+            random: PooledRandomNumberGenerator())
         prepareAudio()
         publish()
     }
