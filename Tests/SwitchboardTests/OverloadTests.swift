@@ -46,24 +46,32 @@ struct OverloadTests {
         let peer = try SilentUDPPeer()
         defer { peer.close() }
 
-        // Hold the signalling loop for 700 ms with an INVITE queued from the start: it waits longer than
-        // the backlog delay (500 ms).
-        let held = DispatchSemaphore(value: 0)
-        provider.engine.execute {
-            held.signal()
-            usleep(700_000)
+        // Hold the signalling loop for 800 ms with an INVITE queued from the start: it waits longer than
+        // the backlog delay (500 ms). The kernel turns receive timestamps on a moment after the first socket
+        // asks (a deferred switch, slow on a busy machine) and stamps a datagram that came before then when
+        // it is read, as if it had not waited: so a first INVITE may be taken, and the hold is tried again.
+        var refused: (callID: String, response: String)?
+        for attempt in 0..<4 where refused == nil {
+            let held = DispatchSemaphore(value: 0)
+            provider.engine.execute {
+                held.signal()
+                usleep(800_000)
+            }
+            held.wait()
+            let callID = "shed\(attempt)"
+            peer.send(request("INVITE", callID: callID, branch: "z9hG4bK\(callID)", peerPort: peer.port), toPort: port)
+            let response = try #require(await response(to: callID, from: peer))
+            if response.hasPrefix("SIP/2.0 503") { refused = (callID, response) }
         }
-        held.wait()
-        peer.send(request("INVITE", callID: "shed", branch: "z9hG4bKshed", peerPort: peer.port), toPort: port)
-        let refused = try #require(await response(to: "shed", from: peer))
-        #expect(refused.hasPrefix("SIP/2.0 503"))
-        #expect(refused.contains("\r\nRetry-After: 1\r\n"))
-        #expect(provider.calls.isEmpty)
+        let shed = try #require(refused)
+        #expect(shed.response.contains("\r\nRetry-After: 1\r\n"))
+        #expect(!provider.calls.contains { $0.callID == shed.callID })
+        let callsBefore = provider.calls.count
 
         // Caught up: the next INVITE becomes a call.
         peer.send(request("INVITE", callID: "taken", branch: "z9hG4bKtaken", peerPort: peer.port), toPort: port)
         let taken = try #require(await response(to: "taken", from: peer))
         #expect(!taken.hasPrefix("SIP/2.0 503"))
-        #expect(provider.calls.count == 1)
+        #expect(provider.calls.count == callsBefore + 1)
     }
 }
