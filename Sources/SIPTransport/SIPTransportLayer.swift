@@ -65,7 +65,9 @@ public final class SIPTransportLayer: @unchecked Sendable {
     var receiveBuffer = [UInt8](repeating: 0, count: 65_536)
     /// Whether the UDP datagram being handled waited in the socket's queue longer than
     /// `configuration.backlogDelay` (by the kernel's receive timestamp): the loop is behind its input, and
-    /// the user agent sheds new calls (503) instead of falling further behind.
+    /// the user agent sheds new calls (503) instead of falling further behind. Linux switches receive
+    /// timestamps on a moment after the first socket of the system asks for them (deferred work); a datagram
+    /// that arrives before then is stamped when it is read, so it never counts as having waited.
     public internal(set) var isReceiveBacklogged = false
     lazy var clientTLS: Result<TLSContext, TransportError> = Result { () throws(TransportError) in
         try TLSContext(configuration: configuration.tls, server: false)
