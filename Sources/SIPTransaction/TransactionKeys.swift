@@ -49,21 +49,20 @@ struct MergeKey: Hashable, Sendable {
 /// be matched at all (no usable top Via or CSeq) and is dropped.
 struct RequestSummary {
     var request: SIPRequest
-    var topVia: Via
+    /// The top Via's branch and sent-by, read without building a `Via`; RFC 2543 matching, which compares
+    /// whole Vias, parses the top Via itself.
+    var topVia: TopViaSummary
     var cseq: CSeq
     /// The branch when it carries the RFC 3261 cookie; `nil` selects the RFC 2543 rules.
-    var branch: String?
+    var branch: String? { topVia.hasMagicCookie ? topVia.branch : nil }
 
     init?(_ request: SIPRequest) {
-        guard let via = try? request.topVia, let cseq = try? request.cseq else { return nil }
+        guard let via = request.topViaSummary, let cseq = try? request.cseq else { return nil }
         // A CSeq naming another method would match the wrong transaction (§8.2 answers it with 400).
         guard cseq.method == request.method else { return nil }
         self.request = request
         self.topVia = via
         self.cseq = cseq
-        // One read of the branch: each read of a Via parameter scans the parameters again.
-        let branch = via.branch
-        self.branch = branch.flatMap { $0.hasPrefix(Via.magicCookie) ? $0 : nil }
     }
 
     /// The method transactions are matched by: ACK matches the INVITE (§17.2.3).
@@ -71,8 +70,7 @@ struct RequestSummary {
 
     func serverKey(method: SIPMethod) -> ServerKey? {
         guard let branch else { return nil }
-        let host = topVia.host
-        let name = host.kind == .hostname ? host.text.lowercased() : host.text
+        let name = topVia.hostKind == .hostname ? topVia.host.lowercased() : topVia.host
         return ServerKey(branch: branch, host: name, port: topVia.port, method: method)
     }
 

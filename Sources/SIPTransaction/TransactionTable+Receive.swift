@@ -33,7 +33,7 @@ extension TransactionTable {
     /// §17.1.3: a response goes to the client transaction with its top Via branch and CSeq method.
     @usableFromInline
     mutating func receive(_ response: SIPResponse) -> ResponseDisposition {
-        guard (100...699).contains(response.statusCode), let via = try? response.topVia, let branch = via.branch,
+        guard (100...699).contains(response.statusCode), let branch = response.topViaSummary?.branch,
             let cseq = try? response.cseq
         else {
             statistics.dropped += 1
@@ -160,6 +160,8 @@ extension TransactionTable {
         let incoming = summary.request
         let isACK = incoming.method == .ack
         let toTag: String? = summary.toTag ?? nil
+        // The whole top Via is compared: parsed here, once, as the summary holds only its branch and sent-by.
+        let topVia = try? incoming.topVia
         for id in candidates {
             guard let original = request(of: id) else { continue }
             if asCancel {
@@ -167,7 +169,7 @@ extension TransactionTable {
             } else {
                 guard original.method == summary.matchingMethod else { continue }
             }
-            guard original.uri.isEquivalent(to: incoming.uri), (try? original.topVia) == summary.topVia else {
+            guard original.uri.isEquivalent(to: incoming.uri), (try? original.topVia) == topVia else {
                 continue
             }
             let expectedTag: String?

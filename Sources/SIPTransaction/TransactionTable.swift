@@ -119,7 +119,7 @@ struct TransactionTable: Sendable {
         _ request: SIPRequest, isReliable: Bool
     ) throws(TransactionError) -> (id: TransactionID, actions: [TransactionAction]) {
         guard request.method != .ack else { throw TransactionError(.ackWithoutTransaction) }
-        guard let branch = (try? request.topVia)?.branch, branch.hasPrefix(Via.magicCookie) else {
+        guard let via = request.topViaSummary, via.hasMagicCookie, let branch = via.branch else {
             throw TransactionError(.invalidRequest, "the top Via needs a branch beginning with z9hG4bK")
         }
         guard let cseq = try? request.cseq, cseq.method == request.method else {
