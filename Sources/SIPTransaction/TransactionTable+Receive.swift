@@ -86,7 +86,8 @@ extension TransactionTable {
         }
         if serverKey != nil { callID = summary.callID }
         let mergeKey = configuration.detectsMergedRequests ? summary.mergeKey(callID: callID) : nil
-        if let mergeKey, let original = mergeIndex[mergeKey], isMerged(summary, with: original) {
+        let original = mergeKey.flatMap { mergeIndex[$0] }
+        if let original, isMerged(summary, with: original) {
             // §8.2.2.2: the 482 goes through a server transaction of its own, which absorbs retransmissions
             // of the merged request (and, for INVITE, waits for the ACK of the 482).
             statistics.mergedRequests += 1
@@ -98,9 +99,12 @@ extension TransactionTable {
         }
         let cancelling: TransactionID?? =
             request.method == .cancel ? .some(cancelledTransaction(summary, legacyKey: legacyKey)) : nil
+        // The first live transaction keeps the merge key: two live ones share Call-ID, CSeq and method only
+        // with different From tags (two calls under one Call-ID, §8.1.1.4 forbids it), and then a merged
+        // copy of the second is taken for a new request. Only the transaction that holds the entry lists it.
         let (id, actions) = insertServer(
-            request, isReliable: isReliable, keys: Keys(server: serverKey, legacy: legacyKey, merge: mergeKey),
-            starts: true)
+            request, isReliable: isReliable,
+            keys: Keys(server: serverKey, legacy: legacyKey, merge: original == nil ? mergeKey : nil), starts: true)
         return .created(id, actions, cancelling: cancelling)
     }
 
@@ -135,10 +139,8 @@ extension TransactionTable {
         }
         if let key = keys.server { serverIndex[key] = id }
         if let key = keys.legacy { legacyIndex[key, default: []].append(id) }
-        // The first live transaction keeps the merge key: two live ones share Call-ID, CSeq and method only
-        // with different From tags (two calls under one Call-ID, §8.1.1.4 forbids it), and then a merged
-        // copy of the second is taken for a new request.
-        if let key = keys.merge, mergeIndex[key] == nil { mergeIndex[key] = id }
+        // `keys.merge` is set only when no live transaction holds that merge key (see `receive`).
+        if let key = keys.merge { mergeIndex[key] = id }
         return (id, actions)
     }
 

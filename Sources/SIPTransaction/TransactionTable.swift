@@ -243,9 +243,17 @@ struct TransactionTable: Sendable {
         case nil: keys = nil
         }
         guard let keys else { return }
-        if let key = keys.client, clientIndex[key] == id { clientIndex[key] = nil }
-        if let key = keys.server, serverIndex[key] == id { serverIndex[key] = nil }
-        if let key = keys.merge, mergeIndex[key] == id { mergeIndex[key] = nil }
+        // One hash lookup per index in the usual case (the entry is this transaction's); an entry that another
+        // transaction took over is put back.
+        if let key = keys.client, let owner = clientIndex.removeValue(forKey: key), owner != id {
+            clientIndex[key] = owner
+        }
+        if let key = keys.server, let owner = serverIndex.removeValue(forKey: key), owner != id {
+            serverIndex[key] = owner
+        }
+        if let key = keys.merge, let owner = mergeIndex.removeValue(forKey: key), owner != id {
+            mergeIndex[key] = owner
+        }
         if let key = keys.legacy, var ids = legacyIndex[key] {
             ids.removeAll { $0 == id }
             legacyIndex[key] = ids.isEmpty ? nil : ids
