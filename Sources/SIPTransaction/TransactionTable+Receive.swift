@@ -130,11 +130,11 @@ extension TransactionTable {
             var machine = InviteServerTransaction(request: request, isReliable: isReliable, timers: timers)
             machine.keepsResponseWhenAccepted = keys.legacy != nil
             if starts { actions = machine.start() }
-            let (slot, generation) = inviteServers.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = inviteServers.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.inviteServer, slot: slot, generation: generation)
         } else {
             let machine = NonInviteServerTransaction(request: request, isReliable: isReliable, timers: timers)
-            let (slot, generation) = nonInviteServers.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = nonInviteServers.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.nonInviteServer, slot: slot, generation: generation)
         }
         if let key = keys.server { serverIndex[key] = id }

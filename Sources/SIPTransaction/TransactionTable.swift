@@ -137,12 +137,12 @@ struct TransactionTable: Sendable {
         if request.method == .invite {
             var machine = InviteClientTransaction(request: request, isReliable: isReliable, timers: timers)
             actions = machine.start()
-            let (slot, generation) = inviteClients.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = inviteClients.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.inviteClient, slot: slot, generation: generation)
         } else {
             var machine = NonInviteClientTransaction(request: request, isReliable: isReliable, timers: timers)
             actions = machine.start()
-            let (slot, generation) = nonInviteClients.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = nonInviteClients.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.nonInviteClient, slot: slot, generation: generation)
         }
         clientIndex[key] = id
