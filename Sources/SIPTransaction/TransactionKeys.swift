@@ -46,9 +46,10 @@ struct MergeKey: Hashable, Sendable {
 }
 
 /// What the layer reads from an incoming request to match it, read once. `nil` means the request cannot
-/// be matched at all (no usable top Via or CSeq) and is dropped.
+/// be matched at all (no usable top Via or CSeq) and is dropped. It keeps no copy of the request: the
+/// readers of other fields take it as an argument.
 struct RequestSummary {
-    var request: SIPRequest
+    var method: SIPMethod
     /// The top Via's branch and sent-by, read without building a `Via`; RFC 2543 matching, which compares
     /// whole Vias, parses the top Via itself.
     var topVia: TopViaSummary
@@ -60,13 +61,13 @@ struct RequestSummary {
         guard let via = request.topViaSummary, let cseq = try? request.cseq else { return nil }
         // A CSeq naming another method would match the wrong transaction (§8.2 answers it with 400).
         guard cseq.method == request.method else { return nil }
-        self.request = request
+        self.method = request.method
         self.topVia = via
         self.cseq = cseq
     }
 
     /// The method transactions are matched by: ACK matches the INVITE (§17.2.3).
-    var matchingMethod: SIPMethod { request.method == .ack ? .invite : request.method }
+    var matchingMethod: SIPMethod { method == .ack ? .invite : method }
 
     func serverKey(method: SIPMethod) -> ServerKey? {
         guard let branch else { return nil }
@@ -74,22 +75,22 @@ struct RequestSummary {
         return ServerKey(branch: branch, host: name, port: topVia.port, method: method)
     }
 
-    var callID: String? { (try? request.callID) ?? nil }
-    var fromTag: String? { ((try? request.from) ?? nil)?.tag }
+    static func callID(of request: SIPRequest) -> String? { (try? request.callID) ?? nil }
+    static func fromTag(of request: SIPRequest) -> String? { ((try? request.from) ?? nil)?.tag }
 
     /// `nil` when the To header field is missing or malformed; `.some(nil)` when it has no tag.
-    var toTag: String?? {
+    static func toTag(of request: SIPRequest) -> String?? {
         guard let to = (try? request.to) ?? nil else { return nil }
         return .some(to.tag)
     }
 
-    func legacyKey(callID: String?) -> LegacyKey? {
+    func legacyKey(callID: String?, request: SIPRequest) -> LegacyKey? {
         guard let callID else { return nil }
-        return LegacyKey(callID: callID, cseqNumber: cseq.sequenceNumber, fromTag: fromTag)
+        return LegacyKey(callID: callID, cseqNumber: cseq.sequenceNumber, fromTag: Self.fromTag(of: request))
     }
 
     func mergeKey(callID: String?) -> MergeKey? {
         guard let callID else { return nil }
-        return MergeKey(callID: callID, cseqNumber: cseq.sequenceNumber, method: request.method)
+        return MergeKey(callID: callID, cseqNumber: cseq.sequenceNumber, method: method)
     }
 }
