@@ -57,10 +57,12 @@ extension TransactionTable {
         }
         // With the cookie the key is exact; ACK looks for the INVITE it acknowledges (§17.2.3).
         let serverKey = summary.serverKey(method: summary.matchingMethod)
+        // Tested once: each test of the optional key would copy it (two strings).
+        let isExact = serverKey != nil
         // Call-ID is read only when it is needed: for RFC 2543 matching, and for a request that is new.
-        var callID = serverKey == nil ? RequestSummary.callID(of: request) : nil
-        let legacyKey = serverKey == nil ? summary.legacyKey(callID: callID, request: request) : nil
-        guard serverKey != nil || legacyKey != nil else {
+        var callID = isExact ? nil : RequestSummary.callID(of: request)
+        let legacyKey = isExact ? nil : summary.legacyKey(callID: callID, request: request)
+        guard isExact || legacyKey != nil else {
             statistics.dropped += 1
             return .dropped
         }
@@ -84,7 +86,7 @@ extension TransactionTable {
                     to: request, statusCode: 503, toTag: ResponseBuilder.tag(for: request, seed: configuration.tagSeed),
                     extra: [retryAfter]))
         }
-        if serverKey != nil { callID = RequestSummary.callID(of: request) }
+        if isExact { callID = RequestSummary.callID(of: request) }
         let mergeKey = configuration.detectsMergedRequests ? summary.mergeKey(callID: callID) : nil
         let original = mergeKey.flatMap { mergeIndex[$0] }
         if let original, isMerged(request, with: original) {
