@@ -62,6 +62,9 @@ private struct Parts {
         case unusual
     }
 
+    /// "SIP/2.0/" as a little-endian word.
+    static let sipVersionWord: UInt64 = 0x2F30_2E32_2F50_4953
+
     /// The common shape, in one pass: `SIP/2.0/transport SP host[:port]` and `;name[=token]` parameters
     /// without white space inside, ending at the end or at SP/HT then a comma. Anything else (folds, white
     /// space around separators, quoted values, bracketed or unusual hosts, a malformed part) is `.unusual`,
@@ -70,8 +73,10 @@ private struct Parts {
     static func readCommon(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Outcome {
         let end = min(range.upperBound, p.count)
         var i = max(0, range.lowerBound)
-        // "SIP/2.0/" then the transport token and white space.
-        guard end - i > 8, bytesEqual(p, i..<(i + 8), "SIP/2.0/") else { return .unusual }
+        // "SIP/2.0/" (one 8-byte word) then the transport token and white space.
+        guard end - i > 8, let base = p.baseAddress,
+            UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) == sipVersionWord
+        else { return .unusual }
         i += 8
         let transport = i
         while i < end, p[i].isTokenChar { i += 1 }
@@ -80,7 +85,7 @@ private struct Parts {
         // The host: a run of label characters and dots, as `ByteScanner.readHost` reads one; an IPv4 address
         // or a hostname (what `readHost` would try after both, an IPv6 address, is left to it).
         let hostStart = i
-        while i < end, p[i].isIn(.label) || p[i] == ASCII.dot { i += 1 }
+        while i < end, p[i].isHostChar { i += 1 }  // alphanumerics, "-" and "."
         let host = hostStart..<i
         guard !host.isEmpty, host.count <= 255 else { return .unusual }
         let hostKind: SIPHost.Kind
