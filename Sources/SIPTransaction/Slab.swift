@@ -7,14 +7,14 @@ struct Slab<Element: Sendable>: Sendable {
     private var freeSlots: [Int] = []
     private(set) var count = 0
 
-    /// Stores `element`; returns its slot and the slot's current generation.
-    mutating func insert(_ element: Element) -> (slot: Int, generation: UInt32) {
+    /// Stores `element`, moved in (not copied); returns its slot and the slot's current generation.
+    mutating func insert(_ element: consuming Element) -> (slot: Int, generation: UInt32) {
         count += 1
         if let slot = freeSlots.popLast() {
-            elements[slot] = element
+            elements[slot] = consume element
             return (slot, generations[slot])
         }
-        elements.append(element)
+        elements.append(consume element)
         generations.append(0)
         return (elements.count - 1, 0)
     }

@@ -46,52 +46,52 @@ struct MergeKey: Hashable, Sendable {
 }
 
 /// What the layer reads from an incoming request to match it, read once. `nil` means the request cannot
-/// be matched at all (no usable top Via or CSeq) and is dropped.
+/// be matched at all (no usable top Via or CSeq) and is dropped. It keeps no copy of the request: the
+/// readers of other fields take it as an argument.
 struct RequestSummary {
-    var request: SIPRequest
-    var topVia: Via
+    var method: SIPMethod
+    /// The top Via's branch and sent-by, read without building a `Via`; RFC 2543 matching, which compares
+    /// whole Vias, parses the top Via itself.
+    var topVia: TopViaSummary
     var cseq: CSeq
     /// The branch when it carries the RFC 3261 cookie; `nil` selects the RFC 2543 rules.
-    var branch: String?
+    var branch: String? { topVia.hasMagicCookie ? topVia.branch : nil }
 
-    init?(_ request: SIPRequest) {
-        guard let via = try? request.topVia, let cseq = try? request.cseq else { return nil }
+    /// Borrows the request: an initializer's parameters are owned by default, which would copy it.
+    init?(_ request: borrowing SIPRequest) {
+        guard let via = request.topViaSummary, let cseq = try? request.cseq else { return nil }
         // A CSeq naming another method would match the wrong transaction (§8.2 answers it with 400).
         guard cseq.method == request.method else { return nil }
-        self.request = request
+        self.method = request.method
         self.topVia = via
         self.cseq = cseq
-        // One read of the branch: each read of a Via parameter scans the parameters again.
-        let branch = via.branch
-        self.branch = branch.flatMap { $0.hasPrefix(Via.magicCookie) ? $0 : nil }
     }
 
     /// The method transactions are matched by: ACK matches the INVITE (§17.2.3).
-    var matchingMethod: SIPMethod { request.method == .ack ? .invite : request.method }
+    var matchingMethod: SIPMethod { method == .ack ? .invite : method }
 
     func serverKey(method: SIPMethod) -> ServerKey? {
         guard let branch else { return nil }
-        let host = topVia.host
-        let name = host.kind == .hostname ? host.text.lowercased() : host.text
+        let name = topVia.hostKind == .hostname ? topVia.host.lowercased() : topVia.host
         return ServerKey(branch: branch, host: name, port: topVia.port, method: method)
     }
 
-    var callID: String? { (try? request.callID) ?? nil }
-    var fromTag: String? { ((try? request.from) ?? nil)?.tag }
+    static func callID(of request: SIPRequest) -> String? { (try? request.callID) ?? nil }
+    static func fromTag(of request: SIPRequest) -> String? { ((try? request.from) ?? nil)?.tag }
 
     /// `nil` when the To header field is missing or malformed; `.some(nil)` when it has no tag.
-    var toTag: String?? {
+    static func toTag(of request: SIPRequest) -> String?? {
         guard let to = (try? request.to) ?? nil else { return nil }
         return .some(to.tag)
     }
 
-    func legacyKey(callID: String?) -> LegacyKey? {
+    func legacyKey(callID: String?, request: SIPRequest) -> LegacyKey? {
         guard let callID else { return nil }
-        return LegacyKey(callID: callID, cseqNumber: cseq.sequenceNumber, fromTag: fromTag)
+        return LegacyKey(callID: callID, cseqNumber: cseq.sequenceNumber, fromTag: Self.fromTag(of: request))
     }
 
     func mergeKey(callID: String?) -> MergeKey? {
         guard let callID else { return nil }
-        return MergeKey(callID: callID, cseqNumber: cseq.sequenceNumber, method: request.method)
+        return MergeKey(callID: callID, cseqNumber: cseq.sequenceNumber, method: method)
     }
 }

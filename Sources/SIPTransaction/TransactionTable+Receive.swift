@@ -33,7 +33,7 @@ extension TransactionTable {
     /// §17.1.3: a response goes to the client transaction with its top Via branch and CSeq method.
     @usableFromInline
     mutating func receive(_ response: SIPResponse) -> ResponseDisposition {
-        guard (100...699).contains(response.statusCode), let via = try? response.topVia, let branch = via.branch,
+        guard (100...699).contains(response.statusCode), let branch = response.topViaSummary?.branch,
             let cseq = try? response.cseq
         else {
             statistics.dropped += 1
@@ -57,10 +57,12 @@ extension TransactionTable {
         }
         // With the cookie the key is exact; ACK looks for the INVITE it acknowledges (§17.2.3).
         let serverKey = summary.serverKey(method: summary.matchingMethod)
+        // Tested once: each test of the optional key would copy it (two strings).
+        let isExact = serverKey != nil
         // Call-ID is read only when it is needed: for RFC 2543 matching, and for a request that is new.
-        var callID = serverKey == nil ? summary.callID : nil
-        let legacyKey = serverKey == nil ? summary.legacyKey(callID: callID) : nil
-        guard serverKey != nil || legacyKey != nil else {
+        var callID = isExact ? nil : RequestSummary.callID(of: request)
+        let legacyKey = isExact ? nil : summary.legacyKey(callID: callID, request: request)
+        guard isExact || legacyKey != nil else {
             statistics.dropped += 1
             return .dropped
         }
@@ -68,7 +70,7 @@ extension TransactionTable {
         if let serverKey {
             match = serverIndex[serverKey]
         } else {
-            match = matchLegacy(summary, key: legacyKey, asCancel: false)
+            match = matchLegacy(summary, request, key: legacyKey, asCancel: false)
         }
         if let id = match {
             let actions = deliver(request, to: id)
@@ -84,9 +86,10 @@ extension TransactionTable {
                     to: request, statusCode: 503, toTag: ResponseBuilder.tag(for: request, seed: configuration.tagSeed),
                     extra: [retryAfter]))
         }
-        if serverKey != nil { callID = summary.callID }
+        if isExact { callID = RequestSummary.callID(of: request) }
         let mergeKey = configuration.detectsMergedRequests ? summary.mergeKey(callID: callID) : nil
-        if let mergeKey, let original = mergeIndex[mergeKey], isMerged(summary, with: original) {
+        let original = mergeKey.flatMap { mergeIndex[$0] }
+        if let original, isMerged(request, with: original) {
             // §8.2.2.2: the 482 goes through a server transaction of its own, which absorbs retransmissions
             // of the merged request (and, for INVITE, waits for the ACK of the 482).
             statistics.mergedRequests += 1
@@ -97,19 +100,22 @@ extension TransactionTable {
             return .merged(id, (try? respond(loop, in: id)) ?? [])
         }
         let cancelling: TransactionID?? =
-            request.method == .cancel ? .some(cancelledTransaction(summary, legacyKey: legacyKey)) : nil
+            request.method == .cancel ? .some(cancelledTransaction(summary, request, legacyKey: legacyKey)) : nil
+        // The first live transaction keeps the merge key: two live ones share Call-ID, CSeq and method only
+        // with different From tags (two calls under one Call-ID, §8.1.1.4 forbids it), and then a merged
+        // copy of the second is taken for a new request. Only the transaction that holds the entry lists it.
         let (id, actions) = insertServer(
-            request, isReliable: isReliable, keys: Keys(server: serverKey, legacy: legacyKey, merge: mergeKey),
-            starts: true)
+            request, isReliable: isReliable,
+            keys: Keys(server: serverKey, legacy: legacyKey, merge: original == nil ? mergeKey : nil), starts: true)
         return .created(id, actions, cancelling: cancelling)
     }
 
     /// §8.2.2.2: a request without a To tag whose From tag, Call-ID and CSeq are those of live transaction
     /// `original` (which it did not match) was merged. Call-ID and CSeq are the index key; the tags are
     /// compared here, parsed only for this rare case.
-    private func isMerged(_ summary: RequestSummary, with original: TransactionID) -> Bool {
-        guard let request = request(of: original), case .some(.none) = summary.toTag,
-            let fromTag = summary.fromTag
+    private func isMerged(_ incoming: SIPRequest, with original: TransactionID) -> Bool {
+        guard let request = request(of: original), case .some(.none) = RequestSummary.toTag(of: incoming),
+            let fromTag = RequestSummary.fromTag(of: incoming)
         else { return false }
         return ((try? request.from) ?? nil)?.tag == fromTag
     }
@@ -126,19 +132,17 @@ extension TransactionTable {
             var machine = InviteServerTransaction(request: request, isReliable: isReliable, timers: timers)
             machine.keepsResponseWhenAccepted = keys.legacy != nil
             if starts { actions = machine.start() }
-            let (slot, generation) = inviteServers.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = inviteServers.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.inviteServer, slot: slot, generation: generation)
         } else {
             let machine = NonInviteServerTransaction(request: request, isReliable: isReliable, timers: timers)
-            let (slot, generation) = nonInviteServers.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = nonInviteServers.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.nonInviteServer, slot: slot, generation: generation)
         }
         if let key = keys.server { serverIndex[key] = id }
         if let key = keys.legacy { legacyIndex[key, default: []].append(id) }
-        // The first live transaction keeps the merge key: two live ones share Call-ID, CSeq and method only
-        // with different From tags (two calls under one Call-ID, §8.1.1.4 forbids it), and then a merged
-        // copy of the second is taken for a new request.
-        if let key = keys.merge, mergeIndex[key] == nil { mergeIndex[key] = id }
+        // `keys.merge` is set only when no live transaction holds that merge key (see `receive`).
+        if let key = keys.merge { mergeIndex[key] = id }
         return (id, actions)
     }
 
@@ -146,20 +150,25 @@ extension TransactionTable {
 
     /// §9.2: the transaction a CANCEL cancels is the one its request would match were its method anything
     /// but CANCEL or ACK. Only INVITE is looked for with the cookie (§9.1: CANCEL is meant for INVITE).
-    func cancelledTransaction(_ summary: RequestSummary, legacyKey: LegacyKey?) -> TransactionID? {
+    func cancelledTransaction(
+        _ summary: RequestSummary, _ request: SIPRequest, legacyKey: LegacyKey?
+    ) -> TransactionID? {
         if let key = summary.serverKey(method: .invite) { return serverIndex[key] }
-        return matchLegacy(summary, key: legacyKey, asCancel: true)
+        return matchLegacy(summary, request, key: legacyKey, asCancel: true)
     }
 
     /// The RFC 2543 rules of §17.2.3: Request-URI, From tag, Call-ID, CSeq and top Via equal to those of the
     /// request that created the transaction; the To tag equal to that request's (for ACK: to the To tag of
     /// the response the transaction sent); the CSeq method equal (for ACK: the transaction is an INVITE one;
     /// for a CANCEL looking for its target: any method but CANCEL and ACK).
-    func matchLegacy(_ summary: RequestSummary, key: LegacyKey?, asCancel: Bool) -> TransactionID? {
+    func matchLegacy(
+        _ summary: RequestSummary, _ incoming: SIPRequest, key: LegacyKey?, asCancel: Bool
+    ) -> TransactionID? {
         guard let key, let candidates = legacyIndex[key] else { return nil }
-        let incoming = summary.request
         let isACK = incoming.method == .ack
-        let toTag: String? = summary.toTag ?? nil
+        let toTag: String? = RequestSummary.toTag(of: incoming) ?? nil
+        // The whole top Via is compared: parsed here, once, as the summary holds only its branch and sent-by.
+        let topVia = try? incoming.topVia
         for id in candidates {
             guard let original = request(of: id) else { continue }
             if asCancel {
@@ -167,7 +176,7 @@ extension TransactionTable {
             } else {
                 guard original.method == summary.matchingMethod else { continue }
             }
-            guard original.uri.isEquivalent(to: incoming.uri), (try? original.topVia) == summary.topVia else {
+            guard original.uri.isEquivalent(to: incoming.uri), (try? original.topVia) == topVia else {
                 continue
             }
             let expectedTag: String?

@@ -119,7 +119,7 @@ struct TransactionTable: Sendable {
         _ request: SIPRequest, isReliable: Bool
     ) throws(TransactionError) -> (id: TransactionID, actions: [TransactionAction]) {
         guard request.method != .ack else { throw TransactionError(.ackWithoutTransaction) }
-        guard let branch = (try? request.topVia)?.branch, branch.hasPrefix(Via.magicCookie) else {
+        guard let via = request.topViaSummary, via.hasMagicCookie, let branch = via.branch else {
             throw TransactionError(.invalidRequest, "the top Via needs a branch beginning with z9hG4bK")
         }
         guard let cseq = try? request.cseq, cseq.method == request.method else {
@@ -137,12 +137,12 @@ struct TransactionTable: Sendable {
         if request.method == .invite {
             var machine = InviteClientTransaction(request: request, isReliable: isReliable, timers: timers)
             actions = machine.start()
-            let (slot, generation) = inviteClients.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = inviteClients.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.inviteClient, slot: slot, generation: generation)
         } else {
             var machine = NonInviteClientTransaction(request: request, isReliable: isReliable, timers: timers)
             actions = machine.start()
-            let (slot, generation) = nonInviteClients.insert(Entry(machine: machine, keys: keys))
+            let (slot, generation) = nonInviteClients.insert(Entry(machine: consume machine, keys: keys))
             id = Self.makeID(.nonInviteClient, slot: slot, generation: generation)
         }
         clientIndex[key] = id
@@ -243,9 +243,17 @@ struct TransactionTable: Sendable {
         case nil: keys = nil
         }
         guard let keys else { return }
-        if let key = keys.client, clientIndex[key] == id { clientIndex[key] = nil }
-        if let key = keys.server, serverIndex[key] == id { serverIndex[key] = nil }
-        if let key = keys.merge, mergeIndex[key] == id { mergeIndex[key] = nil }
+        // One hash lookup per index in the usual case (the entry is this transaction's); an entry that another
+        // transaction took over is put back.
+        if let key = keys.client, let owner = clientIndex.removeValue(forKey: key), owner != id {
+            clientIndex[key] = owner
+        }
+        if let key = keys.server, let owner = serverIndex.removeValue(forKey: key), owner != id {
+            serverIndex[key] = owner
+        }
+        if let key = keys.merge, let owner = mergeIndex.removeValue(forKey: key), owner != id {
+            mergeIndex[key] = owner
+        }
         if let key = keys.legacy, var ids = legacyIndex[key] {
             ids.removeAll { $0 == id }
             legacyIndex[key] = ids.isEmpty ? nil : ids

@@ -28,7 +28,13 @@ public struct TransactionTimers: Sendable, Hashable {
     }
 
     /// 64*T1: Timers B, F, H, J (unreliable), L and M.
-    public var transactionTimeout: Duration { t1 * 64 }
+    public var transactionTimeout: Duration {
+        // Six doublings: Duration's generic `*` goes through a 128-bit conversion that costs more than the rest
+        // of arming a timer, and this is read for most timers. Exact, and traps on overflow, as `*` does.
+        var value = t1
+        for _ in 0..<6 { value += value }
+        return value
+    }
 
     /// The value a timer is armed with when its state is entered. For the retransmission timers A, E and G
     /// this is the first interval; later intervals come from `nextInterval(after:for:)`. On reliable
@@ -47,7 +53,7 @@ public struct TransactionTimers: Sendable, Hashable {
     /// The retransmission interval that follows `interval`: Timer A doubles without bound (§17.1.1.2);
     /// Timers E and G double up to T2 (§17.1.2.2, §17.2.1).
     public func nextInterval(after interval: Duration, for kind: TimerKind) -> Duration {
-        let doubled = interval * 2
+        let doubled = interval + interval
         switch kind {
         case .a: return doubled
         default: return min(doubled, t2)
