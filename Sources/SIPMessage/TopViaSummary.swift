@@ -1,14 +1,19 @@
 /// What the transaction layer matches on in a message's top Via (RFC 3261 §17.1.3, §17.2.3): the branch and
-/// the sent-by host and port, read from the field's bytes without building a `Via`.
+/// the sent-by host and port, read from the field's bytes without building a `Via`; with the transport,
+/// `received` and `rport` that the transport layer reads to stamp a request and to answer it (§18.2).
 ///
 /// The read validates the first via-parm exactly as `topVia` does (sent-protocol, sent-by, every parameter,
 /// `rport`, `ttl` and `branch` values, and what may follow the value), so a message has a summary if and
-/// only if `topVia` returns a `Via`, and the summary's parts equal that Via's `branch`, `host` and `port`.
+/// only if `topVia` returns a `Via`, and the summary's parts equal that Via's `branch`, `host`, `port`,
+/// `transport`, `received` and `rport`.
 public struct TopViaSummary: Sendable {
     /// The message's bytes: the strings are made when asked for.
     let source: [UInt8]
     let branchRange: ByteRange?
     let hostRange: ByteRange
+    let transportRange: ByteRange
+    let receivedParameter: KnownParameter
+    let rportParameter: KnownParameter
     /// Whether the first `branch` parameter's value begins with the RFC 3261 magic cookie `z9hG4bK`
     /// (§8.1.1.7), compared as bytes.
     public let hasMagicCookie: Bool
@@ -23,6 +28,33 @@ public struct TopViaSummary: Sendable {
     /// The sent-by host as written, without the brackets of an IPv6 reference.
     public var host: String { source.string(hostRange) }
 
+    /// The transport token as written (`UDP`, `TCP`, `TLS`, ...).
+    public var transport: String { source.string(transportRange) }
+
+    /// The first `received` parameter's value as written; `nil` when it is absent or has no value.
+    public var received: String? {
+        if case .value(let range) = receivedParameter { return source.string(range) }
+        return nil
+    }
+
+    /// Whether the Via has a `received` parameter.
+    public var hasReceived: Bool {
+        if case .absent = receivedParameter { return false }
+        return true
+    }
+
+    /// The first `rport` parameter (RFC 3581): requested (no value) or filled.
+    public var rport: Via.RPort? {
+        switch rportParameter {
+        case .absent, .unknown: return nil
+        case .flag: return .requested
+        case .value(let range):
+            return source.withUnsafeBufferPointer { parseDecimal($0, range.range, limit: 65535) }.map {
+                .value(UInt16($0))
+            }
+        }
+    }
+
     fileprivate init(source: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, _ parts: Parts) {
         self.source = source
         if let branch = parts.branch {
@@ -35,6 +67,9 @@ public struct TopViaSummary: Sendable {
         hostRange = ByteRange(parts.host)
         hostKind = parts.hostKind
         port = parts.port
+        transportRange = ByteRange(parts.transport)
+        receivedParameter = parts.received
+        rportParameter = parts.rport
     }
 }
 
@@ -53,6 +88,9 @@ private struct Parts {
     var port: UInt16?
     /// The value of the first `branch` parameter, when it has one.
     var branch: Range<Int>?
+    var transport: Range<Int>
+    var received = KnownParameter.absent
+    var rport = KnownParameter.absent
 
     enum Outcome {
         case read(Parts)
@@ -78,9 +116,10 @@ private struct Parts {
             UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) == sipVersionWord
         else { return .unusual }
         i += 8
-        let transport = i
+        let transportStart = i
         while i < end, p[i].isTokenChar { i += 1 }
-        guard i > transport, i < end, p[i] == ASCII.space || p[i] == ASCII.tab else { return .unusual }
+        guard i > transportStart, i < end, p[i] == ASCII.space || p[i] == ASCII.tab else { return .unusual }
+        let transport = transportStart..<i
         while i < end, p[i] == ASCII.space || p[i] == ASCII.tab { i += 1 }
         // The host: a run of label characters and dots, as `ByteScanner.readHost` reads one; an IPv4 address
         // or a hostname (what `readHost` would try after both, an IPv6 address, is left to it).
@@ -106,6 +145,8 @@ private struct Parts {
         }
         var branch: Range<Int>?
         var sawBranch = false
+        var received = KnownParameter.absent
+        var rport = KnownParameter.absent
         while i < end, p[i] == ASCII.semicolon {
             i += 1
             let nameStart = i
@@ -125,6 +166,9 @@ private struct Parts {
             switch packedLowercaseToken(p, name) {
             case ParameterName.rport:
                 if let value, parseDecimal(p, value, limit: 65535) == nil { return .malformed }
+                rport.record(value)
+            case ParameterName.received:
+                received.record(value)
             case ParameterName.ttl:
                 if value.flatMap({ parseDecimal(p, $0, limit: 255) }) == nil { return .malformed }
             case ParameterName.branch:
@@ -138,7 +182,10 @@ private struct Parts {
         // The end of the first value: the end of the field, or a comma after optional SP/HT.
         while i < end, p[i] == ASCII.space || p[i] == ASCII.tab { i += 1 }
         guard i == end || p[i] == ASCII.comma else { return .unusual }
-        return .read(Parts(host: host, hostKind: hostKind, port: port, branch: branch))
+        return .read(
+            Parts(
+                host: host, hostKind: hostKind, port: port, branch: branch, transport: transport, received: received,
+                rport: rport))
     }
 
     /// Any via-parm, read as `SIPFields.parseFirst` and `Via.parse` read it, step by step with the same
@@ -147,7 +194,7 @@ private struct Parts {
         let bytes = scanner.bytes
         scanner.skipLWS()
         guard !scanner.isAtEnd, scanner.readToken() != nil, scanner.consumeSeparator(ASCII.slash),
-            scanner.readToken() != nil, scanner.consumeSeparator(ASCII.slash), scanner.readToken() != nil
+            scanner.readToken() != nil, scanner.consumeSeparator(ASCII.slash), let transport = scanner.readToken()
         else { return nil }
         scanner.skipLWS()
         guard let (hostSpan, hostKind) = scanner.readHost() else { return nil }
@@ -159,11 +206,16 @@ private struct Parts {
             port = UInt16(value)
         }
         var branch = KnownParameter.absent
+        var received = KnownParameter.absent
+        var rport = KnownParameter.absent
         do {
             _ = try scanner.validateHeaderParameters(field: .via) { name, value in
                 switch packedLowercaseToken(bytes, name) {
                 case ParameterName.rport:
                     if let value, parseDecimal(bytes, value, limit: 65535) == nil { return "bad rport" }
+                    rport.record(value)
+                case ParameterName.received:
+                    received.record(value)
                 case ParameterName.ttl:
                     if value.flatMap({ parseDecimal(bytes, $0, limit: 255) }) == nil { return "bad ttl" }
                 case ParameterName.branch:
@@ -180,7 +232,9 @@ private struct Parts {
         guard scanner.isAtEnd || scanner.peek() == ASCII.comma else { return nil }
         let branchRange: Range<Int>?
         if case .value(let span) = branch { branchRange = span.range } else { branchRange = nil }
-        return Parts(host: hostSpan.range, hostKind: hostKind, port: port, branch: branchRange)
+        return Parts(
+            host: hostSpan.range, hostKind: hostKind, port: port, branch: branchRange, transport: transport,
+            received: received, rport: rport)
     }
 }
 
@@ -218,4 +272,9 @@ extension UnsafeBufferPointer<UInt8> {
         guard range.count >= count else { return false }
         return bytesEqual(self, range.lowerBound..<(range.lowerBound + count), literal)
     }
+}
+
+extension ParameterName {
+    /// `received`, as `packedLowercaseToken` packs it.
+    static let received: UInt64 = 0x6465_7669_6563_6572
 }

@@ -214,6 +214,14 @@ extension SIPTransportLayer {
     /// Adds `received` when the top Via's sent-by host is not the source address, and fills `rport` when
     /// the client asked for it (RFC 3261 §18.2.1, RFC 3581 §4).
     static func stampReceived(_ request: inout SIPRequest, source: SocketAddress) {
+        // Most requests need nothing: sent-by is the source address and no rport was asked for. The top
+        // Via's summary says so without parsing the Vias (and when it has none, neither would they parse).
+        guard let summary = request.headerFields.topViaSummary else { return }
+        if summary.rport == nil, summary.hostKind != .hostname,
+            let address = SocketAddress(ip: summary.host, port: 0), address == source.with(port: 0)
+        {
+            return
+        }
         guard let index = request.headerFields.firstIndex(of: .via) else { return }
         let vias: [Via]
         do {

@@ -55,7 +55,7 @@ extension SIPTransportLayer {
 
     /// Where a response goes when there is no connection to reuse (§18.2.2).
     func responseDestination(_ response: SIPResponse, incoming: IncomingMessage) -> Destination? {
-        guard let via = try? response.topVia else {
+        guard let via = response.topViaSummary else {
             return Destination(transport: incoming.transport, address: incoming.source)
         }
         let transport = TransportProtocol(token: via.transport) ?? incoming.transport

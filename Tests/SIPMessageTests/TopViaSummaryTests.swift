@@ -2,7 +2,7 @@ import SIPMessage
 import Testing
 
 /// `topViaSummary` must agree with the full `topVia` parse on every message: a summary exactly when `topVia`
-/// returns a Via, with the same branch, host, host kind and port.
+/// returns a Via, with the same branch, host, host kind, port, transport, received and rport.
 @Suite("Top Via summary")
 struct TopViaSummaryTests {
     /// Checks the fast read against the full parse; returns the summary.
@@ -19,6 +19,10 @@ struct TopViaSummaryTests {
             #expect(summary.host == full.host.text, "\(label)", sourceLocation: sourceLocation)
             #expect(summary.hostKind == full.host.kind, "\(label)", sourceLocation: sourceLocation)
             #expect(summary.port == full.port, "\(label)", sourceLocation: sourceLocation)
+            #expect(summary.transport == full.transport, "\(label)", sourceLocation: sourceLocation)
+            #expect(summary.received == full.received, "\(label)", sourceLocation: sourceLocation)
+            #expect(summary.hasReceived == (full.parameters.first(named: "received") != nil), "\(label)")
+            #expect(summary.rport == full.rport, "\(label)", sourceLocation: sourceLocation)
         }
         return summary
     }
@@ -107,6 +111,29 @@ struct TopViaSummaryTests {
         let noPort = try #require(Self.summary("SIP/2.0/TLS [2001:db8::9:1];branch=z9hG4bK6"))
         #expect(noPort.host == "2001:db8::9:1")
         #expect(noPort.port == nil)
+    }
+
+    @Test func transportReceivedAndRport() throws {
+        let plain = try #require(Self.summary("SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKa"))
+        #expect(plain.transport == "UDP")
+        #expect(plain.received == nil && !plain.hasReceived)
+        #expect(plain.rport == nil)
+        let requested = try #require(Self.summary("SIP/2.0/tcp host.example.com;RPORT;branch=z9hG4bKb"))
+        #expect(requested.transport == "tcp")
+        #expect(requested.rport == .requested)
+        let stamped = try #require(
+            Self.summary("SIP/2.0/UDP 10.0.0.1:5060;rport=40123;branch=z9hG4bKc;Received=203.0.113.9;received=x"))
+        #expect(stamped.rport == .value(40123))
+        #expect(stamped.received == "203.0.113.9")
+        #expect(stamped.hasReceived)
+        let flagged = try #require(Self.summary("SIP/2.0/UDP 10.0.0.1 ; received ; branch=z9hG4bKd"))
+        #expect(flagged.received == nil && flagged.hasReceived)
+        for value in [
+            "SIP/2.0/UDP 10.0.0.1;rport=40123;branch=z9hG4bKc", "SIP / 2.0 / TLS [::1]:5061 ;rport = 7;received=\"q\"",
+            "SIP/2.0/WSS h.example.com;received=192.0.2.4;rport",
+        ] {
+            Self.expectAgreement(try #require(Self.fields(viaLines: ["Via: " + value])), value)
+        }
     }
 
     @Test func parameterNamesIgnoreCase() throws {
