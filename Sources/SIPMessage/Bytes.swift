@@ -55,6 +55,13 @@ extension UInt8 {
 @inline(__always)
 func packedLowercaseToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
     guard !range.isEmpty, range.count <= 8, range.lowerBound >= 0, range.upperBound <= bytes.count else { return 0 }
+    if range.lowerBound + 8 <= bytes.count, let base = bytes.baseAddress {
+        // One unaligned load of the 8 bytes from the name's start, the bytes past its end masked off.
+        let loaded = UInt64(
+            littleEndian: UnsafeRawPointer(base + range.lowerBound).loadUnaligned(as: UInt64.self))
+        let keep = range.count == 8 ? UInt64.max : (1 &<< UInt64(8 &* range.count)) &- 1
+        return (loaded | 0x2020_2020_2020_2020) & keep
+    }
     var word: UInt64 = 0
     var shift: UInt64 = 0
     for i in range {
