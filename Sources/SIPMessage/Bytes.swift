@@ -125,12 +125,14 @@ func bytesEqualCaseInsensitive(_ bytes: [UInt8], _ range: Range<Int>, _ lowercas
 
 extension String {
     /// A string from bytes, repairing invalid UTF-8.
+    @inlinable
     init(bytes: [UInt8], range: Range<Int>) {
         self = bytes.withUnsafeBufferPointer { String(bytes: $0, range: range) }
     }
 
     /// A string from buffer bytes, repairing invalid UTF-8. Values of up to 15 bytes (tags, hosts, users)
     /// are written straight into a small string, which costs no validation pass when they are ASCII.
+    @usableFromInline
     init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
         let lower = Swift.max(0, Swift.min(range.lowerBound, bytes.count))
         let part = UnsafeBufferPointer(

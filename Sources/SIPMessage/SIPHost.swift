@@ -9,10 +9,11 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     }
 
     public let kind: Kind
-    let source: [UInt8]
+    @usableFromInline let source: [UInt8]
     /// Without the brackets of an IPv6 reference.
-    let span: ByteRange
+    @usableFromInline let span: ByteRange
 
+    @usableFromInline
     init(kind: Kind, source: [UInt8], span: ByteRange) {
         self.kind = kind
         self.source = source
@@ -20,7 +21,7 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     }
 
     /// The host as written, without the brackets of an IPv6 reference.
-    public var text: String { source.string(span) }
+    @inlinable public var text: String { source.string(span) }
 
     /// A host from its text; an IPv6 address may come with or without brackets. `nil` if it is none of
     /// the three forms.
