@@ -141,10 +141,26 @@ extension String {
             self = String(decoding: part, as: UTF8.self)
             return
         }
-        self = String(unsafeUninitializedCapacity: part.count) { out in
+        let count = part.count
+        self = String(unsafeUninitializedCapacity: count) { out in
             guard let target = out.baseAddress else { return 0 }
-            target.update(from: source, count: part.count)
-            return part.count
+            // Two overlapping word moves rather than a memmove call: both stay inside the `count` bytes.
+            let from = UnsafeRawPointer(source)
+            let to = UnsafeMutableRawPointer(target)
+            if count >= 8 {
+                to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
+                to.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self), toByteOffset: count &- 8,
+                    as: UInt64.self)
+            } else if count >= 4 {
+                to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+                to.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self), toByteOffset: count &- 4,
+                    as: UInt32.self)
+            } else {
+                for k in 0..<count { target[k] = source[k] }
+            }
+            return count
         }
     }
 

@@ -152,6 +152,21 @@ struct AccessorFastPathTests {
         #expect(rereadTo.uri.sipURI?.host.text == "198.51.100.7")
     }
 
+    @Test func shortValuesOfEveryLength() throws {
+        // Values of up to 15 bytes are copied into small strings with overlapping word moves.
+        let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        for length in 1...20 {
+            let text = String(decoding: letters[0..<length], as: UTF8.self)
+            let address = try NameAddress("<sip:\(text)@\(text).example>;tag=\(text)")
+            #expect(address.tag == text)
+            #expect(address.uri.sipURI?.escapedUser == text)
+            #expect(address.uri.sipURI?.host.text == "\(text).example")
+            let via = try Via("SIP/2.0/UDP \(text).example;branch=\(text)")
+            #expect(via.branch == text)
+        }
+        #expect(try NameAddress("<sip:a@b>;tag=\"\"").tag == "\"\"")
+    }
+
     @Test func builtValuesReadThroughTheSameGetters() throws {
         let host = try #require(SIPHost("192.0.2.1"))
         let via = Via(transport: "TCP", host: host, port: 5061, branch: "z9hG4bKbuilt")
