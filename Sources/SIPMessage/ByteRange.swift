@@ -1,7 +1,8 @@
 /// A range of a value's byte source, in 8 bytes (parsed values keep offsets, not strings).
+@usableFromInline
 struct ByteRange: Sendable, Hashable {
-    var start: UInt32
-    var end: UInt32
+    @usableFromInline var start: UInt32
+    @usableFromInline var end: UInt32
 
     init(_ range: Range<Int>) {
         start = UInt32(truncatingIfNeeded: range.lowerBound)
@@ -14,13 +15,14 @@ struct ByteRange: Sendable, Hashable {
 
     static let empty = ByteRange(start: 0, end: 0)
 
-    var range: Range<Int> { Int(start)..<Int(end) }
+    @inlinable var range: Range<Int> { Int(start)..<Int(end) }
     var isEmpty: Bool { start >= end }
     var count: Int { Int(end) - Int(start) }
 }
 
 extension Array where Element == UInt8 {
     /// The bytes of `range` decoded as UTF-8.
+    @inlinable
     func string(_ range: ByteRange) -> String {
         String(bytes: self, range: range.range)
     }

@@ -117,9 +117,12 @@ struct ByteScanner {
     /// Reads one or more bytes matching `predicate`.
     @inline(__always)
     mutating func read(while predicate: (UInt8) -> Bool) -> Range<Int>? {
+        // A local index stays in a register; `index` itself would be stored on every byte.
         let start = index
-        while index < end, predicate(bytes[index]) { index += 1 }
-        return start < index ? start..<index : nil
+        var i = start
+        while i < end, predicate(bytes[i]) { i &+= 1 }
+        index = i
+        return start < i ? start..<i : nil
     }
 
     @inline(__always)
@@ -140,35 +143,31 @@ struct ByteScanner {
     /// Reads a `quoted-string`, returning the range including both quotes.
     mutating func readQuotedString() -> Range<Int>? {
         guard peek() == ASCII.quote else { return nil }
+        // A local index: `index` moves only when the whole quoted-string is there.
         let start = index
-        index += 1
-        while index < end {
-            let b = bytes[index]
+        var i = start + 1
+        while i < end {
+            let b = bytes[i]
             if b == ASCII.quote {
-                index += 1
+                index = i + 1
                 return start..<index
             }
             if b == ASCII.backslash {
                 // quoted-pair: any byte but CR and LF
-                guard index + 1 < end, bytes[index + 1] != ASCII.cr, bytes[index + 1] != ASCII.lf else {
-                    index = start
-                    return nil
-                }
-                index += 2
+                guard i + 1 < end, bytes[i + 1] != ASCII.cr, bytes[i + 1] != ASCII.lf else { return nil }
+                i += 2
                 continue
             }
             if b == ASCII.cr || b == ASCII.lf {
                 // Only a fold (CRLF + WSP) may appear inside; it counts as LWS.
-                if b == ASCII.cr, index + 2 < end, bytes[index + 1] == ASCII.lf, bytes[index + 2].isSIPWhitespace {
-                    index += 3
+                if b == ASCII.cr, i + 2 < end, bytes[i + 1] == ASCII.lf, bytes[i + 2].isSIPWhitespace {
+                    i += 3
                     continue
                 }
-                index = start
                 return nil
             }
-            index += 1
+            i += 1
         }
-        index = start
         return nil
     }
 

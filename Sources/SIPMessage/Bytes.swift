@@ -55,6 +55,13 @@ extension UInt8 {
 @inline(__always)
 func packedLowercaseToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64 {
     guard !range.isEmpty, range.count <= 8, range.lowerBound >= 0, range.upperBound <= bytes.count else { return 0 }
+    if range.lowerBound + 8 <= bytes.count, let base = bytes.baseAddress {
+        // One unaligned load of the 8 bytes from the name's start, the bytes past its end masked off.
+        let loaded = UInt64(
+            littleEndian: UnsafeRawPointer(base + range.lowerBound).loadUnaligned(as: UInt64.self))
+        let keep = range.count == 8 ? UInt64.max : (1 &<< UInt64(8 &* range.count)) &- 1
+        return (loaded | 0x2020_2020_2020_2020) & keep
+    }
     var word: UInt64 = 0
     var shift: UInt64 = 0
     for i in range {
@@ -118,12 +125,14 @@ func bytesEqualCaseInsensitive(_ bytes: [UInt8], _ range: Range<Int>, _ lowercas
 
 extension String {
     /// A string from bytes, repairing invalid UTF-8.
+    @inlinable
     init(bytes: [UInt8], range: Range<Int>) {
         self = bytes.withUnsafeBufferPointer { String(bytes: $0, range: range) }
     }
 
     /// A string from buffer bytes, repairing invalid UTF-8. Values of up to 15 bytes (tags, hosts, users)
     /// are written straight into a small string, which costs no validation pass when they are ASCII.
+    @usableFromInline
     init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
         let lower = Swift.max(0, Swift.min(range.lowerBound, bytes.count))
         let part = UnsafeBufferPointer(
@@ -132,10 +141,26 @@ extension String {
             self = String(decoding: part, as: UTF8.self)
             return
         }
-        self = String(unsafeUninitializedCapacity: part.count) { out in
+        let count = part.count
+        self = String(unsafeUninitializedCapacity: count) { out in
             guard let target = out.baseAddress else { return 0 }
-            target.update(from: source, count: part.count)
-            return part.count
+            // Two overlapping word moves rather than a memmove call: both stay inside the `count` bytes.
+            let from = UnsafeRawPointer(source)
+            let to = UnsafeMutableRawPointer(target)
+            if count >= 8 {
+                to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
+                to.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self), toByteOffset: count &- 8,
+                    as: UInt64.self)
+            } else if count >= 4 {
+                to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+                to.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self), toByteOffset: count &- 4,
+                    as: UInt32.self)
+            } else {
+                for k in 0..<count { target[k] = source[k] }
+            }
+            return count
         }
     }
 

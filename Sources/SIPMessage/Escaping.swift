@@ -81,19 +81,22 @@ extension ByteScanner {
     /// leaves the position) when there are none; throws on a broken escape.
     mutating func readEscaped(allowed: (UInt8) -> Bool) throws(MessageError) -> Range<Int>? {
         let start = index
-        while index < end {
-            let b = bytes[index]
+        var i = start
+        while i < end {
+            let b = bytes[i]
             if allowed(b) {
-                index += 1
+                i &+= 1
             } else if b == ASCII.percent {
-                guard let h1 = peek(at: 1), h1.isHexDigit, let h2 = peek(at: 2), h2.isHexDigit else {
+                guard i + 2 < end, bytes[i + 1].isHexDigit, bytes[i + 2].isHexDigit else {
+                    index = i
                     throw .malformedURI("broken %-escape")
                 }
-                index += 3
+                i &+= 3
             } else {
                 break
             }
         }
-        return start < index ? start..<index : nil
+        index = i
+        return start < i ? start..<i : nil
     }
 }

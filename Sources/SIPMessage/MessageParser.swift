@@ -208,8 +208,10 @@ enum MessageParser {
                 guard nameLength <= Int(UInt16.max) else {
                     throw fail(MessageError(.malformedHeader, status: 400, "Header name too long"))
                 }
+                // `buf[contentEnd]` is the line's CR or LF, which is not white space: it ends this loop without a
+                // bounds test per byte.
                 var start = j + 1
-                while start < contentEnd, buf[start] == ASCII.space || buf[start] == ASCII.tab { start += 1 }
+                while buf[start] == ASCII.space || buf[start] == ASCII.tab { start &+= 1 }
                 var stop = contentEnd
                 while stop > start, buf[stop - 1] == ASCII.space || buf[stop - 1] == ASCII.tab { stop -= 1 }
                 let id: UInt8

@@ -353,6 +353,7 @@ extension ByteScanner {
 
 /// A header parameter the stack reads often (`branch`, `tag`), located while its field was validated so that
 /// reading it needs no second scan.
+@usableFromInline
 enum KnownParameter: Sendable {
     /// Not recorded (a value built through the API): look it up.
     case unknown

@@ -9,10 +9,11 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     }
 
     public let kind: Kind
-    let source: [UInt8]
+    @usableFromInline let source: [UInt8]
     /// Without the brackets of an IPv6 reference.
-    let span: ByteRange
+    @usableFromInline let span: ByteRange
 
+    @usableFromInline
     init(kind: Kind, source: [UInt8], span: ByteRange) {
         self.kind = kind
         self.source = source
@@ -20,7 +21,7 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     }
 
     /// The host as written, without the brackets of an IPv6 reference.
-    public var text: String { source.string(span) }
+    @inlinable public var text: String { source.string(span) }
 
     /// A host from its text; an IPv6 address may come with or without brackets. `nil` if it is none of
     /// the three forms.
@@ -161,6 +162,35 @@ public struct SIPHost: Sendable, CustomStringConvertible {
         return result << 8 | value
     }
 
+    /// Where a dotted-quad IPv4 address starting at `start` ends (at the first byte that is neither a digit nor
+    /// a dot), or `nil` if what is there is not one; as `parseIPv4Word` on that range, in the same pass.
+    @inline(__always)
+    static func ipv4End(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        var octets = 0
+        var value: UInt32 = 0
+        var digits = 0
+        var i = start
+        while i < end {
+            let b = bytes[i]
+            let digit = b &- 0x30
+            if digit < 10 {
+                value = value &* 10 &+ UInt32(digit)
+                digits &+= 1
+                guard digits <= 3, value <= 255 else { return nil }
+            } else if b == ASCII.dot {
+                guard digits > 0, octets < 3 else { return nil }
+                octets &+= 1
+                value = 0
+                digits = 0
+            } else {
+                break
+            }
+            i &+= 1
+        }
+        guard digits > 0, octets == 3 else { return nil }
+        return i
+    }
+
     /// RFC 4291 §2.2 text forms, including `::` and an embedded IPv4 tail.
     static func parseIPv6<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> [UInt8]?
     where C.Index == Int {
@@ -248,6 +278,13 @@ extension ByteScanner {
             let span =
                 kind == .ipv6 ? ByteRange(start: range.lowerBound + 1, end: range.upperBound - 1) : ByteRange(range)
             return (span, kind)
+        }
+        // An IPv4 address is read and checked in one pass, when no host character follows it.
+        if bytes[start].isDigit, let stop = SIPHost.ipv4End(bytes, from: start, to: end),
+            stop == end || !(bytes[stop].isIn(.label) || bytes[stop] == ASCII.dot)
+        {
+            index = stop
+            return (ByteRange(start..<stop), .ipv4)
         }
         // hostname = *( domainlabel "." ) toplabel [ "." ]: labels of alphanumerics and inner hyphens, the top
         // label starting with a letter. Checked label by label while the host characters are read.

@@ -1,25 +1,26 @@
 /// Where the parts of a SIP URI lie in its byte source.
+@usableFromInline
 struct SIPURILayout: Sendable {
     // The word-sized ranges first, absent parts as a marker range rather than optionals, the one-byte fields
     // last: 53 bytes instead of 68, which keeps URIs, requests and the addresses holding a URI at most 128 bytes,
     // so that they are copied with a few moves rather than a memcpy call.
     var whole: ByteRange
-    var host: ByteRange
+    @usableFromInline var host: ByteRange
     /// The `;...` parameter region (may be empty).
     var parameters: ByteRange
     /// The text after `?` (empty when there are no headers).
     var headers: ByteRange
-    private var userRange: ByteRange
+    @usableFromInline var userRange: ByteRange
     private var passwordRange: ByteRange
-    var port: UInt16?
+    @usableFromInline var port: UInt16?
     var isSecure: Bool
-    var hostKind: SIPHost.Kind
+    @usableFromInline var hostKind: SIPHost.Kind
 
     /// Marks an absent user or password (an empty password is present: `sip:alice:@host`).
     private static let absent = ByteRange(start: Int(UInt32.max), end: Int(UInt32.max))
 
-    var user: ByteRange? {
-        get { userRange.start == UInt32.max ? nil : userRange }
+    @usableFromInline var user: ByteRange? {
+        @inlinable get { userRange.start == UInt32.max ? nil : userRange }
         set { userRange = newValue ?? Self.absent }
     }
 
@@ -66,9 +67,10 @@ extension SIPURILayout {
 /// `escapedUser`) they keep the %-escapes they arrived with, which are never decoded twice (`%2541` stays
 /// `%41`). Parameters and headers are kept as written. Setting a part rebuilds the URI's bytes.
 public struct SIPURI: Sendable, CustomStringConvertible {
-    var source: [UInt8]
-    var layout: SIPURILayout
+    @usableFromInline var source: [UInt8]
+    @usableFromInline var layout: SIPURILayout
 
+    @usableFromInline
     init(source: [UInt8], layout: SIPURILayout) {
         self.source = source
         self.layout = layout
@@ -102,7 +104,7 @@ public struct SIPURI: Sendable, CustomStringConvertible {
 
     /// The user part as written, %-escapes intact.
     public var escapedUser: String? {
-        get {
+        @inlinable get {
             // Not `layout.user.map(source.string)`: that closure copies the whole URI.
             guard let user = layout.user else { return nil }
             return source.string(user)
@@ -132,12 +134,12 @@ public struct SIPURI: Sendable, CustomStringConvertible {
     }
 
     public var host: SIPHost {
-        get { SIPHost(kind: layout.hostKind, source: source, span: layout.host) }
+        @inlinable get { SIPHost(kind: layout.hostKind, source: source, span: layout.host) }
         set { modify { $0.host = newValue } }
     }
 
     public var port: UInt16? {
-        get { layout.port }
+        @inlinable get { layout.port }
         set { modify { $0.port = newValue } }
     }
 

@@ -44,6 +44,21 @@ extension URI {
     /// leaves the position) when the URI has another scheme. Throws what `parse` would throw.
     static func parseSIPLayout(_ scanner: inout ByteScanner) throws(MessageError) -> SIPURILayout? {
         let start = scanner.index
+        // The usual `sip:` and `sips:`, in any case, without reading the scheme as a token first.
+        let bytes = scanner.bytes
+        if start + 4 <= scanner.end, bytes[start] | 0x20 == UInt8(ascii: "s"),
+            bytes[start + 1] | 0x20 == UInt8(ascii: "i"),
+            bytes[start + 2] | 0x20 == UInt8(ascii: "p")
+        {
+            if bytes[start + 3] == ASCII.colon {
+                scanner.index = start + 4
+                return try SIPURI.parseLayout(&scanner, isSecure: false, schemeStart: start)
+            }
+            if start + 5 <= scanner.end, bytes[start + 3] | 0x20 == UInt8(ascii: "s"), bytes[start + 4] == ASCII.colon {
+                scanner.index = start + 5
+                return try SIPURI.parseLayout(&scanner, isSecure: true, schemeStart: start)
+            }
+        }
         let schemeRange = try readScheme(&scanner)
         let isSecure: Bool
         switch schemeRange.count {

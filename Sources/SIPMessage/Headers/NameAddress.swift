@@ -14,6 +14,7 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
     }
 
     /// The URI: a SIP URI's layout in the same source, or another URI kept as a value.
+    @usableFromInline
     enum Address: Sendable {
         case sip(SIPURILayout)
         case other(URI)
@@ -21,13 +22,13 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
 
     // In this order the value takes 125 bytes instead of 129: at most 128, it is copied with a few moves
     // rather than a memcpy call (it is returned through several layers on every From, To and Contact).
-    var source: [UInt8]
+    @usableFromInline var source: [UInt8]
     var whole: ByteRange
     var parametersRange: ByteRange
-    var address: Address
+    @usableFromInline var address: Address
     var display: DisplayName
     /// Where `tag` is, when the parser recorded it.
-    var tagParameter: KnownParameter = .unknown
+    @usableFromInline var tagParameter: KnownParameter = .unknown
 
     public init(displayName: String? = nil, uri: URI, parameters: Parameters = []) {
         var bytes: [UInt8] = []
@@ -90,7 +91,7 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
     }
 
     public var uri: URI {
-        get {
+        @inlinable get {
             switch address {
             case .sip(let layout): return .sip(SIPURI(source: source, layout: layout))
             case .other(let uri): return uri
@@ -107,7 +108,7 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
 
     /// The `tag` parameter (RFC 3261 §19.3).
     public var tag: String? {
-        get {
+        @inlinable get {
             switch tagParameter {
             case .value(let range): return source.string(range)
             case .absent, .flag: return nil

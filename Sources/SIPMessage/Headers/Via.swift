@@ -8,17 +8,17 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
         case value(UInt16)
     }
 
-    var source: [UInt8]
+    @usableFromInline var source: [UInt8]
     var whole: ByteRange
     var protocolNameRange: ByteRange
     var protocolVersionRange: ByteRange
     var transportRange: ByteRange
-    var hostKind: SIPHost.Kind
-    var hostRange: ByteRange
-    var portValue: UInt16?
+    @usableFromInline var hostKind: SIPHost.Kind
+    @usableFromInline var hostRange: ByteRange
+    @usableFromInline var portValue: UInt16?
     var parametersRange: ByteRange
     /// Where `branch` is, when the parser recorded it.
-    var branchParameter: KnownParameter = .unknown
+    @usableFromInline var branchParameter: KnownParameter = .unknown
 
     /// A SIP/2.0 Via.
     public init(
@@ -56,12 +56,12 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
     }
 
     public var host: SIPHost {
-        get { SIPHost(kind: hostKind, source: source, span: hostRange) }
+        @inlinable get { SIPHost(kind: hostKind, source: source, span: hostRange) }
         set { modify { $0.host = newValue } }
     }
 
     public var port: UInt16? {
-        get { portValue }
+        @inlinable get { portValue }
         set { modify { $0.port = newValue } }
     }
 
@@ -73,7 +73,7 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
 
     /// The `branch` parameter: the transaction identifier (RFC 3261 §8.1.1.7).
     public var branch: String? {
-        get {
+        @inlinable get {
             switch branchParameter {
             case .value(let range): return source.string(range)
             case .absent, .flag: return nil
