@@ -131,41 +131,32 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     }
 
     /// Dotted-quad IPv4 as a 32-bit word; allocates nothing.
+    @inline(__always)
     static func parseIPv4Word<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) -> UInt32?
     where C.Index == Int {
-        // Wrapping arithmetic: value stays below 256 and digits below 4 (both checked on every digit), so
-        // nothing can overflow and the loop needs no overflow traps.
-        var result: UInt32 = 0
-        var octets = 0
-        var value: UInt32 = 0
-        var digits = 0
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let b = bytes[i]
-            let digit = b &- 0x30
-            if digit < 10 {
-                value = value &* 10 &+ UInt32(digit)
-                digits &+= 1
-                guard digits <= 3, value <= 255 else { return nil }
-            } else if b == ASCII.dot {
-                guard digits > 0, octets < 3 else { return nil }
-                result = result &<< 8 | value
-                octets &+= 1
-                value = 0
-                digits = 0
-            } else {
-                return nil
-            }
-            i &+= 1
-        }
-        guard digits > 0, octets == 3 else { return nil }
-        return result << 8 | value
+        guard let (stop, word) = scanIPv4(bytes, from: range.lowerBound, to: range.upperBound),
+            stop == range.upperBound
+        else { return nil }
+        return word
     }
 
     /// Where a dotted-quad IPv4 address starting at `start` ends (at the first byte that is neither a digit nor
     /// a dot), or `nil` if what is there is not one; as `parseIPv4Word` on that range, in the same pass.
     @inline(__always)
     static func ipv4End(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        scanIPv4(bytes, from: start, to: end)?.end
+    }
+
+    /// The one dotted-quad reader: from `start`, digits and dots up to `end` or the first other byte; the
+    /// address's end and its value, or `nil` when those bytes are not four octets of at most three digits
+    /// and at most 255.
+    @inline(__always)
+    static func scanIPv4<C: RandomAccessCollection<UInt8>>(_ bytes: C, from start: Int, to end: Int) -> (
+        end: Int, word: UInt32
+    )? where C.Index == Int {
+        // Wrapping arithmetic: value stays below 256 and digits below 4 (both checked on every digit), so
+        // nothing can overflow and the loop needs no overflow traps.
+        var result: UInt32 = 0
         var octets = 0
         var value: UInt32 = 0
         var digits = 0
@@ -179,6 +170,7 @@ public struct SIPHost: Sendable, CustomStringConvertible {
                 guard digits <= 3, value <= 255 else { return nil }
             } else if b == ASCII.dot {
                 guard digits > 0, octets < 3 else { return nil }
+                result = result &<< 8 | value
                 octets &+= 1
                 value = 0
                 digits = 0
@@ -188,7 +180,7 @@ public struct SIPHost: Sendable, CustomStringConvertible {
             i &+= 1
         }
         guard digits > 0, octets == 3 else { return nil }
-        return i
+        return (i, result << 8 | value)
     }
 
     /// RFC 4291 §2.2 text forms, including `::` and an embedded IPv4 tail.
