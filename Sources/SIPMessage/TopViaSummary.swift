@@ -205,36 +205,19 @@ private struct Parts {
             else { return nil }
             port = UInt16(value)
         }
-        var branch = KnownParameter.absent
-        var received = KnownParameter.absent
-        var rport = KnownParameter.absent
+        var known = KnownViaParameters()
         do {
-            _ = try scanner.validateHeaderParameters(field: .via) { name, value in
-                switch packedLowercaseToken(bytes, name) {
-                case ParameterName.rport:
-                    if let value, parseDecimal(bytes, value, limit: 65535) == nil { return "bad rport" }
-                    rport.record(value)
-                case ParameterName.received:
-                    received.record(value)
-                case ParameterName.ttl:
-                    if value.flatMap({ parseDecimal(bytes, $0, limit: 255) }) == nil { return "bad ttl" }
-                case ParameterName.branch:
-                    if let value, value.isEmpty || bytes[value.lowerBound] == ASCII.quote { return "bad branch" }
-                    branch.record(value)
-                default: break
-                }
-                return nil
-            }
+            _ = try scanner.validateHeaderParameters(field: .via) { name, value in known.inspect(bytes, name, value) }
         } catch {
             return nil
         }
         scanner.skipLWS()
         guard scanner.isAtEnd || scanner.peek() == ASCII.comma else { return nil }
         let branchRange: Range<Int>?
-        if case .value(let span) = branch { branchRange = span.range } else { branchRange = nil }
+        if case .value(let span) = known.branch { branchRange = span.range } else { branchRange = nil }
         return Parts(
             host: hostSpan.range, hostKind: hostKind, port: port, branch: branchRange, transport: transport,
-            received: received, rport: rport)
+            received: known.received, rport: known.rport)
     }
 }
 

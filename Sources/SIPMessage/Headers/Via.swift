@@ -236,27 +236,42 @@ extension Via: ScannerParsable {
             else { throw .malformed(field, "bad sent-by port") }
             port = UInt16(p)
         }
-        // rport and ttl are numbers, branch a token: checked on the bytes while validating.
         let bytes = scanner.bytes
-        var branch = KnownParameter.absent
+        var known = KnownViaParameters()
         let parameters = try scanner.validateHeaderParameters(field: field) { name, value in
-            switch packedLowercaseToken(bytes, name) {
-            case ParameterName.rport:
-                if let value, parseDecimal(bytes, value, limit: 65535) == nil { return "bad rport" }
-            case ParameterName.ttl:
-                if value.flatMap({ parseDecimal(bytes, $0, limit: 255) }) == nil { return "bad ttl" }
-            case ParameterName.branch:
-                if let value, value.isEmpty || bytes[value.lowerBound] == ASCII.quote { return "bad branch" }
-                branch.record(value)
-            default: break
-            }
-            return nil
+            known.inspect(bytes, name, value)
         }
         var via = Via(
             source: scanner.owner, whole: ByteRange(start: start, end: scanner.index), protocolName: ByteRange(name),
             protocolVersion: ByteRange(version), transport: ByteRange(transport), hostKind: hostKind, host: host,
             port: port, parameters: ByteRange(parameters))
-        via.branchParameter = branch
+        via.branchParameter = known.branch
         return via
+    }
+}
+
+/// The Via parameters the parsers check and remember while validating a via-parm: `rport` and `ttl` are
+/// numbers, `branch` a token; the first `branch`, `received` and `rport` are recorded where they are.
+struct KnownViaParameters {
+    var branch = KnownParameter.absent
+    var received = KnownParameter.absent
+    var rport = KnownParameter.absent
+
+    /// Checks one parameter; the problem, for `MessageError.malformed`, or `nil` when it is fine.
+    mutating func inspect(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>, _ value: Range<Int>?) -> String? {
+        switch packedLowercaseToken(bytes, name) {
+        case ParameterName.rport:
+            if let value, parseDecimal(bytes, value, limit: 65535) == nil { return "bad rport" }
+            rport.record(value)
+        case ParameterName.received:
+            received.record(value)
+        case ParameterName.ttl:
+            if value.flatMap({ parseDecimal(bytes, $0, limit: 255) }) == nil { return "bad ttl" }
+        case ParameterName.branch:
+            if let value, value.isEmpty || bytes[value.lowerBound] == ASCII.quote { return "bad branch" }
+            branch.record(value)
+        default: break
+        }
+        return nil
     }
 }
