@@ -2,8 +2,6 @@ import Foundation
 import SIPMessage
 import Testing
 
-@testable import SIPUserAgent
-
 /// TagScan reads To and From tags off the bytes; whenever it answers (present or absent), the answer must be
 /// the full parse's.
 @Suite struct TagScanTests {

@@ -1,5 +1,3 @@
-import SIPMessage
-
 /// What the bytes of a To or From value say about its `tag` header parameter, read without parsing the
 /// value: a dialog's requests and responses read their tags several times each, and a full name-addr parse
 /// builds a URI and a parameter list only to look at one token.
@@ -8,18 +6,18 @@ import SIPMessage
 /// `unclear` whenever the bytes are not plain (unbalanced quotes or brackets, a NUL or non-ASCII byte, `tag`
 /// without a value, a quoted or empty value, several tags): the caller then parses the value as before. It
 /// does not check the rest of the value: the message layer validated To and From of every received message.
-enum TagScan: Equatable {
+package enum TagScan: Equatable, Sendable {
     case absent
     case present(String)
     case unclear
 
-    init(_ value: String) {
+    package init(_ value: String) {
         var value = value
         self = value.withUTF8 { Self.scan($0) }
     }
 
     /// The scan of the one field of `header` in `fields`; `unclear` when there is not exactly one.
-    init(_ fields: SIPFields, _ header: SIPField.Name) {
+    package init(_ fields: SIPFields, _ header: SIPField.Name) {
         let values = fields[fields: header]
         self = values.count == 1 ? TagScan(values[0].value) : .unclear
     }
@@ -65,7 +63,7 @@ enum TagScan: Equatable {
                         var start = equals + 1
                         skipBlanks(&start)
                         var end = start
-                        while end < count, isToken(bytes[end]) { end += 1 }
+                        while end < count, bytes[end].isTokenChar { end += 1 }
                         var next = end
                         skipBlanks(&next)
                         guard end > start, next == count || bytes[next] == UInt8(ascii: ";") else { return .unclear }
@@ -81,18 +79,4 @@ enum TagScan: Equatable {
         return inQuotes || inBrackets ? .unclear : found
     }
 
-    /// RFC 3261's `token` characters.
-    private static func isToken(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "%"), UInt8(ascii: "*"),
-            UInt8(ascii: "_"),
-            UInt8(ascii: "+"), UInt8(ascii: "`"), UInt8(ascii: "'"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
-    }
 }
