@@ -90,19 +90,22 @@ enum AnswerCommand {
         }
         let registers = options["registrar"] != nil
         let defaultListen = options["transport"] == "tls" ? "0.0.0.0:5061" : "0.0.0.0:5060"
-        let harnessBox = Mutex<ProviderHarness?>(nil)
+        // Events can come before `start` returns (a registration on loopback takes milliseconds): the
+        // delegate queue waits for the harness rather than drop them.
+        let harnessSlot = SetOnce<ProviderHarness>()
         let harness: ProviderHarness
         do throws(HarnessError) {
             harness = try ProviderHarness.start(
                 options, needs: .init(registers: registers, defaultListen: defaultListen, target: nil), io: io,
                 printer: printer
             ) { event in
-                guard let harness = harnessBox.withLock({ $0 }) else { return }
+                guard let harness = harnessSlot.wait() else { return }
                 handle(
                     event, harness: harness, state: state, quiet: quiet, autoAnswer: autoAnswer,
                     interactive: interactive, duration: duration, count: count, media: media)
             }
         } catch {
+            harnessSlot.set(nil)
             switch error {
             case .usage(let usage):
                 io.error("switchboard answer: \(usage.message)")
@@ -112,7 +115,7 @@ enum AnswerCommand {
                 return 1
             }
         }
-        harnessBox.withLock { $0 = harness }
+        harnessSlot.set(harness)
         for listener in harness.provider.listeners {
             io.error("switchboard answer: listening on \(listener)")
         }
@@ -234,5 +237,29 @@ enum AnswerCommand {
         FileHandle.standardError.write(Data(question.utf8))
         guard let line = readLine() else { return false }
         return line.lowercased().hasPrefix("y")
+    }
+}
+
+/// A value one thread sets once and others wait for: `wait()` blocks until `set(_:)` (`nil` when the value
+/// never came, e.g. the provider failed to start).
+final class SetOnce<Value: Sendable>: Sendable {
+    private let value = Mutex<(isSet: Bool, value: Value?)>((false, nil))
+    private let ready = DispatchGroup()
+
+    init() { ready.enter() }
+
+    /// Sets the value; only the first call counts.
+    func set(_ newValue: Value?) {
+        let first = value.withLock { slot -> Bool in
+            guard !slot.isSet else { return false }
+            slot = (true, newValue)
+            return true
+        }
+        if first { ready.leave() }
+    }
+
+    func wait() -> Value? {
+        ready.wait()
+        return value.withLock { $0.value }
     }
 }
