@@ -18,8 +18,12 @@ package enum TagScan: Equatable, Sendable {
 
     /// The scan of the one field of `header` in `fields`; `unclear` when there is not exactly one.
     package init(_ fields: SIPFields, _ header: SIPField.Name) {
-        let values = fields[fields: header]
-        self = values.count == 1 ? TagScan(values[0].value) : .unclear
+        guard let index = fields.onlyIndex(of: header) else {
+            self = .unclear
+            return
+        }
+        let range = fields.entries[index].valueRange
+        self = fields.storage.withUnsafeBufferPointer { Self.scan(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> TagScan {

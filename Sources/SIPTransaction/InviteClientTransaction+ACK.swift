@@ -14,13 +14,13 @@ extension InviteClientTransaction {
         }
         let maxForwards = (try? invite.maxForwards) ?? nil
         fields.append(.maxForwards, maxForwards ?? 70)
-        for field in invite[fields: .from] { fields.append(field) }
-        for field in response.headerFields[fields: .to] { fields.append(field) }
-        for field in invite[fields: .callID] { fields.append(field) }
+        fields.appendCopies(of: .from, from: invite)
+        fields.appendCopies(of: .to, from: response.headerFields)
+        fields.appendCopies(of: .callID, from: invite)
         if let cseq = try? invite.cseq {
             fields.append(.cseq, CSeq(cseq.sequenceNumber, .ack))
         }
-        for field in invite[fields: .route] { fields.append(field) }
+        fields.appendCopies(of: .route, from: invite)
         return SIPRequest(method: .ack, uri: request.uri, headerFields: fields)
     }
 }

@@ -11,18 +11,18 @@ enum ResponseBuilder {
     ) -> SIPResponse {
         let source = request.headerFields
         var fields = SIPFields()
-        for field in source[fields: .via] { fields.append(field) }
-        for field in source[fields: .from] { fields.append(field) }
+        fields.appendCopies(of: .via, from: source)
+        fields.appendCopies(of: .from, from: source)
         if let toTag, var to = try? source.to, to.tag == nil {
             to.tag = toTag
             fields.append(.to, to)
         } else {
-            for field in source[fields: .to] { fields.append(field) }
+            fields.appendCopies(of: .to, from: source)
         }
-        for field in source[fields: .callID] { fields.append(field) }
-        for field in source[fields: .cseq] { fields.append(field) }
+        fields.appendCopies(of: .callID, from: source)
+        fields.appendCopies(of: .cseq, from: source)
         if statusCode == 100 {
-            for field in source[fields: .timestamp] { fields.append(field) }
+            fields.appendCopies(of: .timestamp, from: source)
         }
         for field in extra { fields.append(field) }
         return SIPResponse(statusCode: statusCode, headerFields: fields)

@@ -85,46 +85,32 @@ extension SIPResponse {
     ///   - toTag: the tag for To when the request's To has none.
     public init(answering request: SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
         let source = request.headerFields
-        var fields = SIPFields()
-        for field in source[fields: .via] { fields.appendCopy(field) }
-        for field in source[fields: .from] { fields.appendCopy(field) }
-        let toFields = source[fields: .to]
+        // Room for the copied fields and the few a response adds (Contact, Allow, Supported, ...).
+        var fields = SIPFields(reservingCapacity: 1024, fields: 16)
+        fields.appendCopies(of: .via, from: source)
+        fields.appendCopies(of: .from, from: source)
         if status > 100, let toTag {
             // The common case, one To field whose tag parameter is plainly there or plainly absent, needs no
             // parse: the tag goes on the end, where a header parameter belongs in both forms of the value.
-            let scan = toFields.count == 1 ? TagScan(toFields[0].value) : .unclear
-            if case .present = scan {
-                fields.appendCopy(toFields[0])
-            } else if case .absent = scan {
-                fields.append(toFields[0].name, toFields[0].value + ";tag=" + toTag)
-            } else if var to = try? source.to, to.tag == nil {
-                to.tag = toTag
-                fields.append(.to, to)
-            } else {
-                for field in toFields { fields.appendCopy(field) }
+            switch TagScan(source, .to) {
+            case .present: fields.appendCopies(of: .to, from: source)
+            case .absent: _ = fields.appendCopy(of: .to, from: source, appendingToValue: Array(";tag=\(toTag)".utf8))
+            case .unclear:
+                if var to = try? source.to, to.tag == nil {
+                    to.tag = toTag
+                    fields.append(.to, to)
+                } else {
+                    fields.appendCopies(of: .to, from: source)
+                }
             }
         } else {
-            for field in toFields { fields.appendCopy(field) }
+            fields.appendCopies(of: .to, from: source)
         }
-        for field in source[fields: .callID] { fields.appendCopy(field) }
-        for field in source[fields: .cseq] { fields.appendCopy(field) }
+        fields.appendCopies(of: .callID, from: source)
+        fields.appendCopies(of: .cseq, from: source)
         if status == 100 {
-            for field in source[fields: .timestamp] { fields.appendCopy(field) }
+            fields.appendCopies(of: .timestamp, from: source)
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
-    }
-}
-
-extension SIPFields {
-    /// Appends a copy of `field`, as `append(_:)` does. The value goes in as one run of bytes when nothing in it
-    /// needs rewriting (no NUL; a name spelled the canonical way keeps its spelling either way), instead of byte
-    /// by byte.
-    mutating func appendCopy(_ field: SIPField) {
-        let value = field.value.utf8
-        if value.withContiguousStorageIfAvailable({ $0.contains(0) }) ?? value.contains(0) {
-            append(field)
-        } else {
-            append(field.name, field.value)
-        }
     }
 }

@@ -161,7 +161,7 @@ extension InviteSession {
         }
         var response = SIPResponse(statusCode: status, reasonPhrase: reason, headerFields: fields)
         if let userAgent = configuration.userAgent { response.headerFields.append(.server, userAgent) }
-        for field in request.headerFields[fields: .recordRoute] { response.headerFields.appendCopy(field) }
+        response.headerFields.appendCopies(of: .recordRoute, from: request.headerFields)
         response.headerFields.append(.contact, configuration.contact)
         return response
     }

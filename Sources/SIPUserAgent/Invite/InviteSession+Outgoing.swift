@@ -92,10 +92,10 @@ extension InviteSession {
             return
         }
         var fields = SIPFields()
-        for route in invite.headerFields[fields: .route] { fields.append(route) }
+        fields.appendCopies(of: .route, from: invite.headerFields)
         fields.append(.maxForwards, 70)
         for name in [SIPField.Name.from, .to, .callID] {
-            for field in invite.headerFields[fields: name] { fields.append(field) }
+            fields.appendCopies(of: name, from: invite.headerFields)
         }
         let number = (try? invite.cseq)??.sequenceNumber ?? 0
         fields.append(.cseq, CSeq(number, .cancel))
@@ -312,7 +312,7 @@ extension InviteSession {
     /// §13.2.2.4 and §22.1: the ACK carries the INVITE's credentials.
     func copyCredentials(from request: SIPRequest, to ack: inout SIPRequest) {
         for name in [SIPField.Name.authorization, .proxyAuthorization] {
-            for field in request.headerFields[fields: name] { ack.headerFields.append(field) }
+            ack.headerFields.appendCopies(of: name, from: request.headerFields)
         }
     }
 

@@ -1,0 +1,65 @@
+/// Copying fields from one collection to another as bytes, for the responses a UAS builds from a request
+/// (RFC 3261 §8.2.6.2: Via, From, To, Call-ID and CSeq copied): going through `SIPField` would make a `String`
+/// of every name and value only to write its bytes back.
+extension SIPFields {
+    /// An empty collection with room for `bytes` bytes of names and values and `fields` fields, for a message
+    /// built field by field whose size is roughly known (a response to a request).
+    package init(reservingCapacity bytes: Int, fields: Int) {
+        self.init()
+        storage.reserveCapacity(bytes)
+        entries.reserveCapacity(fields)
+    }
+
+    /// Appends a copy of every field of `source` named `name`, in order: the name spelled as it is there and
+    /// the value byte for byte, except that CR, LF and NUL become spaces, as `append(_:)` writes them (a value
+    /// received with a line fold holds a CRLF). Returns how many fields were copied.
+    @discardableResult
+    package mutating func appendCopies(of name: SIPField.Name, from source: SIPFields) -> Int {
+        var copied = 0
+        for entry in source.entries where source.matches(entry, name) {
+            appendCopy(of: entry, from: source.storage, valueSuffix: [])
+            copied += 1
+        }
+        return copied
+    }
+
+    /// Appends a copy of the one field of `source` named `name` with `suffix` written after its value (a
+    /// `;tag=` parameter). Returns `false`, appending nothing, unless there is exactly one such field.
+    package mutating func appendCopy(
+        of name: SIPField.Name, from source: SIPFields, appendingToValue suffix: [UInt8]
+    ) -> Bool {
+        guard let index = source.onlyIndex(of: name) else { return false }
+        appendCopy(of: source.entries[index], from: source.storage, valueSuffix: suffix)
+        return true
+    }
+
+    /// The position of the one field named `name`; `nil` when there is none or more than one.
+    package func onlyIndex(of name: SIPField.Name) -> Int? {
+        var found: Int?
+        for (index, entry) in entries.enumerated() where matches(entry, name) {
+            guard found == nil else { return nil }
+            found = index
+        }
+        return found
+    }
+
+    private mutating func appendCopy(
+        of entry: Entry, from bytes: [UInt8], valueSuffix suffix: [UInt8]
+    ) {
+        let nameStart = storage.count
+        storage.append(contentsOf: bytes[entry.nameRange])
+        let valueStart = storage.count
+        storage.append(contentsOf: bytes[entry.valueRange])
+        for i in valueStart..<storage.count where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
+            storage[i] = ASCII.space
+        }
+        for byte in suffix { storage.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte) }
+        entries.append(
+            Entry(
+                nameStart: UInt32(truncatingIfNeeded: nameStart),
+                valueStart: UInt32(truncatingIfNeeded: valueStart),
+                valueLength: UInt32(truncatingIfNeeded: storage.count - valueStart),
+                nameLength: entry.nameLength,
+                id: entry.id))
+    }
+}
