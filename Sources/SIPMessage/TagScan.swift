@@ -26,7 +26,23 @@ package enum TagScan: Equatable, Sendable {
         self = fields.storage.withUnsafeBufferPointer { Self.scan(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
+    /// Where the one `;tag=value` parameter of a plain value is, from its `;` to the end of the value token
+    /// (byte offsets in the UTF-8 of `value`); `nil` unless the scan finds exactly one plain tag.
+    package static func tagParameterRange(in value: String) -> Range<Int>? {
+        var value = value
+        return value.withUTF8 { bytes in
+            var range: Range<Int>?
+            guard case .present = scan(bytes, tagRange: &range) else { return nil }
+            return range
+        }
+    }
+
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> TagScan {
+        var range: Range<Int>?
+        return scan(bytes, tagRange: &range)
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, tagRange: inout Range<Int>?) -> TagScan {
         let count = bytes.count
         var index = 0
         var inQuotes = false
@@ -73,6 +89,7 @@ package enum TagScan: Equatable, Sendable {
                         guard end > start, next == count || bytes[next] == UInt8(ascii: ";") else { return .unclear }
                         found = .present(
                             String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                        tagRange = index..<end
                         index = next
                         continue
                     }

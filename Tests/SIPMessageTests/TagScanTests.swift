@@ -27,6 +27,33 @@ import Testing
         #expect(TagScan(value) == expected)
     }
 
+    /// The range of the one plain tag parameter: removing it leaves the same address without its tag.
+    @Test(arguments: [
+        ("Bob <sip:bob@biloxi.example.com>;tag=a6c85cf", "Bob <sip:bob@biloxi.example.com>"),
+        ("Bob <sip:bob@biloxi.example.com> ; TAG = a6c85cf ;x=1", "Bob <sip:bob@biloxi.example.com>  ;x=1"),
+        ("sip:bob@biloxi.example.com;x=2;tag=1928301774", "sip:bob@biloxi.example.com;x=2"),
+        ("\"A ;tag=q\" <sip:a@example.com;tag=u>;tag=t;y", "\"A ;tag=q\" <sip:a@example.com;tag=u>;y"),
+    ])
+    func tagParameterRange(value: String, without: String) throws {
+        let range = try #require(TagScan.tagParameterRange(in: value))
+        var bytes = Array(value.utf8)
+        bytes.removeSubrange(range)
+        #expect(String(decoding: bytes, as: UTF8.self) == without)
+        let stripped = try NameAddress(without)
+        let original = try NameAddress(value)
+        #expect(stripped.tag == nil)
+        #expect(stripped.uri == original.uri)
+        #expect(stripped.displayName == original.displayName)
+    }
+
+    @Test(arguments: [
+        "Bob <sip:bob@biloxi.example.com>", "<sip:b@example.com>;tag=a;tag=b", "<sip:b@example.com>;tag=",
+        "<sip:bob@biloxi.example.com;tag=uri-param>",
+    ])
+    func noTagParameterRangeUnlessOnePlainTag(value: String) {
+        #expect(TagScan.tagParameterRange(in: value) == nil)
+    }
+
     /// Every To and From of the RFC 4475 torture messages and the benchmark messages that the message layer
     /// parses: where the scan answers, it agrees with the parse.
     @Test func agreesWithTheParserOnTheCorpora() throws {
