@@ -132,11 +132,14 @@ extension SIPFields {
     ]
 
     func validateCommon(isRequest: Bool) throws(MessageError) {
-        for header in [KnownHeader.via, .from, .to, .callID, .cseq] where firstEntry(header) == nil {
+        // One pass over the fields says which known headers are there, and which more than once; only those
+        // present are parsed below (in the same order as before, so the first fault named stays the same).
+        let presence = KnownHeaderPresence(entries)
+        for header in SIPFields.mandatory where !presence.contains(header) {
             throw MessageError(
                 .missingHeader, status: 400, "Missing \(header.displayName) header", field: header.canonicalName)
         }
-        for header in SIPFields.singleValued where count(of: header) > 1 {
+        for header in SIPFields.singleValued where presence.isRepeated(header) {
             throw MessageError(
                 .multipleValues, status: 400, "Multiple \(header.displayName) header fields",
                 field: header.canonicalName)
@@ -147,27 +150,63 @@ extension SIPFields {
         _ = try to
         _ = try callID
         _ = try cseq
-        _ = try maxForwards
-        _ = try contacts
-        _ = try route
-        _ = try recordRoute
-        _ = try contentType
-        _ = try expires
-        _ = try minExpires
-        _ = try require
-        _ = try proxyRequire
-        _ = try supported
-        _ = try rseq
-        _ = try rack
-        _ = try sessionExpires
-        _ = try minSE
-        _ = try event
-        _ = try subscriptionState
-        _ = try referTo
-        _ = try replaces
+        if presence.contains(.maxForwards) { _ = try maxForwards }
+        if presence.contains(.contact) { _ = try contacts }
+        if presence.contains(.route) { _ = try route }
+        if presence.contains(.recordRoute) { _ = try recordRoute }
+        if presence.contains(.contentType) { _ = try contentType }
+        if presence.contains(.expires) { _ = try expires }
+        if presence.contains(.minExpires) { _ = try minExpires }
+        if presence.contains(.require) { _ = try require }
+        if presence.contains(.proxyRequire) { _ = try proxyRequire }
+        if presence.contains(.supported) { _ = try supported }
+        if presence.contains(.rseq) { _ = try rseq }
+        if presence.contains(.rack) { _ = try rack }
+        if presence.contains(.sessionExpires) { _ = try sessionExpires }
+        if presence.contains(.minSE) { _ = try minSE }
+        if presence.contains(.event) { _ = try event }
+        if presence.contains(.subscriptionState) { _ = try subscriptionState }
+        if presence.contains(.referTo) { _ = try referTo }
+        if presence.contains(.replaces) { _ = try replaces }
         if !isRequest {
-            _ = try retryAfter
-            _ = try unsupported
+            if presence.contains(.retryAfter) { _ = try retryAfter }
+            if presence.contains(.unsupported) { _ = try unsupported }
         }
+    }
+
+    /// The headers every request and response carries (RFC 3261 §8.1.1).
+    static let mandatory: [KnownHeader] = [.via, .from, .to, .callID, .cseq]
+
+}
+
+/// Which known headers a field collection holds, and which of them more than once: a bit per `KnownHeader`
+/// raw value (all below 128), from one pass over the fields.
+struct KnownHeaderPresence {
+    private var seen: (UInt64, UInt64) = (0, 0)
+    private var repeated: (UInt64, UInt64) = (0, 0)
+
+    init(_ entries: [SIPFields.Entry]) {
+        for entry in entries where entry.id != 0 {
+            let bit = UInt64(1) << UInt64(entry.id & 63)
+            if entry.id < 64 {
+                if seen.0 & bit != 0 { repeated.0 |= bit }
+                seen.0 |= bit
+            } else if entry.id < 128 {
+                if seen.1 & bit != 0 { repeated.1 |= bit }
+                seen.1 |= bit
+            }
+        }
+    }
+
+    /// Whether a field of `header` is there (`true` for a raw value past the bits: parse it to know).
+    func contains(_ header: KnownHeader) -> Bool { Self.test(seen, header, beyond: true) }
+
+    /// Whether more than one field of `header` is there.
+    func isRepeated(_ header: KnownHeader) -> Bool { Self.test(repeated, header, beyond: false) }
+
+    private static func test(_ mask: (UInt64, UInt64), _ header: KnownHeader, beyond: Bool) -> Bool {
+        let id = header.rawValue
+        let bit = UInt64(1) << UInt64(id & 63)
+        return id < 64 ? mask.0 & bit != 0 : (id < 128 ? mask.1 & bit != 0 : beyond)
     }
 }
