@@ -7,6 +7,16 @@ struct Slab<Element: Sendable>: Sendable {
     private var freeSlots: [Int] = []
     private(set) var count = 0
 
+    /// Makes room for `count` elements without growing.
+    mutating func reserveCapacity(_ count: Int) {
+        elements.reserveCapacity(count)
+        generations.reserveCapacity(count)
+        freeSlots.reserveCapacity(count)
+    }
+
+    /// The number of elements stored without growing.
+    var capacity: Int { elements.capacity }
+
     /// Stores `element`, moved in (not copied); returns its slot and the slot's current generation.
     mutating func insert(_ element: consuming Element) -> (slot: Int, generation: UInt32) {
         count += 1

@@ -13,15 +13,24 @@ public struct TransactionConfiguration: Sendable, Hashable {
     /// Salts the To tags of the responses the layer writes itself (482, 503). The driver should set it from
     /// a random source once (§19.3 asks for unguessable tags); the layer never reads one.
     public var tagSeed: UInt64
+    /// Transactions the layer makes room for when it is created (slots and index buckets, at most
+    /// `maximumTransactions`), so that a busy layer does not stop to grow its tables: growing copies every
+    /// slot and rehashes every key, which at a hundred thousand transactions holds the loop for tens of
+    /// milliseconds. A UAS taking N calls per second keeps about 64·N server transactions (each call's INVITE
+    /// and BYE stay 64*T1 = 32 s over UDP). Zero (the default) starts empty and grows as needed; the memory
+    /// is reserved, not touched, until it is used.
+    public var initialCapacity: Int
 
     public init(
         timers: TransactionTimers = TransactionTimers(), maximumTransactions: Int = 32_768,
-        retryAfterSeconds: UInt32 = 10, detectsMergedRequests: Bool = true, tagSeed: UInt64 = 0
+        retryAfterSeconds: UInt32 = 10, detectsMergedRequests: Bool = true, tagSeed: UInt64 = 0,
+        initialCapacity: Int = 0
     ) {
         self.timers = timers
         self.maximumTransactions = maximumTransactions
         self.retryAfterSeconds = retryAfterSeconds
         self.detectsMergedRequests = detectsMergedRequests
         self.tagSeed = tagSeed
+        self.initialCapacity = initialCapacity
     }
 }

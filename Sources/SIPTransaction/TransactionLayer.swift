@@ -36,6 +36,8 @@ public struct TransactionLayer<Address: Hashable & Sendable>: Sendable {
 
     public init(configuration: TransactionConfiguration = TransactionConfiguration()) {
         table = TransactionTable(configuration: configuration)
+        let slots = table.reservedSlots
+        if slots > 0 { addresses.reserveCapacity(4 * slots) }
     }
 
     public var configuration: TransactionConfiguration { table.configuration }

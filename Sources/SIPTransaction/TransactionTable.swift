@@ -44,6 +44,21 @@ struct TransactionTable: Sendable {
     @usableFromInline
     init(configuration: TransactionConfiguration) {
         self.configuration = configuration
+        let capacity = Swift.min(Swift.max(0, configuration.initialCapacity), configuration.maximumTransactions)
+        guard capacity > 0 else { return }
+        // Server transactions are the many that linger (a UAS under load); clients get a quarter.
+        serverIndex.reserveCapacity(capacity)
+        inviteServers.reserveCapacity(capacity / 2)
+        nonInviteServers.reserveCapacity(capacity / 2)
+        clientIndex.reserveCapacity(capacity / 4)
+        inviteClients.reserveCapacity(capacity / 8)
+        nonInviteClients.reserveCapacity(capacity / 8)
+    }
+
+    /// Room for the transactions of every kind, up to `initialCapacity` (one slot of the busiest kind each).
+    var reservedSlots: Int {
+        Swift.max(
+            inviteServers.capacity, nonInviteServers.capacity, inviteClients.capacity, nonInviteClients.capacity)
     }
 
     @usableFromInline

@@ -17,6 +17,9 @@ enum AnswerCommand {
             FlagSpec(name: "auto-answer", valueName: nil, help: "answer every call at once"),
             FlagSpec(name: "count", valueName: "N", help: "stop after N calls"),
             FlagSpec(name: "max-calls", valueName: "N", help: "calls at once before 486 (1000)"),
+            FlagSpec(
+                name: "expected-rate", valueName: "CPS",
+                help: "new calls per second to be ready for: transaction tables sized up front (0)"),
             FlagSpec(name: "expires", valueName: "S", help: "registration lifetime with --registrar (600)"),
             FlagSpec(name: "quiet", valueName: nil, help: "print only the final summary counts (load tests)"),
         ]

@@ -161,6 +161,12 @@ final class ProviderHarness: Sendable {
             }
             configuration.maximumCalls = value
         }
+        if let text = options["expected-rate"] {
+            guard let value = Int(text), (0...100_000).contains(value) else {
+                throw UsageError(message: "bad value for --expected-rate: \(text) (0-100000 calls per second)")
+            }
+            configuration.expectedCallRate = value
+        }
         // Listeners: the chosen transport on --listen (or the default), plus UDP on the same port, since
         // requests over UDP leave from the listening socket.
         if let listen = options["listen"] ?? needs.defaultListen {

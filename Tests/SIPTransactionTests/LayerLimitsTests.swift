@@ -45,6 +45,37 @@ struct LayerLimitsTests {
         #expect(h.newRequests.count == 3)
     }
 
+    /// `initialCapacity` makes room up front: a UAS's calls (INVITE and BYE, both lingering) fill the
+    /// reserved slots without the tables growing; the room never exceeds `maximumTransactions`.
+    @Test func initialCapacityIsReservedAndFilledWithoutGrowing() throws {
+        var h = Harness(
+            configuration: TransactionConfiguration(
+                timers: Harness.timers, maximumTransactions: 100_000, initialCapacity: 1_000))
+        let inviteSlots = h.layer.table.inviteServers.capacity
+        let byeSlots = h.layer.table.nonInviteServers.capacity
+        let addressRoom = h.layer.addresses.capacity
+        #expect(inviteSlots >= 500 && byeSlots >= 500 && addressRoom >= 4 * 500)
+        for n in 0..<400 {
+            let invite = try Messages.request(.invite, branch: "z9hG4bK-i\(n)", callID: "c\(n)")
+            h.receive(invite)
+            let id = try #require(h.newRequests.last?.id)
+            try h.respond(try Messages.response(to: invite, 200, toTag: "t\(n)"), in: id)
+            let bye = try Messages.request(.bye, branch: "z9hG4bK-b\(n)", callID: "c\(n)", toTag: "t\(n)", cseq: 2)
+            h.receive(bye)
+            let byeID = try #require(h.newRequests.last?.id)
+            try h.respond(try Messages.response(to: bye, 200), in: byeID)
+        }
+        #expect(h.layer.count == 800)
+        #expect(h.layer.table.inviteServers.capacity == inviteSlots)
+        #expect(h.layer.table.nonInviteServers.capacity == byeSlots)
+        #expect(h.layer.addresses.capacity == addressRoom)
+
+        let capped = TransactionLayer<String>(
+            configuration: TransactionConfiguration(maximumTransactions: 64, initialCapacity: 1_000_000))
+        #expect(capped.table.reservedSlots < 1_000)
+        #expect(TransactionLayer<String>().table.reservedSlots == 0)
+    }
+
     @Test(arguments: [false, true])
     func everyTableEntryIsRemovedWhenItsTransactionTerminates(isReliable: Bool) throws {
         var h = Harness()

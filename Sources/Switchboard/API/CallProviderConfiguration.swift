@@ -87,6 +87,12 @@ public struct CallProviderConfiguration: Sendable {
     /// keeps two for 32 s after it ends (the INVITE's Accepted state, RFC 6026, and the BYE), so the default
     /// carries about 4,000 calls per second; each lingering transaction costs about 3 KB.
     public var maximumTransactions: Int
+    /// The new calls per second the provider should be ready for (0, the default: no preparation). The
+    /// transaction tables then make room up front for the transactions such a rate keeps alive (each call's
+    /// two for 64*T1), up to `maximumTransactions`, so that the signalling loop never stops to grow them in
+    /// the middle of the load (growing a table of a hundred thousand entries holds it for tens of ms). The
+    /// room is reserved address space; memory is used as transactions fill it.
+    public var expectedCallRate: Int
     /// Answer 480 to INVITEs the delegate leaves unanswered after this long (`nil`: wait for the caller).
     public var unansweredTimeout: Duration?
     /// Each call's audio unless `CallProvider.setAudio(_:for:)` sets another: silence out, nothing kept.
@@ -127,10 +133,25 @@ public struct CallProviderConfiguration: Sendable {
         self.maximumMessageSize = 65_535
         self.maximumConnections = 1_024
         self.maximumTransactions = 262_144
+        self.expectedCallRate = 0
         self.unansweredTimeout = nil
         self.audio = CallAudio()
         self.mediaPorts = 40_000...49_999
         self.mediaAddress = nil
         self.mediaTimeout = nil
+    }
+}
+
+extension CallProviderConfiguration {
+    /// The transactions `expectedCallRate` keeps alive at once: two per call for 64*T1 each, plus a tenth
+    /// for those in progress; at most `maximumTransactions`.
+    var expectedTransactions: Int {
+        guard expectedCallRate > 0 else { return 0 }
+        let (seconds, attoseconds) = t1.components
+        let t1Milliseconds = Swift.min(Swift.max(0, seconds), 60) * 1_000 + attoseconds / 1_000_000_000_000_000
+        let rate = Int64(Swift.min(expectedCallRate, 1_000_000))
+        // Two per call for 64*T1, a tenth more (rounded up): at most 1e6 × 128 × 60,000 × 11, within Int64.
+        let alive = (rate * 128 * t1Milliseconds * 11 + 9_999) / 10_000
+        return Int(Swift.min(alive, Int64(maximumTransactions)))
     }
 }

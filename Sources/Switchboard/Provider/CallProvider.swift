@@ -53,7 +53,8 @@ public final class CallProvider: Sendable {
             engine = try Engine(
                 transport: transport,
                 transactions: TransactionConfiguration(
-                    timers: timers, maximumTransactions: max(1, configuration.maximumTransactions)))
+                    timers: timers, maximumTransactions: max(1, configuration.maximumTransactions),
+                    initialCapacity: configuration.expectedTransactions))
         } catch {
             throw .configuration("cannot start the signalling loop: \(error)")
         }
