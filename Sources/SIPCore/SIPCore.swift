@@ -92,6 +92,13 @@ public final class SIPCore: @unchecked Sendable {
         self.loop = transport.loop
         self.transport = transport
         self.layer = TransactionLayer(configuration: configuration)
+        // The tables that hold an entry per live transaction (its armed timer, its final responses) get the
+        // same room up front as the transaction layer's, and so does the loop's timer table.
+        let capacity = min(max(0, configuration.initialCapacity), configuration.maximumTransactions)
+        if capacity > 0 {
+            timers.reserveCapacity(capacity)
+            sentResponses.reserveCapacity(capacity)
+        }
     }
 
     /// Starts taking messages and flow events from the transport layer.

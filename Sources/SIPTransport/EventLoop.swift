@@ -192,6 +192,12 @@ public final class EventLoop: @unchecked Sendable {
         return TimerHandle(id: id)
     }
 
+    /// Makes room for `count` armed timers, so that a loop that will hold many does not stop to grow its
+    /// timer table. Before `start()`, or on the loop.
+    public func reserveTimerCapacity(_ count: Int) {
+        timerActions.reserveCapacity(max(0, count))
+    }
+
     /// Cancels a timer that has not fired yet; cancelling twice or after it fired does nothing.
     public func cancelTimer(_ handle: TimerHandle) {
         timerActions[handle.id] = nil
