@@ -223,10 +223,13 @@ extension String {
 func parseDecimal<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, limit: UInt64) -> UInt64?
 where C.Index == Int {
     guard !range.isEmpty else { return nil }
-    // Leading zeros are allowed (RFC 4475 wsinv: "0068"); after them, 19 digits cannot overflow 64 bits.
     var i = range.lowerBound
-    while i < range.upperBound - 1, bytes[i] == 0x30 { i += 1 }
-    guard range.upperBound - i <= 19 else { return nil }
+    if range.count > 19 {
+        // Leading zeros are allowed (RFC 4475 wsinv: "0068"); after them, 19 digits cannot overflow 64 bits.
+        // Shorter numbers cannot overflow at all (and their leading zeros add nothing): no skipping needed.
+        while i < range.upperBound - 1, bytes[i] == 0x30 { i += 1 }
+        guard range.upperBound - i <= 19 else { return nil }
+    }
     var value: UInt64 = 0
     while i < range.upperBound {
         let digit = bytes[i] &- 0x30

@@ -40,6 +40,20 @@ struct ParsedHead {
     /// How the Content-Length field read.
     enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
 
+    /// Whether Content-Length was present and valid, or absent (`contentLengthError` is nil exactly then).
+    var isContentLengthUsable: Bool { contentLengthState == .absent || contentLengthState == .valid }
+
+    /// Moves the start line result and the entries out for the message that takes them over, leaving an empty
+    /// response line and no entries behind: reading them from the head instead copies the start line (through
+    /// the `Result` value witnesses, URI included) and releases it again with the head.
+    mutating func takeStartLineAndEntries() -> (Result<StartLine, MessageError>, [SIPFields.Entry]) {
+        var startLine = Result<StartLine, MessageError>.success(.response(0, ""))
+        swap(&startLine, &startLineResult)
+        var taken: [SIPFields.Entry] = []
+        swap(&taken, &entries)
+        return (startLine, taken)
+    }
+
     /// The error for an invalid Content-Length (without a status for a response, which is dropped).
     var contentLengthError: MessageError? {
         let error: MessageError
@@ -69,13 +83,17 @@ enum MessageParser {
         }
         // The head's parts are taken apart once and moved into the message (a closure over `head`, or
         // building the request and then wrapping it, cost copies and releases of the whole head).
-        let head = try parseHead(&bytes, 0..<bytes.count, limits: limits)
+        var head = try parseHead(&bytes, 0..<bytes.count, limits: limits)
         let isResponse = head.isResponse
-        if let error = head.contentLengthError { throw isResponse ? error.asDrop : error }
+        if !head.isContentLengthUsable, let error = head.contentLengthError {
+            throw isResponse ? error.asDrop : error
+        }
         let bodyStart = head.bodyStart
+        let contentLength = head.contentLength
+        let (startLineResult, entries) = head.takeStartLineAndEntries()
         let available = bytes.count - bodyStart
         let bodyRange: Range<Int>
-        if let length = head.contentLength, case .success = head.startLineResult {
+        if let length = contentLength, case .success = startLineResult {
             guard length <= available else {
                 let error = MessageError(.badContentLength, status: 400, "Content-Length larger than the message")
                 throw isResponse ? error.asDrop : error
@@ -84,8 +102,8 @@ enum MessageParser {
         } else {
             bodyRange = bodyStart..<bytes.count
         }
-        let fields = SIPFields(storage: bytes, entries: head.entries)
-        switch head.startLineResult {
+        let fields = SIPFields(storage: bytes, entries: entries)
+        switch consume startLineResult {
         case .success(.request(let method, let uri)):
             return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: bytes[bodyRange]))
         case .success(.response(let code, let phrase)):
