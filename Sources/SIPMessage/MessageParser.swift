@@ -285,16 +285,12 @@ enum MessageParser {
     /// three little-endian words for `KnownHeader.classify(count:words:)`, lower-cased by setting bit 0x20 of
     /// every byte: that lower-cases letters and leaves the other token characters but `_` as they are (`_`
     /// becomes DEL, which no known name has), so known names classify as with `lowercasedASCII`. Reads whole
-    /// words when the buffer has 24 bytes from `start`.
+    /// words, also for a name that ends less than 8 bytes before the end of the buffer; never outside it.
     @inline(__always)
     static func packedName(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> (UInt64, UInt64, UInt64) {
         let lowerBits: UInt64 = 0x2020_2020_2020_2020
         guard let base = buf.baseAddress, start >= 0, count <= 24, start <= buf.count - 24 else {
-            var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &words) { packed in
-                for k in 0..<Swift.min(count, 24, Swift.max(0, buf.count - start)) { packed[k] = buf[start + k] | 0x20 }
-            }
-            return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2))
+            return packedNameNearEnd(buf, start, count)
         }
         let raw = UnsafeRawPointer(base + start)
         @inline(__always)
@@ -303,6 +299,38 @@ enum MessageParser {
             guard n > 0 else { return 0 }
             let value = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * w, as: UInt64.self)) | lowerBits
             return n >= 8 ? value : value & ((1 &<< UInt64(8 * n)) &- 1)
+        }
+        return (word(0), word(1), word(2))
+    }
+
+    /// `packedName` for a name that ends less than 24 bytes before the end of the buffer (the last header line of
+    /// a message without a body): still word loads where the buffer allows, never outside it.
+    static func packedNameNearEnd(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> (
+        UInt64, UInt64, UInt64
+    ) {
+        let lowerBits: UInt64 = 0x2020_2020_2020_2020
+        let available = Swift.min(count, 24, Swift.max(0, buf.count - start))
+        guard let base = buf.baseAddress, start >= 0, available > 0 else { return (0, 0, 0) }
+        @inline(__always)
+        func word(_ w: Int) -> UInt64 {
+            let offset = start &+ 8 &* w
+            let n = available &- 8 &* w
+            guard n > 0 else { return 0 }
+            if offset &+ 8 <= buf.count {
+                // A whole word from the buffer, the bytes past the name masked off.
+                let value = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+                return (value | lowerBits) & (n >= 8 ? UInt64.max : (1 &<< UInt64(8 &* n)) &- 1)
+            }
+            if offset &+ n >= 8 {
+                // Near the end of the buffer (the last header line of a message without a body): the 8 bytes
+                // that end with the name, shifted down; bytes before `offset` belong to the previous word or line.
+                let value = UInt64(
+                    littleEndian: UnsafeRawPointer(base + (offset &+ n &- 8)).loadUnaligned(as: UInt64.self))
+                return (value &>> UInt64(8 &* (8 &- n))) | (lowerBits &>> UInt64(8 &* (8 &- n)))
+            }
+            var value: UInt64 = 0
+            for k in 0..<n { value |= UInt64(buf[offset &+ k] | 0x20) &<< UInt64(8 &* k) }
+            return value
         }
         return (word(0), word(1), word(2))
     }
