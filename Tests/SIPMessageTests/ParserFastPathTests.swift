@@ -66,3 +66,37 @@ struct ParserFastPathTests {
         }
     }
 }
+
+/// `SIPURI` reads a plain `user@` without searching for the '@' first; everything else takes the general path.
+@Suite("URI user fast path")
+struct URIUserFastPathTests {
+    @Test(
+        arguments: [
+            ("sip:alice@example.com", "alice", nil, "example.com", nil),
+            ("sip:alice@192.0.2.10:5060;transport=udp", "alice", nil, "192.0.2.10", 5060),
+            (
+                "sip:+1-212-555-0101;phone-context=x@example.com", "+1-212-555-0101;phone-context=x", nil,
+                "example.com", nil
+            ),
+            ("sip:al%41ce@example.com", "al%41ce", nil, "example.com", nil),
+            ("sip:alice:secret@example.com", "alice", "secret", "example.com", nil),
+            ("sip:alice:@example.com", "alice", "", "example.com", nil),
+            ("sip:example.com;lr", nil, nil, "example.com", nil),
+            ("sip:example.com:5070;maddr=a", nil, nil, "example.com", 5070),
+            ("sip:host;x=a@example.com", "host;x=a", nil, "example.com", nil),
+            ("sips:a@[2001:db8::1]:5061", "a", nil, "2001:db8::1", 5061),
+        ] as [(String, String?, String?, String, UInt16?)])
+    func users(uri: String, user: String?, password: String?, host: String, port: UInt16?) throws {
+        let parsed = try SIPURI(uri)
+        #expect(parsed.escapedUser == user)
+        #expect(parsed.escapedPassword == password)
+        #expect(parsed.host.text == host)
+        #expect(parsed.port == port)
+        #expect(parsed.description == uri)
+    }
+
+    @Test(arguments: ["sip:@example.com", "sip:al%4@example.com", "sip:a\"b@example.com", "sip:alice@", "sip:a@b@c"])
+    func malformed(uri: String) {
+        #expect(throws: MessageError.self) { try SIPURI(uri) }
+    }
+}
