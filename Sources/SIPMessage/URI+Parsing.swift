@@ -42,6 +42,7 @@ extension URI {
 
     /// Parses the rest of the scanner's range as a SIP or SIPS URI and returns its layout; returns `nil` (and
     /// leaves the position) when the URI has another scheme. Throws what `parse` would throw.
+    @inline(__always)
     static func parseSIPLayout(_ scanner: inout ByteScanner) throws(MessageError) -> SIPURILayout? {
         let start = scanner.index
         // The usual `sip:` and `sips:`, in any case, without reading the scheme as a token first.
