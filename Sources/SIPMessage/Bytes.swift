@@ -220,6 +220,7 @@ extension String {
 }
 
 /// Parses an unsigned decimal number, rejecting overflow past `limit`.
+@inline(__always)
 func parseDecimal<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, limit: UInt64) -> UInt64?
 where C.Index == Int {
     guard !range.isEmpty else { return nil }
