@@ -141,6 +141,7 @@ struct ByteScanner {
     }
 
     /// Reads a `quoted-string`, returning the range including both quotes.
+    @inline(__always)
     mutating func readQuotedString() -> Range<Int>? {
         guard peek() == ASCII.quote else { return nil }
         // A local index: `index` moves only when the whole quoted-string is there.

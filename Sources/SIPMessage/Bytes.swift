@@ -130,38 +130,66 @@ extension String {
         self = bytes.withUnsafeBufferPointer { String(bytes: $0, range: range) }
     }
 
-    /// A string from buffer bytes, repairing invalid UTF-8. Values of up to 15 bytes (tags, hosts, users)
-    /// are written straight into a small string, which costs no validation pass when they are ASCII.
+    /// A string from buffer bytes, repairing invalid UTF-8. ASCII values of up to 15 bytes (tags, hosts, users)
+    /// are made as small strings directly (`smallASCII`), without a validation pass or a closure; longer or
+    /// non-ASCII values go through the standard library.
     @usableFromInline
     init(bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
         let lower = Swift.max(0, Swift.min(range.lowerBound, bytes.count))
         let part = UnsafeBufferPointer(
             rebasing: bytes[lower..<Swift.max(lower, Swift.min(range.upperBound, bytes.count))])
-        guard part.count <= 15, let source = part.baseAddress else {
-            self = String(decoding: part, as: UTF8.self)
+        if let small = String.smallASCII(part) {
+            self = small
             return
         }
-        let count = part.count
-        self = String(unsafeUninitializedCapacity: count) { out in
-            guard let target = out.baseAddress else { return 0 }
-            // Two overlapping word moves rather than a memmove call: both stay inside the `count` bytes.
-            let from = UnsafeRawPointer(source)
-            let to = UnsafeMutableRawPointer(target)
+        self = String(decoding: part, as: UTF8.self)
+    }
+
+    /// `part` as a small (inline, immortal) string when it is at most 15 ASCII bytes; `nil` otherwise.
+    ///
+    /// On 64-bit little-endian targets a small string is two words: the code units in order from the first
+    /// word's low byte, and the second word's top byte holding the discriminator (0xE0 for an ASCII small
+    /// string) plus the count. The standard library's inlinable code builds small strings this way inside
+    /// every client binary, so the layout is part of the ABI and cannot change under us; the tests compare
+    /// the result with `String(decoding:as:)` for every length. Elsewhere this returns `nil` and the standard
+    /// library builds the string.
+    @inline(__always)
+    static func smallASCII(_ part: UnsafeBufferPointer<UInt8>) -> String? {
+        #if (arch(x86_64) || arch(arm64)) && _endian(little)
+            let count = part.count
+            guard count <= 15 else { return nil }
+            guard count > 0, let base = part.baseAddress else { return count == 0 ? "" : nil }
+            let raw = UnsafeRawPointer(base)
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            // Loads that stay inside the `count` bytes: two overlapping ones where the count allows.
             if count >= 8 {
-                to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
-                to.storeBytes(
-                    of: from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self), toByteOffset: count &- 8,
-                    as: UInt64.self)
+                low = raw.loadUnaligned(as: UInt64.self)
+                if count > 8 {
+                    // The last 8 bytes, shifted so that byte 8 lands in the low byte.
+                    let tail = raw.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+                    high = tail &>> UInt64(8 &* (16 &- count))
+                }
             } else if count >= 4 {
-                to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
-                to.storeBytes(
-                    of: from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self), toByteOffset: count &- 4,
-                    as: UInt32.self)
+                let head = UInt64(raw.loadUnaligned(as: UInt32.self))
+                let tail = UInt64(raw.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self))
+                low = head | tail &<< UInt64(8 &* (count &- 4))
             } else {
-                for k in 0..<count { target[k] = source[k] }
+                for k in 0..<count { low |= UInt64(base[k]) &<< UInt64(8 &* k) }
             }
-            return count
-        }
+            guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+            high |= UInt64(0xE0 | count) &<< 56
+            // Written over an empty string (immortal, nothing to release) rather than bit-cast from the two
+            // words, which would retain the result as if it could be a heap object.
+            var result = ""
+            withUnsafeMutableBytes(of: &result) { words in
+                words.storeBytes(of: low, toByteOffset: 0, as: UInt64.self)
+                words.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
+            }
+            return result
+        #else
+            return nil
+        #endif
     }
 
     var lowercasedASCII: String {
@@ -192,13 +220,17 @@ extension String {
 }
 
 /// Parses an unsigned decimal number, rejecting overflow past `limit`.
+@inline(__always)
 func parseDecimal<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, limit: UInt64) -> UInt64?
 where C.Index == Int {
     guard !range.isEmpty else { return nil }
-    // Leading zeros are allowed (RFC 4475 wsinv: "0068"); after them, 19 digits cannot overflow 64 bits.
     var i = range.lowerBound
-    while i < range.upperBound - 1, bytes[i] == 0x30 { i += 1 }
-    guard range.upperBound - i <= 19 else { return nil }
+    if range.count > 19 {
+        // Leading zeros are allowed (RFC 4475 wsinv: "0068"); after them, 19 digits cannot overflow 64 bits.
+        // Shorter numbers cannot overflow at all (and their leading zeros add nothing): no skipping needed.
+        while i < range.upperBound - 1, bytes[i] == 0x30 { i += 1 }
+        guard range.upperBound - i <= 19 else { return nil }
+    }
     var value: UInt64 = 0
     while i < range.upperBound {
         let digit = bytes[i] &- 0x30

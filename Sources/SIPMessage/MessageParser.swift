@@ -40,6 +40,20 @@ struct ParsedHead {
     /// How the Content-Length field read.
     enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
 
+    /// Whether Content-Length was present and valid, or absent (`contentLengthError` is nil exactly then).
+    var isContentLengthUsable: Bool { contentLengthState == .absent || contentLengthState == .valid }
+
+    /// Moves the start line result and the entries out for the message that takes them over, leaving an empty
+    /// response line and no entries behind: reading them from the head instead copies the start line (through
+    /// the `Result` value witnesses, URI included) and releases it again with the head.
+    mutating func takeStartLineAndEntries() -> (Result<StartLine, MessageError>, [SIPFields.Entry]) {
+        var startLine = Result<StartLine, MessageError>.success(.response(0, ""))
+        swap(&startLine, &startLineResult)
+        var taken: [SIPFields.Entry] = []
+        swap(&taken, &entries)
+        return (startLine, taken)
+    }
+
     /// The error for an invalid Content-Length (without a status for a response, which is dropped).
     var contentLengthError: MessageError? {
         let error: MessageError
@@ -69,13 +83,17 @@ enum MessageParser {
         }
         // The head's parts are taken apart once and moved into the message (a closure over `head`, or
         // building the request and then wrapping it, cost copies and releases of the whole head).
-        let head = try parseHead(&bytes, 0..<bytes.count, limits: limits)
+        var head = try parseHead(&bytes, 0..<bytes.count, limits: limits)
         let isResponse = head.isResponse
-        if let error = head.contentLengthError { throw isResponse ? error.asDrop : error }
+        if !head.isContentLengthUsable, let error = head.contentLengthError {
+            throw isResponse ? error.asDrop : error
+        }
         let bodyStart = head.bodyStart
+        let contentLength = head.contentLength
+        let (startLineResult, entries) = head.takeStartLineAndEntries()
         let available = bytes.count - bodyStart
         let bodyRange: Range<Int>
-        if let length = head.contentLength, case .success = head.startLineResult {
+        if let length = contentLength, case .success = startLineResult {
             guard length <= available else {
                 let error = MessageError(.badContentLength, status: 400, "Content-Length larger than the message")
                 throw isResponse ? error.asDrop : error
@@ -84,8 +102,8 @@ enum MessageParser {
         } else {
             bodyRange = bodyStart..<bytes.count
         }
-        let fields = SIPFields(storage: bytes, entries: head.entries)
-        switch head.startLineResult {
+        let fields = SIPFields(storage: bytes, entries: entries)
+        switch consume startLineResult {
         case .success(.request(let method, let uri)):
             return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: bytes[bodyRange]))
         case .success(.response(let code, let phrase)):
@@ -267,16 +285,12 @@ enum MessageParser {
     /// three little-endian words for `KnownHeader.classify(count:words:)`, lower-cased by setting bit 0x20 of
     /// every byte: that lower-cases letters and leaves the other token characters but `_` as they are (`_`
     /// becomes DEL, which no known name has), so known names classify as with `lowercasedASCII`. Reads whole
-    /// words when the buffer has 24 bytes from `start`.
+    /// words, also for a name that ends less than 8 bytes before the end of the buffer; never outside it.
     @inline(__always)
     static func packedName(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> (UInt64, UInt64, UInt64) {
         let lowerBits: UInt64 = 0x2020_2020_2020_2020
         guard let base = buf.baseAddress, start >= 0, count <= 24, start <= buf.count - 24 else {
-            var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &words) { packed in
-                for k in 0..<Swift.min(count, 24, Swift.max(0, buf.count - start)) { packed[k] = buf[start + k] | 0x20 }
-            }
-            return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), UInt64(littleEndian: words.2))
+            return packedNameNearEnd(buf, start, count)
         }
         let raw = UnsafeRawPointer(base + start)
         @inline(__always)
@@ -285,6 +299,38 @@ enum MessageParser {
             guard n > 0 else { return 0 }
             let value = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * w, as: UInt64.self)) | lowerBits
             return n >= 8 ? value : value & ((1 &<< UInt64(8 * n)) &- 1)
+        }
+        return (word(0), word(1), word(2))
+    }
+
+    /// `packedName` for a name that ends less than 24 bytes before the end of the buffer (the last header line of
+    /// a message without a body): still word loads where the buffer allows, never outside it.
+    static func packedNameNearEnd(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> (
+        UInt64, UInt64, UInt64
+    ) {
+        let lowerBits: UInt64 = 0x2020_2020_2020_2020
+        let available = Swift.min(count, 24, Swift.max(0, buf.count - start))
+        guard let base = buf.baseAddress, start >= 0, available > 0 else { return (0, 0, 0) }
+        @inline(__always)
+        func word(_ w: Int) -> UInt64 {
+            let offset = start &+ 8 &* w
+            let n = available &- 8 &* w
+            guard n > 0 else { return 0 }
+            if offset &+ 8 <= buf.count {
+                // A whole word from the buffer, the bytes past the name masked off.
+                let value = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+                return (value | lowerBits) & (n >= 8 ? UInt64.max : (1 &<< UInt64(8 &* n)) &- 1)
+            }
+            if offset &+ n >= 8 {
+                // Near the end of the buffer (the last header line of a message without a body): the 8 bytes
+                // that end with the name, shifted down; bytes before `offset` belong to the previous word or line.
+                let value = UInt64(
+                    littleEndian: UnsafeRawPointer(base + (offset &+ n &- 8)).loadUnaligned(as: UInt64.self))
+                return (value &>> UInt64(8 &* (8 &- n))) | (lowerBits &>> UInt64(8 &* (8 &- n)))
+            }
+            var value: UInt64 = 0
+            for k in 0..<n { value |= UInt64(buf[offset &+ k] | 0x20) &<< UInt64(8 &* k) }
+            return value
         }
         return (word(0), word(1), word(2))
     }

@@ -42,6 +42,7 @@ extension URI {
 
     /// Parses the rest of the scanner's range as a SIP or SIPS URI and returns its layout; returns `nil` (and
     /// leaves the position) when the URI has another scheme. Throws what `parse` would throw.
+    @inline(__always)
     static func parseSIPLayout(_ scanner: inout ByteScanner) throws(MessageError) -> SIPURILayout? {
         let start = scanner.index
         // The usual `sip:` and `sips:`, in any case, without reading the scheme as a token first.
@@ -88,7 +89,15 @@ extension SIPURI {
         // userinfo: the user part may hold ';', '?' and '/', so the '@' decides where it ends.
         var user: ByteRange?
         var password: ByteRange?
-        if let at = MessageParser.find(ASCII.at, in: bytes, from: scanner.index, to: scanner.end) {
+        // The usual `user@`: unescaped user characters (which never include '@') straight up to an '@', which is
+        // then the first '@' and gives what the search below gives. Anything else (no user, a password, escapes)
+        // takes that path from the same place.
+        var userEnd = scanner.index
+        while userEnd < scanner.end, bytes[userEnd].isUserChar { userEnd += 1 }
+        if userEnd > scanner.index, userEnd < scanner.end, bytes[userEnd] == ASCII.at {
+            user = ByteRange(scanner.index..<userEnd)
+            scanner.index = userEnd + 1
+        } else if let at = MessageParser.find(ASCII.at, in: bytes, from: scanner.index, to: scanner.end) {
             var info = scanner.subscanner(scanner.index..<at)
             guard let u = try info.readEscaped(allowed: { $0.isUserChar }) else {
                 throw .malformedURI("empty user part")

@@ -160,6 +160,7 @@ extension NameAddress: ScannerParsable {
     }
 
     /// Parses `[display-name] <URI>` or a bare addr-spec, leaving the scanner before any parameters.
+    @inline(__always)
     static func parseAddress(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError)
         -> (DisplayName, Address)
     {
