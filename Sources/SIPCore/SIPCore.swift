@@ -94,7 +94,7 @@ public final class SIPCore: @unchecked Sendable {
         self.layer = TransactionLayer(configuration: configuration)
         // The tables that hold an entry per live transaction (its armed timer, its final responses) get the
         // same room up front as the transaction layer's, and so does the loop's timer table.
-        let capacity = min(max(0, configuration.initialCapacity), configuration.maximumTransactions)
+        let capacity = configuration.reservedCapacity
         if capacity > 0 {
             timers.reserveCapacity(capacity)
             sentResponses.reserveCapacity(capacity)
@@ -185,18 +185,9 @@ public final class SIPCore: @unchecked Sendable {
     public func makeResponse(_ status: Int, reason: String? = nil, to request: SIPRequest, toTag: String? = nil)
         -> SIPResponse
     {
-        var response = SIPResponse(statusCode: status, reasonPhrase: reason)
-        for field in request.headerFields[fields: .via] { response.headerFields.append(field) }
-        for name in [SIPField.Name.from, .to, .callID, .cseq] {
-            guard let field = request.headerFields[fields: name].first else { continue }
-            response.headerFields.append(field)
-        }
-        if status > 100, let to = try? request.to, to.tag == nil {
-            var tagged = to
-            tagged.tag = toTag ?? makeTag()
-            response.headerFields.set(.to, tagged)
-        }
-        return response
+        // Above 100 a tag is at hand; SIPResponse(answering:) uses it only when the request's To has none.
+        SIPResponse(
+            answering: request, status: status, reason: reason, toTag: toTag ?? (status > 100 ? makeTag() : nil))
     }
 
     // MARK: Driving

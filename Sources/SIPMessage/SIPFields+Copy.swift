@@ -63,3 +63,44 @@ extension SIPFields {
                 id: entry.id))
     }
 }
+
+extension SIPResponse {
+    /// A response to `request` built as RFC 3261 §8.2.6.2 says: every Via in order, From, Call-ID and CSeq
+    /// copied; To copied with `toTag` added when it has no tag (and the status is above 100); Timestamp
+    /// copied into a 100 (§8.2.6.1).
+    /// - Parameters:
+    ///   - request: the request answered.
+    ///   - status: the status code.
+    ///   - reason: the reason phrase; the standard one when `nil`.
+    ///   - toTag: the tag for To when the request's To has none.
+    public init(answering request: SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
+        let source = request.headerFields
+        // Room for the copied fields and the few a response adds (Contact, Allow, Supported, ...).
+        var fields = SIPFields(reservingCapacity: 1024, fields: 16)
+        fields.appendCopies(of: .via, from: source)
+        fields.appendCopies(of: .from, from: source)
+        if status > 100, let toTag {
+            // The common case, one To field whose tag parameter is plainly there or plainly absent, needs no
+            // parse: the tag goes on the end, where a header parameter belongs in both forms of the value.
+            switch TagScan(source, .to) {
+            case .present: fields.appendCopies(of: .to, from: source)
+            case .absent: _ = fields.appendCopy(of: .to, from: source, appendingToValue: Array(";tag=\(toTag)".utf8))
+            case .unclear:
+                if var to = try? source.to, to.tag == nil {
+                    to.tag = toTag
+                    fields.append(.to, to)
+                } else {
+                    fields.appendCopies(of: .to, from: source)
+                }
+            }
+        } else {
+            fields.appendCopies(of: .to, from: source)
+        }
+        fields.appendCopies(of: .callID, from: source)
+        fields.appendCopies(of: .cseq, from: source)
+        if status == 100 {
+            fields.appendCopies(of: .timestamp, from: source)
+        }
+        self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+    }
+}

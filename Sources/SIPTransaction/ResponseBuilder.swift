@@ -9,23 +9,9 @@ enum ResponseBuilder {
     static func response(
         to request: SIPRequest, statusCode: Int, toTag: String?, extra: [SIPField] = []
     ) -> SIPResponse {
-        let source = request.headerFields
-        var fields = SIPFields()
-        fields.appendCopies(of: .via, from: source)
-        fields.appendCopies(of: .from, from: source)
-        if let toTag, var to = try? source.to, to.tag == nil {
-            to.tag = toTag
-            fields.append(.to, to)
-        } else {
-            fields.appendCopies(of: .to, from: source)
-        }
-        fields.appendCopies(of: .callID, from: source)
-        fields.appendCopies(of: .cseq, from: source)
-        if statusCode == 100 {
-            fields.appendCopies(of: .timestamp, from: source)
-        }
-        for field in extra { fields.append(field) }
-        return SIPResponse(statusCode: statusCode, headerFields: fields)
+        var response = SIPResponse(answering: request, status: statusCode, toTag: toTag)
+        for field in extra { response.headerFields.append(field) }
+        return response
     }
 
     /// A To tag for a response the layer sends without the TU: the same request always gets the same tag

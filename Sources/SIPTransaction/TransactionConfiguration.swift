@@ -34,3 +34,9 @@ public struct TransactionConfiguration: Sendable, Hashable {
         self.initialCapacity = initialCapacity
     }
 }
+
+extension TransactionConfiguration {
+    /// The room tables holding an entry per transaction make up front: `initialCapacity`, at most
+    /// `maximumTransactions`, never negative.
+    public var reservedCapacity: Int { Swift.max(0, Swift.min(initialCapacity, maximumTransactions)) }
+}

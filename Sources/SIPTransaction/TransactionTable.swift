@@ -44,7 +44,7 @@ struct TransactionTable: Sendable {
     @usableFromInline
     init(configuration: TransactionConfiguration) {
         self.configuration = configuration
-        let capacity = Swift.min(Swift.max(0, configuration.initialCapacity), configuration.maximumTransactions)
+        let capacity = configuration.reservedCapacity
         guard capacity > 0 else { return }
         // Server transactions are the many that linger (a UAS under load); clients get a quarter.
         serverIndex.reserveCapacity(capacity)

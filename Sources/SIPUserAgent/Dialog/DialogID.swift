@@ -25,32 +25,31 @@ public struct DialogID: Sendable, Hashable, CustomStringConvertible {
     /// The dialog a received request belongs to (§12.2.2): local tag from To, remote tag from From; `nil`
     /// when the request has no To tag (it is outside any dialog) or its Call-ID, From or To is unreadable.
     public init?(receivedRequest request: SIPRequest) {
-        guard let callID = try? request.callID else { return nil }
-        // Most in-dialog requests carry both tags plainly: read them off the bytes (TagScan).
-        if case .present(let localTag) = TagScan(request.headerFields, .to),
-            case .present(let remoteTag) = TagScan(request.headerFields, .from)
-        {
-            self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)
-            return
-        }
-        guard let to = try? request.to, let localTag = to.tag,
-            let from = try? request.from
-        else { return nil }
-        self.init(callID: callID, localTag: localTag, remoteTag: from.tag ?? "")
+        self.init(request.headerFields, localTagIn: .to, remoteTagIn: .from, remoteTagRequired: false)
     }
 
     /// The dialog a received response belongs to (§12.1.2): local tag from From, remote tag from To; `nil`
     /// when the response has no To tag.
     public init?(receivedResponse response: SIPResponse) {
-        guard let callID = try? response.callID else { return nil }
-        if case .present(let localTag) = TagScan(response.headerFields, .from),
-            case .present(let remoteTag) = TagScan(response.headerFields, .to)
+        self.init(response.headerFields, localTagIn: .from, remoteTagIn: .to, remoteTagRequired: true)
+    }
+
+    /// The tags of From and To (`local` and `remote` name which is which) and the Call-ID. Most messages
+    /// carry both tags plainly: they are read off the bytes (TagScan), and the fields parsed otherwise. A
+    /// missing remote tag is "" unless `remoteTagRequired` (an RFC 2543 peer's request has no From tag).
+    private init?(
+        _ fields: SIPFields, localTagIn local: SIPField.Name, remoteTagIn remote: SIPField.Name,
+        remoteTagRequired: Bool
+    ) {
+        guard let callID = try? fields.callID else { return nil }
+        if case .present(let localTag) = TagScan(fields, local), case .present(let remoteTag) = TagScan(fields, remote)
         {
             self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)
             return
         }
-        guard let from = try? response.from, let localTag = from.tag,
-            let to = try? response.to, let remoteTag = to.tag
+        func address(_ name: SIPField.Name) -> NameAddress? { (try? name == .to ? fields.to : fields.from) ?? nil }
+        guard let localTag = address(local)?.tag, let remoteAddress = address(remote),
+            let remoteTag = remoteAddress.tag ?? (remoteTagRequired ? nil : "")
         else { return nil }
         self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)
     }

@@ -30,7 +30,7 @@ package final class Engine: @unchecked Sendable {
         // The UAS checks of RFC 3261 §8.2.2-8.2.3 (416, 420, 415, 406) with the option tags the user agent
         // supports; without capabilities the core checks syntax only.
         core.capabilities = Capabilities(extensions: UserAgentCapabilities().supportedExtensions)
-        loop.reserveTimerCapacity(min(seeded.initialCapacity, seeded.maximumTransactions))
+        loop.reserveTimerCapacity(seeded.reservedCapacity)
         loop.start()
         loop.execute { [core] in core.start() }
     }
