@@ -23,6 +23,11 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     /// The host as written, without the brackets of an IPv6 reference.
     @inlinable public var text: String { source.string(span) }
 
+    /// The bytes of `text`, read in place from the message: no string is made.
+    @inlinable public var bytes: ArraySlice<UInt8> {
+        @inline(__always) get { source.slice(span) }
+    }
+
     /// A host from its text; an IPv6 address may come with or without brackets. `nil` if it is none of
     /// the three forms.
     public init?(_ text: String) {

@@ -112,6 +112,14 @@ public struct SIPURI: Sendable, CustomStringConvertible {
         set { modify { $0.escapedUser = newValue } }
     }
 
+    /// The bytes of `escapedUser`, read in place from the URI: no string is made.
+    public var escapedUserBytes: ArraySlice<UInt8>? {
+        @inlinable @inline(__always) get {
+            let user = layout.userRange
+            return user.start == UInt32.max ? nil : source.slice(user)
+        }
+    }
+
     /// The password as written, %-escapes intact.
     public var escapedPassword: String? {
         get {

@@ -32,6 +32,9 @@ extension SIPHeaderFieldsContainer {
     /// Call-ID (RFC 3261 §20.8).
     public var callID: String? { get throws(MessageError) { try headerFields.callID } }
 
+    /// The bytes of `callID`, read in place from the message: no string is made.
+    public var callIDBytes: ArraySlice<UInt8>? { get throws(MessageError) { try headerFields.callIDBytes } }
+
     /// CSeq (RFC 3261 §20.16).
     public var cseq: CSeq? { get throws(MessageError) { try headerFields.cseq } }
 
@@ -190,9 +193,15 @@ extension SIPFields {
     public var callID: String? {
         get throws(MessageError) {
             guard let value = try self.parseSingle(.callID, as: CallIDValue.self) else { return nil }
-            switch value {
-            case .value(let s): return s
-            }
+            return storage.string(value.range)
+        }
+    }
+
+    /// The bytes of `callID`, read in place from the message: no string is made.
+    public var callIDBytes: ArraySlice<UInt8>? {
+        get throws(MessageError) {
+            guard let value = try self.parseSingle(.callID, as: CallIDValue.self) else { return nil }
+            return storage.slice(value.range)
         }
     }
 

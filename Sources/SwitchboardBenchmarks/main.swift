@@ -35,7 +35,7 @@ func parseOptions() -> Options {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|serialize|views|transactions|invite|audio|media|memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|access-bytes|serialize|views|transactions|invite|audio|media|memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
                         .utf8)
             )
             exit(2)
@@ -72,6 +72,36 @@ func access(_ message: Message) -> Int {
         checksum &+= try fields.callID?.utf8.count ?? 0
         if case .address(let contact)? = try fields.firstContact, case .sip(let uri) = contact.uri {
             checksum &+= uri.host.text.utf8.count &+ Int(uri.port ?? 0)
+        }
+    } catch {
+        checksum &+= 1
+    }
+    return checksum
+}
+
+/// Reads the same values as `access` through the zero-copy byte accessors (`SIPHost.bytes`, `Via.branchBytes`,
+/// `SIPURI.escapedUserBytes`, `NameAddress.tagBytes`, `callIDBytes`): slices of the message, no strings.
+@inline(never)
+func accessBytes(_ message: Message) -> Int {
+    var checksum = 0
+    do {
+        let fields = message.headerFields
+        if let via = try fields.topVia {
+            checksum &+= via.host.bytes.count &+ Int(via.port ?? 0) &+ (via.branchBytes?.count ?? 0)
+        }
+        func read(_ address: NameAddress?) {
+            guard let address else { return }
+            if case .sip(let uri) = address.uri {
+                checksum &+= (uri.escapedUserBytes?.count ?? 0) &+ uri.host.bytes.count
+            }
+            checksum &+= address.tagBytes?.count ?? 0
+        }
+        read(try fields.from)
+        read(try fields.to)
+        if let cseq = try fields.cseq { checksum &+= Int(cseq.sequenceNumber) &+ cseq.method.rawValue.utf8.count }
+        checksum &+= try fields.callIDBytes?.count ?? 0
+        if case .address(let contact)? = try fields.firstContact, case .sip(let uri) = contact.uri {
+            checksum &+= uri.host.bytes.count &+ Int(uri.port ?? 0)
         }
     } catch {
         checksum &+= 1
@@ -169,32 +199,43 @@ func runAccess(_ bytes: [UInt8]) -> Int {
     do { return access(try Message(parsing: bytes)) } catch { return -1 }
 }
 
+func runAccessBytes(_ bytes: [UInt8]) -> Int {
+    do { return accessBytes(try Message(parsing: bytes)) } catch { return -1 }
+}
+
 var sink = 0
-for mode in ["parse", "access"] where options.filter == nil || options.filter == mode {
+
+/// Warm-up, then each file and the mix, for one mode; `one` handles one message and returns a checksum. The mode is
+/// chosen once, outside the timed loops.
+@MainActor @inline(__always)
+func runMode(_ mode: String, _ one: ([UInt8]) -> Int) {
+    guard options.filter == nil || options.filter == mode else { return }
     // Warm-up: n/10 iterations over every file.
     for _ in 0..<max(1, n / 10) {
-        for file in files {
-            if mode == "parse" { runParse(file.bytes) } else { sink &+= runAccess(file.bytes) }
-        }
+        for file in files { sink &+= one(file.bytes) }
     }
     for file in files {
         let m = measure(repetitions: reps, messagesPerRepetition: n) {
-            for _ in 0..<n {
-                if mode == "parse" { runParse(file.bytes) } else { sink &+= runAccess(file.bytes) }
-            }
+            for _ in 0..<n { sink &+= one(file.bytes) }
         }
         report("switchboard", mode, file.name, file.bytes.count, m, reps, n)
     }
     let rounds = max(1, n / 10)
     let mix = measure(repetitions: reps, messagesPerRepetition: rounds * files.count) {
         for _ in 0..<rounds {
-            for file in files {
-                if mode == "parse" { runParse(file.bytes) } else { sink &+= runAccess(file.bytes) }
-            }
+            for file in files { sink &+= one(file.bytes) }
         }
     }
     report("switchboard", mode, "mix", totalBytes / files.count, mix, reps, n)
 }
+
+runMode("parse") {
+    runParse($0)
+    return 0
+}
+// `access` reads the values as strings; `access-bytes` reads the same values as slices of the message.
+runMode("access", runAccess)
+runMode("access-bytes", runAccessBytes)
 
 if options.filter == nil || options.filter == "serialize" {
     // Serialization of parsed messages (names as received) and of a request built from typed values.
@@ -252,15 +293,15 @@ if options.filter == nil || options.filter == "views" {
 }
 
 // Allocations per message, counted by the benchmark's own malloc wrappers.
-for mode in ["parse", "access"] where options.filter == nil || options.filter == mode {
+@MainActor
+func countAllocations(_ mode: String, _ one: ([UInt8]) -> Int) {
+    guard options.filter == nil || options.filter == mode else { return }
     var perFile: [String] = []
     var total: UInt64 = 0
     for file in files {
         let before = switchboard_allocation_count()
         let iterations: UInt64 = 1000
-        for _ in 0..<iterations {
-            if mode == "parse" { runParse(file.bytes) } else { sink &+= runAccess(file.bytes) }
-        }
+        for _ in 0..<iterations { sink &+= one(file.bytes) }
         let count = (switchboard_allocation_count() - before) / iterations
         total += count
         perFile.append("\(file.name)=\(count)")
@@ -269,4 +310,10 @@ for mode in ["parse", "access"] where options.filter == nil || options.filter ==
         "ALLOCS\tswitchboard\t\(mode)\tmean=\(String(format: "%.1f", Double(total) / Double(files.count)))\t"
             + perFile.joined(separator: " "))
 }
+countAllocations("parse") {
+    runParse($0)
+    return 0
+}
+countAllocations("access", runAccess)
+countAllocations("access-bytes", runAccessBytes)
 print("# checksum \(sink)")

@@ -81,9 +81,9 @@ extension RAck: ScannerParsable {
     }
 }
 
-/// The Call-ID value: `word [ "@" word ]` (RFC 3261 §20.8).
-enum CallIDValue: ScannerParsable {
-    case value(String)
+/// The Call-ID value: `word [ "@" word ]` (RFC 3261 §20.8), where it lies in the scanned bytes.
+struct CallIDValue: ScannerParsable {
+    var range: ByteRange
 
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> CallIDValue {
         let start = scanner.index
@@ -91,7 +91,7 @@ enum CallIDValue: ScannerParsable {
         if scanner.consume(ASCII.at) {
             guard scanner.read(while: { $0.isWordChar }) != nil else { throw .malformed(field, "empty word after '@'") }
         }
-        return .value(scanner.string(start..<scanner.index))
+        return CallIDValue(range: ByteRange(start..<scanner.index))
     }
 }
 

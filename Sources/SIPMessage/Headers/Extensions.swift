@@ -139,9 +139,7 @@ public struct Replaces: Sendable, Hashable, CustomStringConvertible, SIPHeaderEn
 
 extension Replaces: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> Replaces {
-        guard case .value(let callID) = try CallIDValue.parse(&scanner, field: field) else {
-            throw .malformed(field)
-        }
+        let callID = scanner.string(try CallIDValue.parse(&scanner, field: field).range.range)
         var params = try scanner.parseHeaderParameters(field: field)
         guard let toTag = params["to-tag"], let fromTag = params["from-tag"] else {
             throw .malformed(field, "to-tag and from-tag are required")

@@ -122,6 +122,21 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
         }
     }
 
+    /// The bytes of `tag`, read in place from the message: no string is made.
+    public var tagBytes: ArraySlice<UInt8>? {
+        @inlinable @inline(__always) get {
+            switch tagParameter {
+            case .value(let range): return source.slice(range)
+            case .absent, .flag: return nil
+            case .unknown: return lookedUpTagBytes()
+            }
+        }
+    }
+
+    /// `tagBytes` of an address built through the API, which has no recorded tag.
+    @usableFromInline
+    func lookedUpTagBytes() -> ArraySlice<UInt8>? { parameters["tag"].map { ArraySlice($0.utf8) } }
+
     public var description: String { wireForm }
 
     /// Writes the address as received, or in the `"Display" <uri>;params` form it was built in.

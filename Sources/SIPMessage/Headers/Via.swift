@@ -83,6 +83,21 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
         set { modify { $0.set("branch", newValue) } }
     }
 
+    /// The bytes of `branch`, read in place from the message: no string is made.
+    public var branchBytes: ArraySlice<UInt8>? {
+        @inlinable @inline(__always) get {
+            switch branchParameter {
+            case .value(let range): return source.slice(range)
+            case .absent, .flag: return nil
+            case .unknown: return lookedUpBranchBytes()
+            }
+        }
+    }
+
+    /// `branchBytes` of a Via built through the API, which has no recorded branch.
+    @usableFromInline
+    func lookedUpBranchBytes() -> ArraySlice<UInt8>? { parameters["branch"].map { ArraySlice($0.utf8) } }
+
     /// Whether the branch begins with the RFC 3261 magic cookie `z9hG4bK`.
     public var hasMagicCookie: Bool { branch?.hasPrefix(Via.magicCookie) ?? false }
 
