@@ -102,13 +102,14 @@ enum MessageParser {
         } else {
             bodyRange = bodyStart..<bytes.count
         }
+        // No body, no reference to the message bytes (a slice of them costs a retain and a release).
+        let body = bodyRange.isEmpty ? ArraySlice() : bytes[bodyRange]
         let fields = SIPFields(storage: bytes, entries: entries)
         switch consume startLineResult {
         case .success(.request(let method, let uri)):
-            return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: bytes[bodyRange]))
+            return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: body))
         case .success(.response(let code, let phrase)):
-            return .response(
-                SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: bytes[bodyRange]))
+            return .response(SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: body))
         case .failure(let error):
             throw error
         }
