@@ -27,13 +27,6 @@ extension Array where Element == UInt8 {
         String(bytes: self, range: range.range)
     }
 
-    /// The bytes of `range` as a slice of this array: no copy, no string (clamped to the array).
-    @inlinable
-    func slice(_ range: ByteRange) -> ArraySlice<UInt8> {
-        let lower = Swift.min(Int(range.start), count)
-        return self[lower..<Swift.max(lower, Swift.min(Int(range.end), count))]
-    }
-
     /// Appends `string` and returns where it landed.
     mutating func appendRecording(_ string: String) -> ByteRange {
         let start = count

@@ -24,8 +24,8 @@ public struct SIPHost: Sendable, CustomStringConvertible {
     @inlinable public var text: String { source.string(span) }
 
     /// The bytes of `text`, read in place from the message: no string is made.
-    @inlinable public var bytes: ArraySlice<UInt8> {
-        @inline(__always) get { source.slice(span) }
+    @inlinable public var bytes: SIPBytes {
+        @inline(__always) get { source.view(span) }
     }
 
     /// A host from its text; an IPv6 address may come with or without brackets. `nil` if it is none of

@@ -113,10 +113,10 @@ public struct SIPURI: Sendable, CustomStringConvertible {
     }
 
     /// The bytes of `escapedUser`, read in place from the URI: no string is made.
-    public var escapedUserBytes: ArraySlice<UInt8>? {
+    public var escapedUserBytes: SIPBytes? {
         @inlinable @inline(__always) get {
             let user = layout.userRange
-            return user.start == UInt32.max ? nil : source.slice(user)
+            return user.start == UInt32.max ? nil : source.view(user)
         }
     }
 

@@ -33,7 +33,7 @@ extension SIPHeaderFieldsContainer {
     public var callID: String? { get throws(MessageError) { try headerFields.callID } }
 
     /// The bytes of `callID`, read in place from the message: no string is made.
-    public var callIDBytes: ArraySlice<UInt8>? { get throws(MessageError) { try headerFields.callIDBytes } }
+    public var callIDBytes: SIPBytes? { get throws(MessageError) { try headerFields.callIDBytes } }
 
     /// CSeq (RFC 3261 §20.16).
     public var cseq: CSeq? { get throws(MessageError) { try headerFields.cseq } }
@@ -198,10 +198,10 @@ extension SIPFields {
     }
 
     /// The bytes of `callID`, read in place from the message: no string is made.
-    public var callIDBytes: ArraySlice<UInt8>? {
+    public var callIDBytes: SIPBytes? {
         get throws(MessageError) {
             guard let value = try self.parseSingle(.callID, as: CallIDValue.self) else { return nil }
-            return storage.slice(value.range)
+            return storage.view(value.range)
         }
     }
 

@@ -80,7 +80,7 @@ func access(_ message: Message) -> Int {
 }
 
 /// Reads the same values as `access` through the zero-copy byte accessors (`SIPHost.bytes`, `Via.branchBytes`,
-/// `SIPURI.escapedUserBytes`, `NameAddress.tagBytes`, `callIDBytes`): slices of the message, no strings.
+/// `SIPURI.escapedUserBytes`, `NameAddress.tagBytes`, `callIDBytes`): `SIPBytes` views of the message, no strings.
 @inline(never)
 func accessBytes(_ message: Message) -> Int {
     var checksum = 0
@@ -233,7 +233,7 @@ runMode("parse") {
     runParse($0)
     return 0
 }
-// `access` reads the values as strings; `access-bytes` reads the same values as slices of the message.
+// `access` reads the values as strings; `access-bytes` reads the same values as `SIPBytes` views of the message.
 runMode("access", runAccess)
 runMode("access-bytes", runAccessBytes)
 

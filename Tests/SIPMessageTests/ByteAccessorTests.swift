@@ -10,7 +10,7 @@ struct ByteAccessorTests {
 
     static func bytes(_ text: String?) -> [UInt8]? { text.map { Array($0.utf8) } }
 
-    static func slice(_ slice: ArraySlice<UInt8>?) -> [UInt8]? { slice.map { Array($0) } }
+    static func slice(_ bytes: SIPBytes?) -> [UInt8]? { bytes.map { Array($0) } }
 
     /// Every byte accessor against its string accessor, on one message.
     static func expectSameReads(_ message: Message, _ name: String) throws {
@@ -113,6 +113,37 @@ struct ByteAccessorTests {
         #expect(Self.slice(retagged.tagBytes) == Array("t2".utf8))
         let ipv6 = try #require(SIPHost("[2001:db8::2]"))
         #expect(Array(ipv6.bytes) == Array("2001:db8::2".utf8))
+    }
+
+    @Test func viewsAreZeroBasedAndCompareByContent() throws {
+        let request = try SIPRequest(
+            parsing: Array(
+                ("OPTIONS sip:b@h SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bKabc\r\nCall-ID: z9hG4bKabc\r\n"
+                    + "CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n").utf8))
+        let branch = try #require(try request.topVia?.branchBytes)
+        // Wherever the value lies in the message, its indices start at 0.
+        #expect(branch.startIndex == 0)
+        #expect(branch.count == 10)
+        #expect(branch[0] == UInt8(ascii: "z"))
+        #expect(branch[9] == UInt8(ascii: "c"))
+        #expect(branch.first == UInt8(ascii: "z"))
+        #expect(branch == "z9hG4bKabc")
+        #expect("z9hG4bKabc" == branch)
+        #expect(!(branch == "z9hG4bKab"))
+        #expect(!(branch == "z9hG4bKabd"))
+        #expect(branch.hasPrefix(Via.magicCookie))
+        #expect(!branch.hasPrefix("z9hG4bKabcd"))
+        #expect(branch.string == "z9hG4bKabc")
+        #expect(branch.description == "z9hG4bKabc")
+        // The same bytes elsewhere in the message, and bytes of their own, are equal and hash alike.
+        let callID = try #require(try request.callIDBytes)
+        #expect(callID == branch)
+        #expect(SIPBytes(Array("z9hG4bKabc".utf8)) == branch)
+        #expect(Set([branch, callID, SIPBytes("z9hG4bKabc".utf8)]).count == 1)
+        #expect(Set([branch, SIPBytes("other".utf8)]).count == 2)
+        #expect(branch.withContiguousStorageIfAvailable { Array($0) } == Array("z9hG4bKabc".utf8))
+        #expect(SIPBytes([]).isEmpty)
+        #expect(SIPBytes([]) == "")
     }
 
     @Test(arguments: ["", "a b", "@x", "x@", "a;b", "a@b@c"])

@@ -123,10 +123,10 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
     }
 
     /// The bytes of `tag`, read in place from the message: no string is made.
-    public var tagBytes: ArraySlice<UInt8>? {
+    public var tagBytes: SIPBytes? {
         @inlinable @inline(__always) get {
             switch tagParameter {
-            case .value(let range): return source.slice(range)
+            case .value(let range): return source.view(range)
             case .absent, .flag: return nil
             case .unknown: return lookedUpTagBytes()
             }
@@ -135,7 +135,7 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
 
     /// `tagBytes` of an address built through the API, which has no recorded tag.
     @usableFromInline
-    func lookedUpTagBytes() -> ArraySlice<UInt8>? { parameters["tag"].map { ArraySlice($0.utf8) } }
+    func lookedUpTagBytes() -> SIPBytes? { parameters["tag"].map { SIPBytes($0.utf8) } }
 
     public var description: String { wireForm }
 

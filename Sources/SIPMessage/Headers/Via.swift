@@ -84,10 +84,10 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
     }
 
     /// The bytes of `branch`, read in place from the message: no string is made.
-    public var branchBytes: ArraySlice<UInt8>? {
+    public var branchBytes: SIPBytes? {
         @inlinable @inline(__always) get {
             switch branchParameter {
-            case .value(let range): return source.slice(range)
+            case .value(let range): return source.view(range)
             case .absent, .flag: return nil
             case .unknown: return lookedUpBranchBytes()
             }
@@ -96,7 +96,7 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
 
     /// `branchBytes` of a Via built through the API, which has no recorded branch.
     @usableFromInline
-    func lookedUpBranchBytes() -> ArraySlice<UInt8>? { parameters["branch"].map { ArraySlice($0.utf8) } }
+    func lookedUpBranchBytes() -> SIPBytes? { parameters["branch"].map { SIPBytes($0.utf8) } }
 
     /// Whether the branch begins with the RFC 3261 magic cookie `z9hG4bK`.
     public var hasMagicCookie: Bool { branch?.hasPrefix(Via.magicCookie) ?? false }
