@@ -39,6 +39,20 @@ func touchTypedViews(_ fields: SIPFields) {
     _ = try? fields.date
     _ = try? fields.timestamp
     _ = try? fields.warning
+    // The byte accessors read what the string accessors decode, and fail where they fail.
+    let callIDBytes = try? fields.callIDBytes
+    let callID = try? fields.callID
+    if callIDBytes?.string != callID { fatalError("callIDBytes differs") }
+    if let via = try? fields.topVia {
+        if via.branchBytes?.string != via.branch { fatalError("branchBytes differs") }
+        if via.host.bytes.string != via.host.text { fatalError("host bytes differ") }
+    }
+    for address in [try? fields.from, try? fields.to].compactMap({ $0 }) {
+        if address.tagBytes?.string != address.tag { fatalError("tagBytes differs") }
+        if case .sip(let sip) = address.uri, sip.escapedUserBytes?.string != sip.escapedUser {
+            fatalError("escapedUserBytes differs")
+        }
+    }
     for contact in (try? fields.contacts) ?? [] {
         if let uri = contact.uri, case .sip(let sip) = uri {
             _ = sip.user
