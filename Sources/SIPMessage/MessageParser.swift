@@ -202,6 +202,13 @@ enum MessageParser {
                 while contentEnd > i, buf[contentEnd - 1] == ASCII.space || buf[contentEnd - 1] == ASCII.tab {
                     contentEnd -= 1
                 }
+                // A continuation of white space only adds nothing: the value keeps its end, so that it never
+                // ends in the spaces the fold became (they would be trimmed when the message is read again).
+                if contentEnd == i {
+                    previousLineEnd = contentEnd
+                    i = lf + 1
+                    continue
+                }
                 var start = Int(entries[last].valueStart)
                 if entries[last].valueLength == 0 {
                     // The value starts on this line.

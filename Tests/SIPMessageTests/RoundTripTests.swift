@@ -1,3 +1,4 @@
+import Foundation
 import SIPMessage
 import Testing
 
@@ -55,5 +56,23 @@ struct RoundTripTests {
         for line in head.components(separatedBy: "\r\n").dropFirst() {
             #expect(!line.hasPrefix(" "), "folded line survived: \(line)")
         }
+    }
+
+    /// A continuation line of white space only (found by the fuzzer) adds nothing to the value: the value must not
+    /// end in the spaces its fold became, or the message reads differently once written.
+    @Test(arguments: [
+        "Subject: hello \r\n     \r\n", "Subject: hello\r\n\t\r\n", "Subject: hello\r\n \r\n world\r\n",
+        "Subject:\r\n   \r\n", "Subject: a ;b =\r\n  \r\n\t \r\n",
+    ])
+    func whiteSpaceOnlyContinuations(subject: String) throws {
+        let text =
+            "OPTIONS sip:b@example.org SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\nFrom: <sip:a@h>;tag=1\r\n"
+            + "To: <sip:b@h>\r\nCall-ID: c1\r\nCSeq: 1 OPTIONS\r\n" + subject + "Content-Length: 0\r\n\r\n"
+        let message = try Message(parsing: Array(text.utf8))
+        let value = try #require(message.headerFields[.subject])
+        #expect(value == value.trimmingCharacters(in: .whitespaces), "value \(value.debugDescription)")
+        let wire = message.serialized()
+        #expect(try Message(parsing: wire).serialized() == wire)
+        #expect(try message.headerFields.callID == "c1")
     }
 }
