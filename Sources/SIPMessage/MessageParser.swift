@@ -204,20 +204,17 @@ enum MessageParser {
                 }
                 // A continuation of white space only adds nothing: the value keeps its end, so that it never
                 // ends in the spaces the fold became (they would be trimmed when the message is read again).
-                if contentEnd == i {
-                    previousLineEnd = contentEnd
-                    i = lf + 1
-                    continue
+                if contentEnd > i {
+                    var start = Int(entries[last].valueStart)
+                    if entries[last].valueLength == 0 {
+                        // The value starts on this line.
+                        start = i
+                        while start < contentEnd, buf[start] == ASCII.space || buf[start] == ASCII.tab { start += 1 }
+                        entries[last].valueStart = UInt32(truncatingIfNeeded: start)
+                    }
+                    entries[last].valueLength = UInt32(truncatingIfNeeded: Swift.max(0, contentEnd - start))
+                    if entries[last].id == contentLengthID { contentLengthState = .folded }
                 }
-                var start = Int(entries[last].valueStart)
-                if entries[last].valueLength == 0 {
-                    // The value starts on this line.
-                    start = i
-                    while start < contentEnd, buf[start] == ASCII.space || buf[start] == ASCII.tab { start += 1 }
-                    entries[last].valueStart = UInt32(truncatingIfNeeded: start)
-                }
-                entries[last].valueLength = UInt32(truncatingIfNeeded: Swift.max(0, contentEnd - start))
-                if entries[last].id == contentLengthID { contentLengthState = .folded }
             } else {
                 // The name: token characters (one lookup in a constant table per byte), packed into words for
                 // classification afterwards.
