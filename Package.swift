@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SIPUserAgent", targets: ["SIPUserAgent"]),
         .library(name: "Media", targets: ["Media"]),
         .library(name: "Switchboard", targets: ["Switchboard"]),
+        .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
@@ -70,6 +71,10 @@ let package = Package(
             ]
         ),
 
+        // The whole stack in virtual time, for tests (the project's and its users'): an event loop whose
+        // clock moves when told, an in-memory network with impairments, and seeded randomness. No sockets.
+        .target(name: "SwitchboardTesting", dependencies: ["SIPTransport", "SIPCore"]),
+
         // The `switchboard` command line (see CLI.md).
         .executableTarget(
             name: "SwitchboardCLI",
@@ -105,6 +110,9 @@ let package = Package(
         .testTarget(name: "SIPTransactionTests", dependencies: ["SIPTransaction", "SIPMessage"]),
         .testTarget(
             name: "SIPUserAgentTests", dependencies: ["SIPUserAgent", "SIPMessage", "SIPAuthentication", "SDP"]),
+        .testTarget(
+            name: "SIPCoreTests",
+            dependencies: ["SIPCore", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage"]),
         .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage", "Media"]),

@@ -12,11 +12,16 @@ import CSystem
 struct RandomTokens {
     private var buffer = [UInt8](repeating: 0, count: 512)
     private var offset = 512
+    private let source: any RandomByteSource
+
+    init(source: any RandomByteSource = SystemRandomBytes.shared) {
+        self.source = source
+    }
 
     private static let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
 
     private mutating func refill() {
-        buffer.withUnsafeMutableBytes { fillRandomly($0) }
+        buffer.withUnsafeMutableBytes { source.fill($0) }
         offset = 0
     }
 
@@ -42,6 +47,23 @@ struct RandomTokens {
 
     /// A Call-ID (20 characters, 119 bits).
     mutating func callID() -> String { token(20) }
+}
+
+/// Where the stack's random bytes come from: the kernel's generator, or a seeded one that makes a test's
+/// identifiers and traces repeat exactly. Called on one loop at a time.
+public protocol RandomByteSource: AnyObject, Sendable {
+    /// Fills every byte of `raw`.
+    func fill(_ raw: UnsafeMutableRawBufferPointer)
+}
+
+/// The kernel's generator, getrandom(2).
+public final class SystemRandomBytes: RandomByteSource {
+    /// The one instance (it holds no state).
+    public static let shared = SystemRandomBytes()
+
+    private init() {}
+
+    public func fill(_ raw: UnsafeMutableRawBufferPointer) { fillRandomly(raw) }
 }
 
 /// Fills `raw` from getrandom(2); should that ever fail (it cannot after boot on Linux), from the system

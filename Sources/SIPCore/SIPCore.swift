@@ -55,13 +55,13 @@ public struct ServerRequest: Sendable {
 public final class SIPCore: @unchecked Sendable {
     // @unchecked Sendable: all state is confined to `loop`'s thread, like the transport layer's.
 
-    public let loop: EventLoop
+    public let loop: any EventLoopProtocol
     public let transport: SIPTransportLayer
     private var layer: TransactionLayer<Peer>
     private var timers: [TimerID: TimerHandle] = [:]
     private var clientHandlers: [TransactionID: (ClientTransactionEvent) -> Void] = [:]
     private var sentRequests: Set<TransactionID> = []
-    private var tokens = RandomTokens()
+    private var tokens: RandomTokens
 
     /// Checks applied to every incoming request; `nil` checks syntax only.
     public var capabilities: Capabilities?
@@ -88,9 +88,14 @@ public final class SIPCore: @unchecked Sendable {
     public private(set) var statistics = Statistics()
     private var sentResponses: [TransactionID: Int] = [:]
 
-    public init(transport: SIPTransportLayer, configuration: TransactionConfiguration = TransactionConfiguration()) {
+    /// A core over `transport`; branches, tags and Call-IDs come from `random`.
+    public init(
+        transport: SIPTransportLayer, configuration: TransactionConfiguration = TransactionConfiguration(),
+        random: any RandomByteSource = SystemRandomBytes.shared
+    ) {
         self.loop = transport.loop
         self.transport = transport
+        self.tokens = RandomTokens(source: random)
         self.layer = TransactionLayer(configuration: configuration)
         // The tables that hold an entry per live transaction (its armed timer, its final responses) get the
         // same room up front as the transaction layer's, and so does the loop's timer table.

@@ -1,34 +1,29 @@
-import CSystem
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
 
-/// A bound, non-blocking UDP socket for media (RTP/RTCP), watched by an `EventLoop`.
+/// A bound, non-blocking UDP socket for media (RTP/RTCP), watched by an event loop: the kernel's, or the
+/// testing product's in-memory network.
 ///
 /// Unlike the SIP listeners it does not set `SO_REUSEADDR`: on Linux that would let two calls bind the same
 /// RTP port. Owned by one loop: `receive`, `send` and `close` run on it.
 public final class DatagramSocket {
     /// The bound local address (the port the kernel or the caller chose).
     public let localAddress: SocketAddress
-    private var descriptor: Int32
-    private weak var loop: EventLoop?
+    private let channel: any DatagramChannel
 
     /// Binds a socket to `address` (port 0: the kernel picks one).
     /// - Throws: `TransportError.system` naming `bind` and the address (the port is taken, say).
-    public init(binding address: SocketAddress) throws(TransportError) {
-        let fd = try Socket.make(address.family, Int32(SOCK_DGRAM.rawValue))
-        Socket.setOption(fd, SOL_SOCKET, SO_RCVBUF, 1 << 18)
-        do {
-            try Socket.bind(fd, address)
-        } catch {
-            closeDescriptor(fd)
-            throw error
-        }
-        descriptor = fd
-        localAddress = Socket.localAddress(fd) ?? address
+    public convenience init(binding address: SocketAddress) throws(TransportError) {
+        try self.init(binding: address, on: SystemNetwork.shared)
+    }
+
+    /// Binds a socket to `address` on `network`.
+    package init(binding address: SocketAddress, on network: any NetworkStack) throws(TransportError) {
+        channel = try network.bindDatagram(address, options: DatagramOptions(receiveBufferBytes: 1 << 18))
+        localAddress = channel.localAddress
     }
 
     /// Binds the first free pair of ports (`p` even, `p + 1`) in `range` on `host`, as RTP and RTCP
@@ -39,6 +34,13 @@ public final class DatagramSocket {
     public static func bindPair(host: String, ports range: ClosedRange<UInt16>, start: Int) throws(TransportError)
         -> (rtp: DatagramSocket, rtcp: DatagramSocket)
     {
+        try bindPair(host: host, ports: range, start: start, on: SystemNetwork.shared)
+    }
+
+    /// `bindPair(host:ports:start:)` on `network`.
+    package static func bindPair(
+        host: String, ports range: ClosedRange<UInt16>, start: Int, on network: any NetworkStack
+    ) throws(TransportError) -> (rtp: DatagramSocket, rtcp: DatagramSocket) {
         let first = Int(range.lowerBound + (range.lowerBound & 1))
         let pairs = max(0, (Int(range.upperBound) - first + 1) / 2)
         guard pairs > 0 else { throw .system("bind: empty RTP port range \(range)", errno: EINVAL) }
@@ -47,8 +49,8 @@ public final class DatagramSocket {
             guard let rtpAddress = SocketAddress(ip: host, port: UInt16(port)),
                 let rtcpAddress = SocketAddress(ip: host, port: UInt16(port + 1))
             else { throw .system("bind: bad media address \(host)", errno: EINVAL) }
-            guard let rtp = try? DatagramSocket(binding: rtpAddress) else { continue }
-            guard let rtcp = try? DatagramSocket(binding: rtcpAddress) else {
+            guard let rtp = try? DatagramSocket(binding: rtpAddress, on: network) else { continue }
+            guard let rtcp = try? DatagramSocket(binding: rtcpAddress, on: network) else {
                 rtp.close()
                 continue
             }
@@ -57,54 +59,37 @@ public final class DatagramSocket {
         throw .system("bind: no free RTP port pair in \(range) on \(host)", errno: EADDRINUSE)
     }
 
-    deinit {
-        if descriptor >= 0 { closeDescriptor(descriptor) }
+    deinit { channel.close() }
+
+    /// Calls `handler` on `loop` whenever datagrams are waiting (loop thread only). Watching again on the same
+    /// loop replaces the handler.
+    public func watch(on loop: any EventLoopProtocol, _ handler: @escaping () -> Void) throws(TransportError) {
+        try channel.watch(on: loop, handler)
     }
 
-    /// Starts delivering readability to `handler` on `loop` (call on the loop). A socket already watched by
-    /// `loop` (one being reused) just gets the new handler.
-    public func watch(on loop: EventLoop, _ handler: @escaping () -> Void) throws(TransportError) {
-        guard descriptor >= 0 else { throw .system("watch", errno: EBADF) }
-        if self.loop === loop, loop.replaceHandler(fd: descriptor, handler: { _ in handler() }) { return }
-        self.loop = loop
-        try loop.register(fd: descriptor, events: sb_EPOLLIN) { _ in handler() }
-    }
-
-    /// Reads and drops every datagram waiting (at most `limit`), using `buffer` as scratch space.
+    /// Reads and drops up to `limit` datagrams that are waiting (what arrived before anyone listened).
     public func discardPending(into buffer: inout [UInt8], limit: Int = 64) {
         for _ in 0..<limit {
             guard receive(into: &buffer) != nil else { return }
         }
     }
 
-    /// Reads one datagram into `buffer` (its capacity is the limit; longer datagrams are truncated).
-    /// - Returns: the byte count and the sender, or `nil` when nothing is waiting.
+    /// Reads one datagram into `buffer` (truncated to its size). Returns nil when none is waiting.
     public func receive(into buffer: inout [UInt8]) -> (count: Int, from: SocketAddress)? {
-        guard descriptor >= 0 else { return nil }
-        return Socket.receiveDatagram(descriptor, into: &buffer)
+        buffer.withUnsafeMutableBytes { receive(into: $0) }
     }
 
-    /// Reads one datagram into `buffer` (e.g. a temporary allocation on the stack, so that an idle socket
-    /// holds no buffer of its own); longer datagrams are truncated.
-    /// - Returns: the byte count and the sender, or `nil` when nothing is waiting.
+    /// Reads one datagram into `buffer` (truncated to its size). Returns nil when none is waiting.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, from: SocketAddress)? {
-        guard descriptor >= 0 else { return nil }
-        return Socket.receiveDatagram(descriptor, into: buffer)
+        channel.receive(into: buffer).map { ($0.count, $0.source) }
     }
 
-    /// Sends one datagram; a full socket buffer or an unreachable peer drops it (media tolerates loss).
-    /// - Returns: `false` when the kernel refused it.
+    /// Sends `bytes` to `address`; false when the kernel refused it (it is dropped, as UDP would).
     @discardableResult
     public func send(_ bytes: [UInt8], to address: SocketAddress) -> Bool {
-        guard descriptor >= 0 else { return false }
-        return (try? Socket.sendDatagram(descriptor, bytes, to: address)) != nil
+        bytes.withUnsafeBytes { (try? channel.send($0, to: address)) != nil }
     }
 
     /// Stops watching and closes the socket; later calls do nothing.
-    public func close() {
-        guard descriptor >= 0 else { return }
-        loop?.deregister(fd: descriptor)
-        closeDescriptor(descriptor)
-        descriptor = -1
-    }
+    public func close() { channel.close() }
 }

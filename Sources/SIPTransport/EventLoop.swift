@@ -12,7 +12,7 @@ import Synchronization
 /// called on the loop's own thread. Several loops may run side by side (signalling, media).
 ///
 /// The loop is also a `SerialExecutor`, so an actor can run on it and protocol state stays on one thread.
-public final class EventLoop: @unchecked Sendable {
+public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     // @unchecked Sendable: the mutable state below the `inbox` is read and written only on the loop thread
     // (every public entry point other than `execute`, `enqueue`, `stop` and `inEventLoop` asserts or documents
     // that); the inbox is a Mutex, and the thread handle is written before the thread starts.
@@ -310,6 +310,9 @@ public final class EventLoop: @unchecked Sendable {
         return min(whole &+ attoseconds / 1_000_000_000, .max / 2)
     }
 
+    /// The system's monotonic clock.
+    public var now: ContinuousClock.Instant { .now }
+
     /// The monotonic clock in nanoseconds since the loop was made.
     private func nanosecondsNow() -> Int64 { Self.nanoseconds(ContinuousClock.now - origin) }
 
@@ -332,7 +335,9 @@ public final class EventLoop: @unchecked Sendable {
 
 /// Identifies an armed timer.
 public struct TimerHandle: Sendable, Hashable {
-    let id: UInt64
+    package let id: UInt64
+
+    package init(id: UInt64) { self.id = id }
 }
 
 extension EventLoop: SerialExecutor {

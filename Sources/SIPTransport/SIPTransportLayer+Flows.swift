@@ -1,11 +1,4 @@
-import CSystem
 import SIPMessage
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 extension SIPTransportLayer {
     // MARK: Holding flows open
@@ -86,7 +79,7 @@ extension SIPTransportLayer {
         idleSweep = loop.scheduleTimer(after: period) { [weak self] in
             guard let self else { return }
             self.idleSweep = nil
-            let now = ContinuousClock.now
+            let now = self.loop.now
             for connection in Array(self.connections.values)
             where connection.holders == 0 && connection.keepAliveInterval == nil
                 && connection.state == .established && !connection.hasUnsentBytes

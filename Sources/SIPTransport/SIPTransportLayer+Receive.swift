@@ -1,22 +1,14 @@
-import CSystem
 import SIPMessage
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 extension SIPTransportLayer {
     // MARK: UDP
 
-    func readDatagrams(fd: Int32, local: SocketAddress) {
+    func readDatagrams(_ channel: any DatagramChannel, local: SocketAddress) {
         // Bounded per wake-up so one busy socket cannot starve the loop.
         defer { isReceiveBacklogged = false }
         for _ in 0..<256 {
-            guard let (count, source, queued) = Socket.receiveTimestampedDatagram(fd, into: &receiveBuffer) else {
-                return
-            }
+            guard let datagram = receiveBuffer.withUnsafeMutableBytes({ channel.receive(into: $0) }) else { return }
+            let (count, source, queued) = (datagram.count, datagram.source, datagram.queuedNanoseconds)
             statistics.datagramsReceived += 1
             isReceiveBacklogged = queued > configuration.backlogDelayNanoseconds
             if isReceiveBacklogged { statistics.backloggedDatagrams += 1 }
@@ -31,7 +23,7 @@ extension SIPTransportLayer {
                 statistics.parseErrors += 1
                 if let status = error.status {
                     sendErrorResponse(status: status, phrase: error.reasonPhrase, rawRequest: bytes) { response in
-                        try? Socket.sendDatagram(fd, response, to: source)
+                        response.withUnsafeBytes { try? channel.send($0, to: source) }
                     }
                 }
             }
@@ -40,40 +32,32 @@ extension SIPTransportLayer {
 
     // MARK: Streams
 
-    func acceptConnections(fd: Int32, transport: TransportProtocol, local: SocketAddress) {
+    func acceptConnections(_ listener: any StreamListenerChannel, transport: TransportProtocol, local: SocketAddress) {
         for _ in 0..<64 {
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let client = withUnsafeMutablePointer(to: &storage) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sb_accept_nonblocking(fd, $0, &length)
-                }
-            }
-            guard client >= 0 else { return }
-            guard connections.count < configuration.maximumConnections, let remote = SocketAddress(storage) else {
+            guard let (client, remote) = listener.accept() else { return }
+            guard connections.count < configuration.maximumConnections else {
                 statistics.connectionsRefused += 1
-                closeDescriptor(client)
+                client.close()
                 continue
             }
-            Socket.setOption(client, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
             let connection = StreamConnection(
-                id: newFlowID(), fd: client, transport: transport, remote: remote,
-                local: Socket.localAddress(client) ?? local, serverName: nil, isOutbound: false,
-                state: transport == .tls ? .handshaking : .established, limits: configuration.parserLimits)
+                id: newFlowID(), channel: client, transport: transport, remote: remote,
+                local: client.localAddress ?? local, serverName: nil, isOutbound: false,
+                state: transport == .tls ? .handshaking : .established, limits: configuration.parserLimits,
+                now: loop.now)
             if transport == .tls {
                 guard let context = serverTLS, let session = try? TLSSession(context: context) else {
-                    closeDescriptor(client)
+                    client.close()
                     continue
                 }
                 connection.tls = session
             }
             do {
-                try loop.register(fd: client, events: sb_EPOLLIN | sb_EPOLLRDHUP) { [weak self] events in
-                    guard let self else { return }
-                    self.connectionReady(connection, events: events)
+                try client.watch(on: loop, writes: false) { [weak self] ready in
+                    self?.connectionReady(connection, ready: ready)
                 }
             } catch {
-                closeDescriptor(client)
+                client.close()
                 continue
             }
             statistics.connectionsAccepted += 1
@@ -82,14 +66,14 @@ extension SIPTransportLayer {
         }
     }
 
-    func connectionReady(_ connection: StreamConnection, events: UInt32) {
+    func connectionReady(_ connection: StreamConnection, ready: StreamReadiness) {
         guard connection.state != .closed else { return }
         if connection.state == .connecting {
-            guard events & (sb_EPOLLOUT | sb_EPOLLERR | sb_EPOLLHUP) != 0 else { return }
+            guard !ready.isDisjoint(with: [.writable, .hangUp]) else { return }
             finishConnect(connection)
             return
         }
-        if events & sb_EPOLLOUT != 0 {
+        if ready.contains(.writable) {
             do {
                 try connection.flush()
             } catch {
@@ -98,7 +82,7 @@ extension SIPTransportLayer {
             }
             updateWriteInterest(connection)
         }
-        if events & (sb_EPOLLIN | sb_EPOLLRDHUP | sb_EPOLLHUP | sb_EPOLLERR) != 0 {
+        if !ready.isDisjoint(with: [.readable, .hangUp]) {
             readStream(connection)
         }
     }
@@ -109,21 +93,20 @@ extension SIPTransportLayer {
         var readError: TransportError?
         // Read what is there, bounded by the buffer cap.
         while connection.framer.bufferedByteCount + plaintext.count < configuration.maximumBufferedBytes {
-            let count = receiveBuffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                connection.lastActivity = .now
+            let read = receiveBuffer.withUnsafeMutableBytes { connection.channel.read(into: $0) }
+            if case .bytes(let count) = read {
+                connection.lastActivity = loop.now
                 if let tls = connection.tls {
                     receiveBuffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 } else {
                     plaintext.append(contentsOf: receiveBuffer[0..<count])
                 }
                 if count < receiveBuffer.count { break }
-            } else if count == 0 {
+            } else if case .end = read {
                 peerClosed = true
                 break
             } else {
-                let error = sb_errno()
-                if error != EAGAIN && error != EWOULDBLOCK { readError = .system("recv", errno: error) }
+                if case .failed(let error) = read { readError = error }
                 break
             }
         }
@@ -200,7 +183,7 @@ extension SIPTransportLayer {
         if let onTrace {
             onTrace(
                 TraceRecord(
-                    direction: .incoming, transport: transport, local: local, remote: source, time: .now,
+                    direction: .incoming, transport: transport, local: local, remote: source, time: loop.now,
                     bytes: message.serialized()))
         }
         var message = message

@@ -1,11 +1,4 @@
-import CSystem
 import SIPMessage
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 extension SIPTransportLayer {
     // MARK: Requests
@@ -91,17 +84,24 @@ extension SIPTransportLayer {
                 completion?(TransportError(.notListening, "no UDP listener for \(destination.address.family)"))
                 return
             }
-            do {
-                try Socket.sendDatagram(listener.fd, bytes, to: destination.address)
-                statistics.messagesSent += 1
-                onTrace?(
-                    TraceRecord(
-                        direction: .outgoing, transport: .udp, local: listener.address, remote: destination.address,
-                        time: .now, bytes: bytes))
-                completion?(nil)
-            } catch {
-                completion?(error)
+            let failure = bytes.withUnsafeBytes { raw -> TransportError? in
+                do throws(TransportError) {
+                    try listener.channel.send(raw, to: destination.address)
+                    return nil
+                } catch {
+                    return error
+                }
             }
+            if let failure {
+                completion?(failure)
+                return
+            }
+            statistics.messagesSent += 1
+            onTrace?(
+                TraceRecord(
+                    direction: .outgoing, transport: .udp, local: listener.address, remote: destination.address,
+                    time: loop.now, bytes: bytes))
+            completion?(nil)
         case .tcp, .tls:
             let key = ConnectionKey(
                 transport: destination.transport, remote: destination.address,
@@ -136,7 +136,7 @@ extension SIPTransportLayer {
         do {
             try connection.enqueue(bytes)
             try connection.flush()
-            connection.lastActivity = .now
+            connection.lastActivity = loop.now
             statistics.messagesSent += 1
             traceStream(bytes, on: connection)
             updateWriteInterest(connection)
@@ -166,7 +166,7 @@ extension SIPTransportLayer {
         onTrace(
             TraceRecord(
                 direction: .outgoing, transport: connection.transport, local: connection.local,
-                remote: connection.remote, time: .now, bytes: bytes))
+                remote: connection.remote, time: loop.now, bytes: bytes))
     }
 
     func failPending(_ connection: StreamConnection, _ error: TransportError) {
@@ -186,19 +186,18 @@ extension SIPTransportLayer {
             let context = try clientTLS.get()
             session = try TLSSession(context: context, serverName: destination.serverName, address: destination.address)
         }
-        let fd = try Socket.tcpConnect(to: destination.address)
+        let channel = try network.connectStream(to: destination.address)
         let connection = StreamConnection(
-            id: newFlowID(), fd: fd, transport: destination.transport, remote: destination.address,
-            local: Socket.localAddress(fd) ?? SocketAddress.loopback(), serverName: destination.serverName,
-            isOutbound: true, state: .connecting, limits: configuration.parserLimits)
+            id: newFlowID(), channel: channel, transport: destination.transport, remote: destination.address,
+            local: channel.localAddress ?? SocketAddress.loopback(), serverName: destination.serverName,
+            isOutbound: true, state: .connecting, limits: configuration.parserLimits, now: loop.now)
         connection.tls = session
         do {
-            try loop.register(fd: fd, events: sb_EPOLLIN | sb_EPOLLOUT | sb_EPOLLRDHUP) { [weak self] events in
-                guard let self else { return }
-                self.connectionReady(connection, events: events)
+            try channel.watch(on: loop, writes: true) { [weak self] ready in
+                self?.connectionReady(connection, ready: ready)
             }
         } catch {
-            closeDescriptor(fd)
+            channel.close()
             throw error
         }
         connection.watchingWrites = true
@@ -220,14 +219,12 @@ extension SIPTransportLayer {
     }
 
     func finishConnect(_ connection: StreamConnection) {
-        let error = Socket.pendingError(connection.fd)
-        guard error == 0 else {
-            let failure = TransportError.system("connect \(connection.remote)", errno: error)
+        if let failure = connection.channel.connectError() {
             failPending(connection, failure)
             closeConnection(connection, error: failure)
             return
         }
-        connection.local = Socket.localAddress(connection.fd) ?? connection.local
+        connection.local = connection.channel.localAddress ?? connection.local
         do {
             if let tls = connection.tls {
                 connection.state = .handshaking
@@ -251,7 +248,7 @@ extension SIPTransportLayer {
         let wantWrites = connection.hasUnsentBytes
         if wantWrites != connection.watchingWrites {
             connection.watchingWrites = wantWrites
-            loop.modify(fd: connection.fd, events: sb_EPOLLIN | sb_EPOLLRDHUP | (wantWrites ? sb_EPOLLOUT : 0))
+            connection.channel.setWriteInterest(wantWrites)
         }
         if connection.state == .established, let timer = connection.connectTimer {
             loop.cancelTimer(timer)
@@ -262,8 +259,7 @@ extension SIPTransportLayer {
     func closeConnection(_ connection: StreamConnection, error: TransportError?, notify: Bool = true) {
         guard connection.state != .closed else { return }
         connection.state = .closed
-        loop.deregister(fd: connection.fd)
-        closeDescriptor(connection.fd)
+        connection.channel.close()
         for timer in [connection.connectTimer, connection.keepAliveTimer, connection.pongTimer].compactMap({ $0 }) {
             loop.cancelTimer(timer)
         }

@@ -1,11 +1,4 @@
-import CSystem
 import SIPMessage
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// The SIP transport layer (RFC 3261 §18) on one event loop: UDP, TCP and TLS listeners and connections,
 /// stream framing, Via `received`/`rport` (§18.2.1, RFC 3581), response routing (§18.2.2), connection
@@ -16,8 +9,9 @@ public final class SIPTransportLayer: @unchecked Sendable {
     // @unchecked Sendable: all state is confined to `loop`'s thread; the class is passed to other threads
     // only so they can post work to the loop through `loop.execute`.
 
-    public let loop: EventLoop
+    public let loop: any EventLoopProtocol
     public let configuration: TransportConfiguration
+    let network: any NetworkStack
     /// Every message that arrives, after framing and §18.2.1 processing.
     public var onMessage: ((IncomingMessage) -> Void)?
     /// Connections that close or die.
@@ -41,12 +35,12 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
 
     struct UDPListener {
-        let fd: Int32
+        let channel: any DatagramChannel
         let address: SocketAddress
     }
 
     struct StreamListener {
-        let fd: Int32
+        let channel: any StreamListenerChannel
         let address: SocketAddress
         let transport: TransportProtocol
     }
@@ -75,8 +69,18 @@ public final class SIPTransportLayer: @unchecked Sendable {
     var serverTLS: TLSContext?
     var idleSweep: TimerHandle?
 
-    public init(loop: EventLoop, configuration: TransportConfiguration = TransportConfiguration()) {
+    public convenience init(loop: EventLoop, configuration: TransportConfiguration = TransportConfiguration()) {
+        self.init(loop: loop, network: SystemNetwork.shared, configuration: configuration)
+    }
+
+    /// A transport layer over `network` (the kernel's sockets, or the testing product's in-memory network)
+    /// on `loop`.
+    package init(
+        loop: any EventLoopProtocol, network: any NetworkStack,
+        configuration: TransportConfiguration = TransportConfiguration()
+    ) {
         self.loop = loop
+        self.network = network
         self.configuration = configuration
     }
 
@@ -89,23 +93,24 @@ public final class SIPTransportLayer: @unchecked Sendable {
     {
         switch transport {
         case .udp:
-            let fd = try Socket.udp(bind: address)
-            let bound = Socket.localAddress(fd) ?? address
-            _ = sb_enable_receive_timestamps(fd)
-            udpListeners.append(UDPListener(fd: fd, address: bound))
-            try loop.register(fd: fd, events: sb_EPOLLIN) { [weak self] _ in self?.readDatagrams(fd: fd, local: bound)
+            let channel = try network.bindDatagram(
+                address,
+                options: DatagramOptions(receiveBufferBytes: 1 << 20, reusesAddress: true, stampsArrivals: true))
+            let bound = channel.localAddress
+            udpListeners.append(UDPListener(channel: channel, address: bound))
+            try channel.watch(on: loop) { [weak self, unowned channel] in
+                self?.readDatagrams(channel, local: bound)
             }
             return bound
         case .tcp, .tls:
             if transport == .tls, serverTLS == nil {
                 serverTLS = try TLSContext(configuration: configuration.tls, server: true)
             }
-            let fd = try Socket.tcpListen(bind: address)
-            let bound = Socket.localAddress(fd) ?? address
-            streamListeners.append(StreamListener(fd: fd, address: bound, transport: transport))
-            try loop.register(fd: fd, events: sb_EPOLLIN) { [weak self] _ in
-                guard let self else { return }
-                self.acceptConnections(fd: fd, transport: transport, local: bound)
+            let channel = try network.listenStream(address)
+            let bound = channel.localAddress
+            streamListeners.append(StreamListener(channel: channel, address: bound, transport: transport))
+            try channel.watch(on: loop) { [weak self, unowned channel] in
+                self?.acceptConnections(channel, transport: transport, local: bound)
             }
             startIdleSweep()
             return bound
@@ -126,28 +131,16 @@ public final class SIPTransportLayer: @unchecked Sendable {
 
     /// Closes the listeners bound to `address` (any transport); connections they accepted stay.
     public func stopListening(at address: SocketAddress) {
-        for listener in udpListeners where listener.address == address {
-            loop.deregister(fd: listener.fd)
-            closeDescriptor(listener.fd)
-        }
-        for listener in streamListeners where listener.address == address {
-            loop.deregister(fd: listener.fd)
-            closeDescriptor(listener.fd)
-        }
+        for listener in udpListeners where listener.address == address { listener.channel.close() }
+        for listener in streamListeners where listener.address == address { listener.channel.close() }
         udpListeners.removeAll { $0.address == address }
         streamListeners.removeAll { $0.address == address }
     }
 
     /// Closes every listener and connection.
     public func shutdown() {
-        for listener in udpListeners {
-            loop.deregister(fd: listener.fd)
-            closeDescriptor(listener.fd)
-        }
-        for listener in streamListeners {
-            loop.deregister(fd: listener.fd)
-            closeDescriptor(listener.fd)
-        }
+        for listener in udpListeners { listener.channel.close() }
+        for listener in streamListeners { listener.channel.close() }
         udpListeners.removeAll()
         streamListeners.removeAll()
         for connection in Array(connections.values) { closeConnection(connection, error: nil, notify: false) }
@@ -163,10 +156,10 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let listenerTransport: TransportProtocol = destination.transport
         guard let listener = listeningAddress(listenerTransport, family: family) else {
             // No listener for this transport (a TLS client, say): the route's address, port unknown (0).
-            return Socket.routeSource(to: destination.address)?.with(port: 0)
+            return network.routeSource(to: destination.address)?.with(port: 0)
         }
         if !listener.isUnspecified { return listener }
-        let route = Socket.routeSource(to: destination.address) ?? listener
+        let route = network.routeSource(to: destination.address) ?? listener
         return route.with(port: listener.port)
     }
 

@@ -27,10 +27,10 @@ enum Socket {
     }
 
     /// A bound UDP socket.
-    static func udp(bind address: SocketAddress) throws(TransportError) -> Int32 {
+    static func udp(bind address: SocketAddress, options: DatagramOptions) throws(TransportError) -> Int32 {
         let fd = try make(address.family, Int32(SOCK_DGRAM.rawValue))
-        setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-        setOption(fd, SOL_SOCKET, SO_RCVBUF, 1 << 20)
+        if options.reusesAddress { setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1) }
+        setOption(fd, SOL_SOCKET, SO_RCVBUF, options.receiveBufferBytes)
         do {
             try bind(fd, address)
         } catch {
@@ -127,24 +127,22 @@ enum Socket {
 
     /// `receiveDatagram` that also returns how long the datagram waited in the socket's queue (zero when
     /// the socket has no receive timestamps).
-    static func receiveTimestampedDatagram(_ fd: Int32, into buffer: inout [UInt8]) -> (
-        count: Int, from: SocketAddress, queued: Int64
-    )? {
+    static func receiveTimestampedDatagram(_ fd: Int32, into raw: UnsafeMutableRawBufferPointer)
+        -> ReceivedDatagram?
+    {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         var received: Int64 = 0
-        let count = buffer.withUnsafeMutableBytes { raw in
-            sb_recv_timestamped(fd, raw.baseAddress, raw.count, &storage, &length, &received)
-        }
+        let count = sb_recv_timestamped(fd, raw.baseAddress, raw.count, &storage, &length, &received)
         guard count >= 0, let from = SocketAddress(storage) else { return nil }
         let queued = received > 0 ? max(0, sb_realtime_ns() - received) : 0
-        return (count, from, queued)
+        return ReceivedDatagram(count: count, source: from, queuedNanoseconds: queued)
     }
 
-    static func sendDatagram(_ fd: Int32, _ bytes: [UInt8], to address: SocketAddress) throws(TransportError) {
-        let sent = bytes.withUnsafeBytes { raw in
-            address.withSockAddr { sendto(fd, raw.baseAddress, raw.count, sb_MSG_NOSIGNAL, $0, $1) }
-        }
+    static func sendDatagram(_ fd: Int32, _ raw: UnsafeRawBufferPointer, to address: SocketAddress)
+        throws(TransportError)
+    {
+        let sent = address.withSockAddr { sendto(fd, raw.baseAddress, raw.count, sb_MSG_NOSIGNAL, $0, $1) }
         guard sent >= 0 else { throw .system("sendto \(address)", errno: sb_errno()) }
     }
 }

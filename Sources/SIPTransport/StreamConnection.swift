@@ -1,11 +1,4 @@
-import CSystem
 import SIPMessage
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// One TCP or TLS connection, owned by the transport layer on its loop.
 final class StreamConnection {
@@ -17,7 +10,7 @@ final class StreamConnection {
     }
 
     let id: FlowID
-    let fd: Int32
+    let channel: any StreamChannel
     let transport: TransportProtocol
     let remote: SocketAddress
     var local: SocketAddress
@@ -31,7 +24,7 @@ final class StreamConnection {
     var outboxOffset = 0
     /// Sends accepted while connecting or handshaking, with their completions.
     var pending: [(bytes: [UInt8], completion: ((TransportError?) -> Void)?)] = []
-    var lastActivity: ContinuousClock.Instant = .now
+    var lastActivity: ContinuousClock.Instant
     /// Registrations and dialogs that keep this flow open (no idle close while > 0).
     var holders = 0
     var connectTimer: TimerHandle?
@@ -41,11 +34,13 @@ final class StreamConnection {
     var watchingWrites = false
 
     init(
-        id: FlowID, fd: Int32, transport: TransportProtocol, remote: SocketAddress, local: SocketAddress,
-        serverName: String?, isOutbound: Bool, state: State, limits: ParserLimits
+        id: FlowID, channel: any StreamChannel, transport: TransportProtocol, remote: SocketAddress,
+        local: SocketAddress, serverName: String?, isOutbound: Bool, state: State, limits: ParserLimits,
+        now: ContinuousClock.Instant
     ) {
         self.id = id
-        self.fd = fd
+        self.channel = channel
+        self.lastActivity = now
         self.transport = transport
         self.remote = remote
         self.local = local
@@ -70,15 +65,18 @@ final class StreamConnection {
     /// Writes as much of the outbox as the socket takes. Returns false when the peer is gone.
     func flush() throws(TransportError) {
         while outboxOffset < outbox.count {
-            let written = outbox.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress?.advanced(by: outboxOffset), raw.count - outboxOffset, sb_MSG_NOSIGNAL)
+            let offset = outboxOffset
+            let written = outbox.withUnsafeBytes { raw -> Result<Int, TransportError> in
+                Result { () throws(TransportError) in
+                    try channel.write(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                }
             }
-            if written < 0 {
-                let error = sb_errno()
-                if error == EAGAIN || error == EWOULDBLOCK { break }
-                throw TransportError.system("send", errno: error)
+            guard case .success(let count) = written else {
+                if case .failure(let error) = written { throw error }
+                break
             }
-            outboxOffset += written
+            if count == 0 { break }
+            outboxOffset += count
         }
         if outboxOffset == outbox.count {
             outbox.removeAll(keepingCapacity: true)

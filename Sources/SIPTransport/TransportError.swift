@@ -37,13 +37,13 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     /// The errno of a failed system call.
     public let errno: Int32?
 
-    init(_ code: Code, _ detail: String, errno: Int32? = nil) {
+    package init(_ code: Code, _ detail: String, errno: Int32? = nil) {
         self.code = code
         self.detail = detail
         self.errno = errno
     }
 
-    static func system(_ call: String, errno: Int32) -> TransportError {
+    package static func system(_ call: String, errno: Int32) -> TransportError {
         let text = String(cString: strerror(errno))
         switch errno {
         case ECONNREFUSED: return TransportError(.connectionRefused, "\(call): \(text)", errno: errno)

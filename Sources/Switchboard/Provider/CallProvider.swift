@@ -203,21 +203,3 @@ final class WeakProvider: Sendable {
 
     var provider: CallProvider? { reference.withLock { $0?.provider } }
 }
-
-extension EventLoop {
-    /// Runs `body` on the loop and waits for its result; runs it directly when already on the loop.
-    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-        if inEventLoop { return body() }
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        execute {
-            let value = body()
-            result.withLock { $0 = value }
-            done.signal()
-        }
-        while true {
-            if let value = result.withLock({ $0 }) { return value }
-            done.wait()
-        }
-    }
-}

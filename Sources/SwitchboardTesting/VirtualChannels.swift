@@ -1,0 +1,126 @@
+import SIPTransport
+
+/// A bound virtual UDP socket: a bounded queue of arrived datagrams.
+final class VirtualDatagramChannel: DatagramChannel {
+    let localAddress: SocketAddress
+    private unowned let network: VirtualNetwork
+    private var queue: [(bytes: [UInt8], source: SocketAddress)] = []
+    private var head = 0
+    private var handler: (() -> Void)?
+    private var isClosed = false
+    /// Arrivals beyond this many waiting are dropped, as a full receive buffer drops them.
+    static let queueLimit = 1_024
+
+    init(network: VirtualNetwork, local: SocketAddress) {
+        self.network = network
+        self.localAddress = local
+    }
+
+    func watch(on loop: any EventLoopProtocol, _ handler: @escaping () -> Void) throws(TransportError) {
+        guard !isClosed else { throw TransportError.system("watch", errno: 9) }
+        self.handler = handler
+        if head < queue.count { network.loop.post { [weak self] in self?.notify() } }
+    }
+
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> ReceivedDatagram? {
+        guard !isClosed, head < queue.count else { return nil }
+        let (bytes, source) = queue[head]
+        head += 1
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        let count = min(bytes.count, buffer.count)
+        bytes.withUnsafeBytes { raw in
+            if count > 0, let base = raw.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: count) }
+        }
+        return ReceivedDatagram(count: count, source: source)
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(TransportError) {
+        guard !isClosed else { throw TransportError.system("sendto", errno: 9) }
+        network.sendDatagram(Array(bytes), from: localAddress, to: address)
+    }
+
+    func arrive(_ bytes: [UInt8], from source: SocketAddress) {
+        guard !isClosed, queue.count - head < Self.queueLimit else { return }
+        queue.append((bytes, source))
+        notify()
+    }
+
+    private func notify() {
+        guard let handler, !isClosed, head < queue.count else { return }
+        handler()
+        // Level-triggered, as epoll is: what the handler left waiting is offered again.
+        if head < queue.count { network.loop.post { [weak self] in self?.notify() } }
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        handler = nil
+        queue.removeAll()
+        if network.datagramEndpoints[localAddress] === self { network.datagramEndpoints[localAddress] = nil }
+    }
+}
+
+extension VirtualNetwork {
+    func sendDatagram(_ bytes: [UInt8], from source: SocketAddress, to destination: SocketAddress) {
+        let link = conditions(from: source, to: destination)
+        let dropped = link.loss > 0 && Double.random(in: 0..<1, using: &random) < link.loss
+        record(.datagram, from: source, to: destination, bytes: bytes, dropped: dropped)
+        guard !dropped else { return }
+        let copies = link.duplication > 0 && Double.random(in: 0..<1, using: &random) < link.duplication ? 2 : 1
+        for _ in 0..<copies {
+            var delay = link.latency
+            if link.jitter > .zero { delay += link.jitter * Double.random(in: 0..<1, using: &random) }
+            loop.scheduleTimer(after: delay) { [weak self] in
+                self?.datagramEndpoints[destination]?.arrive(bytes, from: source)
+            }
+        }
+    }
+}
+
+/// A listening virtual stream socket: connections wait to be accepted.
+final class VirtualListenerChannel: StreamListenerChannel {
+    let localAddress: SocketAddress
+    private unowned let network: VirtualNetwork
+    private var pending: [VirtualStreamChannel] = []
+    private var handler: (() -> Void)?
+    private(set) var isClosed = false
+    /// Connections beyond this many waiting are refused, as a full backlog refuses them.
+    static let backlog = 256
+
+    init(network: VirtualNetwork, local: SocketAddress) {
+        self.network = network
+        self.localAddress = local
+    }
+
+    func watch(on loop: any EventLoopProtocol, _ handler: @escaping () -> Void) throws(TransportError) {
+        guard !isClosed else { throw TransportError.system("watch", errno: 9) }
+        self.handler = handler
+    }
+
+    /// Queues the server end of a new connection; false when the backlog is full.
+    func offer(_ stream: VirtualStreamChannel) -> Bool {
+        guard !isClosed, pending.count < Self.backlog else { return false }
+        pending.append(stream)
+        handler?()
+        return true
+    }
+
+    func accept() -> (channel: any StreamChannel, remote: SocketAddress)? {
+        guard !pending.isEmpty else { return nil }
+        let stream = pending.removeFirst()
+        return (stream, stream.remote)
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        handler = nil
+        for stream in pending { stream.close() }
+        pending.removeAll()
+        if network.listeners[localAddress] === self { network.listeners[localAddress] = nil }
+    }
+}

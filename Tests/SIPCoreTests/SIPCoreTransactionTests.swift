@@ -1,0 +1,102 @@
+import SIPCore
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+import SwitchboardTesting
+import Testing
+
+/// The transaction core over the real transport code on a virtual network: exact timer schedules,
+/// retransmissions under loss, connection reuse and failures, all in virtual time.
+@Suite struct SIPCoreTransactionTests {
+    @Test func optionsOverUDPIsAnsweredAfterOneRoundTrip() throws {
+        let world = CoreWorld()
+        let alice = try world.core("10.0.0.1", seed: 1)
+        let bob = try world.core("10.0.0.2", seed: 2)
+        bob.answerEverything(with: 200)
+        let outcome = world.send(.options, from: alice, to: "10.0.0.2")
+        world.loop.advance(by: .milliseconds(1))
+        #expect(outcome.statuses.isEmpty)
+        world.loop.advance(by: .milliseconds(1))
+        #expect(outcome.statuses == [200])
+        #expect(alice.statistics.requestRetransmissions == 0)
+    }
+
+    @Test func lostRequestsAreRetransmittedOnTimerEAndTimeOutOnTimerF() throws {
+        let world = CoreWorld()
+        let alice = try world.core("10.0.0.1", seed: 1)
+        _ = try world.core("10.0.0.2", seed: 2)
+        world.network.setConditions(.down, from: "10.0.0.1", to: "10.0.0.2")
+        let outcome = world.send(.options, from: alice, to: "10.0.0.2")
+        world.loop.advance(by: .milliseconds(31_999))
+        #expect(!outcome.timedOut)
+        world.loop.advance(by: .milliseconds(1))
+        #expect(outcome.timedOut)
+        // Timer E doubles from T1 to T2: sent at 0, 0.5, 1.5, 3.5, 7.5, then every 4 s until 31.5 s.
+        let sent = world.network.records.filter { $0.isSIP }.map { $0.time }
+        let expected: [Duration] = [0, 500, 1_500, 3_500, 7_500, 11_500, 15_500, 19_500, 23_500, 27_500, 31_500]
+            .map { .milliseconds($0) }
+        #expect(sent == expected)
+        #expect(alice.statistics.requestRetransmissions == 10)
+    }
+
+    @Test func aRequestOverTCPOpensOneConnectionAndItsResponseComesBackOnIt() throws {
+        let world = CoreWorld()
+        let alice = try world.core("10.0.0.1", listening: [.udp, .tcp], seed: 1)
+        let bob = try world.core("10.0.0.2", listening: [.udp, .tcp], seed: 2)
+        bob.answerEverything(with: 200)
+        let first = world.send(.options, from: alice, to: "10.0.0.2", over: .tcp)
+        let second = world.send(.message, from: alice, to: "10.0.0.2", over: .tcp)
+        world.loop.advance(by: .milliseconds(10))
+        #expect(first.statuses == [200])
+        #expect(second.statuses == [200])
+        world.loop.withLoop {
+            #expect(alice.transport.statistics.connectionsOpened == 1)
+            #expect(bob.transport.statistics.connectionsAccepted == 1)
+        }
+    }
+
+    @Test func aRefusedConnectionIsATransportErrorAtOnce() throws {
+        let world = CoreWorld()
+        let alice = try world.core("10.0.0.1", listening: [.udp, .tcp], seed: 1)
+        _ = try world.core("10.0.0.2", listening: [.udp], seed: 2)
+        let outcome = world.send(.options, from: alice, to: "10.0.0.2", over: .tcp)
+        world.loop.advance(by: .milliseconds(2))
+        #expect(outcome.transportErrors == [.connectionRefused])
+    }
+
+    @Test func aResetConnectionIsReportedAsAFlowEvent() throws {
+        let world = CoreWorld()
+        let alice = try world.core("10.0.0.1", listening: [.udp, .tcp], seed: 1)
+        let bob = try world.core("10.0.0.2", listening: [.udp, .tcp], seed: 2)
+        bob.answerEverything(with: 200)
+        var closed = 0
+        world.loop.withLoop {
+            _ = alice.addFlowObserver { event in
+                if case .closed = event { closed += 1 }
+            }
+        }
+        _ = world.send(.options, from: alice, to: "10.0.0.2", over: .tcp)
+        world.loop.advance(by: .milliseconds(10))
+        #expect(world.network.resetConnections(of: "10.0.0.2") == 2)
+        world.loop.advance(by: .milliseconds(1))
+        #expect(closed == 1)
+        world.loop.withLoop { #expect(alice.transport.connectionCount == 0) }
+    }
+
+    @Test func theSameScenarioTwiceGivesTheSameTrace() throws {
+        func scenario() throws -> String {
+            let world = CoreWorld()
+            world.network.setConditions(
+                LinkConditions(latency: .milliseconds(20), jitter: .milliseconds(30), loss: 0.3))
+            let alice = try world.core("10.0.0.1", seed: 7)
+            let bob = try world.core("10.0.0.2", seed: 8)
+            bob.answerEverything(with: 200)
+            for _ in 0..<5 { _ = world.send(.options, from: alice, to: "10.0.0.2") }
+            world.loop.advance(by: .seconds(40))
+            return world.network.sipTrace
+        }
+        let first = try scenario()
+        #expect(first.contains("OPTIONS sip:"))
+        #expect(first == (try scenario()))
+    }
+}
