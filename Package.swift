@@ -73,7 +73,10 @@ let package = Package(
 
         // The whole stack in virtual time, for tests (the project's and its users'): an event loop whose
         // clock moves when told, an in-memory network with impairments, and seeded randomness. No sockets.
-        .target(name: "SwitchboardTesting", dependencies: ["SIPTransport", "SIPCore"]),
+        .target(
+            name: "SwitchboardTesting",
+            dependencies: ["Switchboard", "SIPTransport", "SIPCore", "SIPTransaction", "Media"]
+        ),
 
         // The `switchboard` command line (see CLI.md).
         .executableTarget(
@@ -113,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "SIPCoreTests",
             dependencies: ["SIPCore", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage"]),
-        .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard", "Media"]),
+        .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard", "SwitchboardTesting", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage", "Media"]),
     ],

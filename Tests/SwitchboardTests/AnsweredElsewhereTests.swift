@@ -28,7 +28,7 @@ struct AnsweredElsewhereTests {
     func aCancelWithReasonEndsTheInviteAccordingly(cause: String, expected: CallEndedReason) async throws {
         let pair = try ProviderPair()
         defer { pair.close() }
-        let peer = try SilentUDPPeer()
+        let peer = try pair.makePeer()
         defer { peer.close() }
         let port = try #require(UInt16(pair.bobAddress.split(separator: ":").last ?? ""))
         let branch = "z9hG4bK-fork-\(UInt32.random(in: 0...UInt32.max))"

@@ -22,7 +22,7 @@ struct MaximumCallsTests {
 
         try await pair.aliceController.endCall(first)
         _ = try #require(await pair.aliceDelegate.ended(first))
-        try await Task.sleep(for: .milliseconds(300))
+        try await pair.pause(.milliseconds(300))
         let third = try await pair.aliceController.startCall(to: pair.bobHandle)
         let invite = try #require(
             await pair.bobDelegate.wait { event -> CallInvite? in

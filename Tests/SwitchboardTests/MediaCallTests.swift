@@ -47,7 +47,7 @@ struct MediaCallTests {
         #expect(call.codec?.lowercased() == codec.rawValue)
         #expect(call.isSecure == (srtp != .off))
 
-        try await Task.sleep(for: .milliseconds(1500))
+        try await pair.pause(.milliseconds(1500))
         try await pair.aliceController.request(
             CallTransaction(action: PlayDTMFCallAction(call: alice, digits: "159#")))
         let digits = await pair.bobDelegate.wait(seconds: 5) { _ -> String? in
@@ -56,7 +56,7 @@ struct MediaCallTests {
             }
             return received.count >= 4 ? received : nil
         }
-        try await Task.sleep(for: .milliseconds(600))
+        try await pair.pause(.milliseconds(600))
         let quality = try #require(pair.bob.call(with: bob)?.quality)
         try await pair.aliceController.endCall(alice)
         _ = await pair.aliceDelegate.ended(alice)
@@ -84,10 +84,10 @@ struct MediaCallTests {
             bobConfiguration: { $0.audio = Self.audio(tone: 440, into: heardByBob) })
         defer { pair.close() }
         let (alice, _) = try await pair.connect()
-        try await Task.sleep(for: .milliseconds(1200))
+        try await pair.pause(.milliseconds(1200))
         let before = Self.separation(heardByBob, wanted: 1000, unwanted: 300)
         try await pair.aliceController.request(CallTransaction(action: SetMutedCallAction(call: alice, muted: true)))
-        try await Task.sleep(for: .milliseconds(1500))
+        try await pair.pause(.milliseconds(1500))
         let samples = Array(heardByBob.samples.withLock { $0 }.suffix(Self.rate))
         #expect(before >= 20)
         #expect(AudioAnalysis.level(samples) < -50)

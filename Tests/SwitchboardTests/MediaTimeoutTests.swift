@@ -17,19 +17,19 @@ struct MediaTimeoutTests {
             bobConfiguration: { $0.mediaTimeout = .milliseconds(700) })
         defer { pair.close() }
         let (alice, bob) = try await pair.connect()
-        try await Task.sleep(for: .milliseconds(1500))
+        try await pair.pause(.milliseconds(1500))
         #expect(pair.alice.call(with: alice)?.state == .connected)
 
         // Alice holds: Bob answers recvonly and sends nothing, for twice the timeout.
         try await pair.aliceController.setHeld(alice, true)
-        try await Task.sleep(for: .milliseconds(1600))
+        try await pair.pause(.milliseconds(1600))
         #expect(pair.alice.call(with: alice)?.isOnHold == true)
         #expect(pair.alice.call(with: alice)?.state == .connected)
         #expect(pair.bob.call(with: bob)?.state == .connected)
 
         // Resumed, the wait starts again: media arrives within it.
         try await pair.aliceController.setHeld(alice, false)
-        try await Task.sleep(for: .milliseconds(1500))
+        try await pair.pause(.milliseconds(1500))
         #expect(pair.alice.call(with: alice)?.state == .connected)
         #expect(Self.endings(pair.aliceDelegate) == 0)
         #expect(Self.endings(pair.bobDelegate) == 0)

@@ -26,7 +26,7 @@ struct MessageWaitingTests {
     @Test func anUnsolicitedSummaryIsAnsweredAndDelivered() async throws {
         let pair = try ProviderPair()
         defer { pair.close() }
-        let peer = try SilentUDPPeer()
+        let peer = try pair.makePeer()
         defer { peer.close() }
         let port = try #require(UInt16(pair.bobAddress.split(separator: ":").last ?? ""))
         let body = "Messages-Waiting: yes\r\nMessage-Account: sip:*97@127.0.0.1\r\nVoice-Message: 2/8 (0/1)\r\n"
@@ -47,7 +47,7 @@ struct MessageWaitingTests {
     @Test func aNotifyForAnotherPackageGets481() async throws {
         let pair = try ProviderPair()
         defer { pair.close() }
-        let peer = try SilentUDPPeer()
+        let peer = try pair.makePeer()
         defer { peer.close() }
         let port = try #require(UInt16(pair.bobAddress.split(separator: ":").last ?? ""))
         peer.send(Self.notify(to: port, from: peer.port, event: "presence", body: "x"), toPort: port)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Switchboard
+import SwitchboardTesting
 import Synchronization
 import Testing
 
@@ -17,6 +18,12 @@ final class RecordingDelegate: CallProviderDelegate {
     let policy = Mutex<@Sendable (CallAction) -> Policy>({ _ in .fulfil })
     let queueKey = DispatchSpecificKey<String>()
     let queuesSeen = Mutex<Set<String>>([])
+    /// The virtual world the delegate's provider runs in: waits move its clock instead of sleeping.
+    let world: VirtualWorld?
+
+    init(world: VirtualWorld? = nil) {
+        self.world = world
+    }
 
     private func record(_ event: CallProviderEvent) {
         let queue = DispatchQueue.getSpecific(key: queueKey) ?? "other"
@@ -73,8 +80,17 @@ final class RecordingDelegate: CallProviderDelegate {
         record(.messageSummary(account: account, summary: summary))
     }
 
-    /// Waits (up to `seconds`) until an event matches and returns it.
+    /// Waits (up to `seconds`: of virtual time in a virtual world) until an event matches and returns it.
     func wait<T>(seconds: Double = 10, _ match: (CallProviderEvent) -> T?) async -> T? {
+        if let world {
+            var found: T?
+            world.run(
+                until: {
+                    found = events.withLock { $0 }.lazy.compactMap(match).first
+                    return found != nil
+                }, within: .milliseconds(Int(seconds * 1000)))
+            return found
+        }
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             let snapshot = events.withLock { $0 }
@@ -105,20 +121,28 @@ final class RecordingDelegate: CallProviderDelegate {
     }
 }
 
-/// Two providers on loopback UDP with short timers: `alice` calls `bob`.
+/// Two providers with short timers, `alice` calling `bob`: in a virtual world (10.0.0.1 and 10.0.0.2,
+/// in virtual time), or over loopback UDP sockets for what only sockets can show.
 struct ProviderPair {
     let alice: CallProvider
     let bob: CallProvider
-    let aliceDelegate = RecordingDelegate()
-    let bobDelegate = RecordingDelegate()
+    let aliceDelegate: RecordingDelegate
+    let bobDelegate: RecordingDelegate
+    /// The virtual world, unless the pair runs on sockets.
+    let world: VirtualWorld?
     let aliceController: CallController
     let bobController: CallController
     let bobAddress: String
 
     init(
+        overSockets: Bool = false, seed: UInt64 = 1,
         aliceConfiguration: (inout CallProviderConfiguration) -> Void = { _ in },
         bobConfiguration: (inout CallProviderConfiguration) -> Void = { _ in }
     ) throws {
+        let world = overSockets ? nil : VirtualWorld(seed: seed)
+        self.world = world
+        aliceDelegate = RecordingDelegate(world: world)
+        bobDelegate = RecordingDelegate(world: world)
         var a = CallProviderConfiguration(
             accounts: [Account(addressOfRecord: "sip:alice@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:0")])
         a.t1 = .milliseconds(100)
@@ -129,8 +153,14 @@ struct ProviderPair {
         b.t1 = .milliseconds(100)
         b.actionTimeout = .seconds(2)
         bobConfiguration(&b)
-        alice = try CallProvider(configuration: a)
-        bob = try CallProvider(configuration: b)
+        if let world {
+            // Both on one address, as two processes on loopback are: the raw peers of the tests write it.
+            alice = try world.makeProvider(configuration: a, host: "127.0.0.1")
+            bob = try world.makeProvider(configuration: b, host: "127.0.0.1")
+        } else {
+            alice = try CallProvider(configuration: a)
+            bob = try CallProvider(configuration: b)
+        }
         alice.setDelegate(aliceDelegate, queue: nil)
         bob.setDelegate(bobDelegate, queue: nil)
         aliceController = CallController(provider: alice)
@@ -150,6 +180,18 @@ struct ProviderPair {
         _ = try #require(await bobDelegate.connected(invite.callUUID))
         return (uuid, invite.callUUID)
     }
+
+    /// Lets `duration` pass: virtual time in a virtual world, the wall clock over sockets.
+    func pause(_ duration: Duration) async throws {
+        if let world {
+            world.advance(by: duration)
+        } else {
+            try await Task.sleep(for: duration)
+        }
+    }
+
+    /// A raw UDP peer on the pair's network.
+    func makePeer() throws -> SilentUDPPeer { try SilentUDPPeer(world: world) }
 
     func close() {
         alice.invalidate(timeout: .seconds(2))

@@ -1,4 +1,6 @@
 import Foundation
+import SIPTransport
+import SwitchboardTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -8,8 +10,27 @@ import Foundation
 final class SilentUDPPeer: Sendable {
     let fd: Int32
     let port: UInt16
+    /// The same peer on a virtual world's network, when the test runs in one.
+    private let scripted: ScriptedPeer?
+
+    /// A peer on 127.0.0.1 of `world`'s network, or on a loopback socket without one.
+    convenience init(world: VirtualWorld?) throws {
+        guard let world else {
+            try self.init()
+            return
+        }
+        let peer = try ScriptedPeer(world: world, host: "127.0.0.1")
+        self.init(scripted: peer)
+    }
+
+    private init(scripted: ScriptedPeer) {
+        self.fd = -1
+        self.port = scripted.address.port
+        self.scripted = scripted
+    }
 
     init() throws {
+        scripted = nil
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
@@ -32,6 +53,10 @@ final class SilentUDPPeer: Sendable {
 
     /// Sends one datagram to 127.0.0.1:`port`.
     func send(_ text: String, toPort port: UInt16) {
+        if let scripted, let address = SocketAddress(ip: "127.0.0.1", port: port) {
+            scripted.send(text, to: address)
+            return
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -48,7 +73,8 @@ final class SilentUDPPeer: Sendable {
 
     /// The next datagram received within `seconds`, as text (waiting off the cooperative pool).
     func receive(seconds: Double) async -> String? {
-        await offPool { self.receiveBlocking(seconds: seconds) }
+        if let scripted { return scripted.receive(within: .milliseconds(Int(seconds * 1000))) }
+        return await offPool { self.receiveBlocking(seconds: seconds) }
     }
 
     private func receiveBlocking(seconds: Double) -> String? {
@@ -59,5 +85,11 @@ final class SilentUDPPeer: Sendable {
         return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
     }
 
-    func close() { _ = Glibc.close(fd) }
+    func close() {
+        if let scripted {
+            scripted.close()
+        } else {
+            _ = Glibc.close(fd)
+        }
+    }
 }

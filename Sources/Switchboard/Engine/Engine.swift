@@ -1,3 +1,4 @@
+import Foundation
 import SIPCore
 import SIPMessage
 import SIPTransaction
@@ -10,30 +11,45 @@ import SIPUserAgent
 package final class Engine: @unchecked Sendable {
     // @unchecked Sendable: state lives on `loop`; other threads only post work through `loop.execute`.
 
-    package let loop: EventLoop
+    package let loop: any EventLoopProtocol
     package let transport: SIPTransportLayer
     package let core: SIPCore
     /// The media loop and the RTP ports of the calls.
     package let media: MediaEngine
+    /// Where sockets, randomness and clocks come from.
+    package let environment: EngineEnvironment
+    /// The system loop the engine started and stops; nil when the environment brought its own loop.
+    private let ownLoop: EventLoop?
 
     package init(
         transport configuration: TransportConfiguration = TransportConfiguration(),
-        transactions: TransactionConfiguration = TransactionConfiguration()
+        transactions: TransactionConfiguration = TransactionConfiguration(),
+        environment: EngineEnvironment = .system
     ) throws {
-        loop = try EventLoop(name: "signalling")
-        transport = SIPTransportLayer(loop: loop, configuration: configuration)
+        self.environment = environment
+        if let shared = environment.loop {
+            loop = shared
+            ownLoop = nil
+        } else {
+            let system = try EventLoop(name: "signalling")
+            system.reserveTimerCapacity(transactions.reservedCapacity)
+            loop = system
+            ownLoop = system
+        }
+        transport = SIPTransportLayer(loop: loop, network: environment.network, configuration: configuration)
         var seeded = transactions
-        var generator = SystemRandomNumberGenerator()
-        if seeded.tagSeed == 0 { seeded.tagSeed = generator.next() }
-        core = SIPCore(transport: transport, configuration: seeded)
-        media = try MediaEngine(signalling: loop)
+        if seeded.tagSeed == 0 { seeded.tagSeed = environment.random.word() | 1 }
+        core = SIPCore(transport: transport, configuration: seeded, random: environment.random.bytes)
+        media = try MediaEngine(signalling: loop, environment: environment)
         // The UAS checks of RFC 3261 §8.2.2-8.2.3 (416, 420, 415, 406) with the option tags the user agent
         // supports; without capabilities the core checks syntax only.
         core.capabilities = Capabilities(extensions: UserAgentCapabilities().supportedExtensions)
-        loop.reserveTimerCapacity(seeded.reservedCapacity)
-        loop.start()
+        ownLoop?.start()
         loop.execute { [core] in core.start() }
     }
+
+    /// The wall clock (the environment's: virtual in tests).
+    package var date: Date { environment.date() }
 
     /// Runs `body` on the loop.
     package func execute(_ body: @escaping @Sendable () -> Void) {
@@ -43,7 +59,7 @@ package final class Engine: @unchecked Sendable {
     /// Closes every socket and stops the loop (not from the loop itself).
     package func shutdown() {
         loop.execute { [transport] in transport.shutdown() }
-        loop.stop()
+        ownLoop?.stop()
         media.shutdown()
     }
 }

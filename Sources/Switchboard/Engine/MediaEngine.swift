@@ -9,8 +9,10 @@ package final class MediaEngine: @unchecked Sendable {
     // takes pairs, the media loop returns them); everything else is the media loop, which is itself
     // thread-safe for posting work.
 
-    package let loop: EventLoop
-    private let signalling: EventLoop
+    package let loop: any EventLoopProtocol
+    private let signalling: any EventLoopProtocol
+    private let ownLoop: EventLoop?
+    private let environment: EngineEnvironment
     private var nextPair = 0
     /// Port pairs of ended streams, ready for new ones (`PairPool`), guarded by `pairsLock` (the sockets
     /// are not Sendable, so not a `Mutex`).
@@ -23,10 +25,20 @@ package final class MediaEngine: @unchecked Sendable {
     private var isFlushScheduled = false
 
     /// A media loop fed from `signalling` (whose thread calls `open` and `perform`).
-    package init(signalling: EventLoop) throws(TransportError) {
+    /// A media loop fed from `signalling` (whose thread calls `open` and `perform`): the environment's
+    /// own loop when it brings one, else a system loop of its own.
+    package init(signalling: any EventLoopProtocol, environment: EngineEnvironment) throws(TransportError) {
         self.signalling = signalling
-        loop = try EventLoop(name: "media")
-        loop.start()
+        self.environment = environment
+        if let shared = environment.loop {
+            loop = shared
+            ownLoop = nil
+        } else {
+            let system = try EventLoop(name: "media")
+            loop = system
+            ownLoop = system
+            system.start()
+        }
     }
 
     /// Binds an RTP/RTCP port pair on `host` in `ports` and starts a stream on the media loop
@@ -37,14 +49,15 @@ package final class MediaEngine: @unchecked Sendable {
         events: MediaStreamEvents
     ) throws(TransportError) -> MediaStream {
         let sockets: (rtp: DatagramSocket, rtcp: DatagramSocket)
-        if let pooled = pairsLock.withLock({ pairs.take(host: host, ports: ports, now: .now) }) {
+        if let pooled = pairsLock.withLock({ pairs.take(host: host, ports: ports, now: signalling.now) }) {
             sockets = pooled
         } else {
-            sockets = try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair)
+            sockets = try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair, on: environment.network)
             nextPair = (nextPair &+ 1) & 0x7FFF_FFFF
         }
         let stream = MediaStream(
-            loop: loop, sockets: sockets, audio: audio, mediaTimeout: mediaTimeout, events: events,
+            loop: loop, clock: environment.mediaClock, random: environment.random, sockets: sockets, audio: audio,
+            mediaTimeout: mediaTimeout, events: events,
             release: { [weak self] rtp, rtcp in
                 guard let self else {
                     rtp.close()
@@ -73,7 +86,7 @@ package final class MediaEngine: @unchecked Sendable {
                 return
             }
         }
-        let evicted = pairsLock.withLock { pairs.put((rtp, rtcp), host: host, now: .now) }
+        let evicted = pairsLock.withLock { pairs.put((rtp, rtcp), host: host, now: loop.now) }
         if let evicted {
             evicted.rtp.close()
             evicted.rtcp.close()
@@ -102,7 +115,7 @@ package final class MediaEngine: @unchecked Sendable {
 
     /// Stops the media loop (after the streams were closed) and closes the pooled sockets.
     package func shutdown() {
-        loop.stop()
+        ownLoop?.stop()
         for (rtp, rtcp) in pairsLock.withLock({ pairs.removeAll() }) {
             rtp.close()
             rtcp.close()

@@ -61,13 +61,13 @@ final class MediaStream: @unchecked Sendable {
         var signature: NegotiatedSession
     }
 
-    let loop: EventLoop
+    let loop: any EventLoopProtocol
     let rtp: DatagramSocket
     let rtcpSocket: DatagramSocket
     /// Takes the sockets when the stream closes (the engine pools them; by default they are closed).
     private let release: (DatagramSocket, DatagramSocket) -> Void
     private let events: MediaStreamEvents
-    private let clock = SystemMediaClock()
+    private let clock: any MediaClock
     private let frameDuration = Duration.milliseconds(20)
     private let mediaTimeout: Duration?
     private let cname: String
@@ -95,13 +95,14 @@ final class MediaStream: @unchecked Sendable {
     private var local = MediaFigures()
     private let shared = Mutex(MediaFigures())
     /// SSRC, first sequence number and timestamp: from the shared getrandom buffer (a system call each otherwise).
-    private var generator = PooledRandomNumberGenerator()
+    private var generator: EngineRandomGenerator
 
     /// The local RTP port.
     var port: UInt16 { rtp.localAddress.port }
 
     init(
-        loop: EventLoop, sockets: (rtp: DatagramSocket, rtcp: DatagramSocket), audio: CallAudio,
+        loop: any EventLoopProtocol, clock: any MediaClock, random: EngineRandom,
+        sockets: (rtp: DatagramSocket, rtcp: DatagramSocket), audio: CallAudio,
         mediaTimeout: Duration?, events: MediaStreamEvents,
         release: @escaping (DatagramSocket, DatagramSocket) -> Void = {
             $0.close(); $1.close()
@@ -109,12 +110,14 @@ final class MediaStream: @unchecked Sendable {
     ) {
         self.release = release
         self.loop = loop
+        self.clock = clock
+        self.generator = random.generator
         rtp = sockets.rtp
         rtcpSocket = sockets.rtcp
         self.audio = audio
         self.mediaTimeout = mediaTimeout
         self.events = events
-        cname = String(RandomUUID.word(), radix: 36) + "@switchboard"
+        cname = String(random.word(), radix: 36) + "@switchboard"
     }
 
     /// The figures so far (any thread).
@@ -196,7 +199,7 @@ final class MediaStream: @unchecked Sendable {
         latch.reset(signalledAddress: remote)
         rtcp = RTCPSession(
             configuration: RTCPConfiguration(cname: cname, sessionBandwidth: 64_000), clock: clock,
-            random: PooledRandomNumberGenerator())
+            random: generator)
         prepareAudio()
         publish()
     }

@@ -51,7 +51,8 @@ extension SessionDriver {
         let configuration = OfferAnswerConfiguration(
             address: media.host, rtpPort: media.port, codecs: list, srtpPolicy: policy)
         return OfferAnswer(
-            configuration: configuration, random: PooledRandomNumberGenerator(), keySource: CryptographicKeySource())
+            configuration: configuration, random: engine.environment.random.generator,
+            keySource: CryptographicKeySource(random: engine.environment.random))
     }
 
     /// The host part for a local address (its IP, which always parses as one).
@@ -102,11 +103,18 @@ final class ResolutionCallback: @unchecked Sendable {
     init(_ body: @escaping (Destination?) -> Void) { self.body = body }
 }
 
-/// SRTP master keys from OpenSSL's CSPRNG (`RAND_bytes`), as RFC 4568 §6.1 asks.
+/// SRTP master keys from OpenSSL's CSPRNG (`RAND_bytes`), as RFC 4568 §6.1 asks; from the engine's own
+/// source when it brings one (a seeded one in tests).
 struct CryptographicKeySource: SRTPKeySource {
+    let random: EngineRandom
+
     mutating func makeKeyMaterial(count: Int) -> [UInt8]? {
         guard count > 0, count <= 1024 else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
+        if random !== EngineRandom.system {
+            bytes.withUnsafeMutableBytes { random.bytes.fill($0) }
+            return bytes
+        }
         let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
         return ok == 1 ? bytes : nil
     }

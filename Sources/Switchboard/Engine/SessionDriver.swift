@@ -227,14 +227,15 @@ final class SessionDriver {
         if let referredBy = request.referredBy {
             headers.append(SIPField(name: .referredBy, value: referredBy.description))
         }
+        var generator = engine.environment.random.generator
         let call = OutgoingCall(
             requestURI: target, from: from, to: to, callID: callID, localTag: core.makeTag(),
-            initialSequence: UInt32.random(in: 1...0x7FFF), routeSet: routeSet, headers: headers)
+            initialSequence: UInt32.random(in: 1...0x7FFF, using: &generator), routeSet: routeSet, headers: headers)
         let authenticator = request.credentials.map { DigestAuthenticator(credentials: $0) }
         entry.session = InviteSession(
             outgoing: call, configuration: sessionConfiguration(contactUser: user, local: local, destination),
             offerAnswer: offerAnswer(key, local: local, codecs: request.codecs, srtp: request.srtp),
-            random: PooledRandomNumberGenerator(), authenticator: authenticator)
+            random: generator, authenticator: authenticator)
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
     }
@@ -505,7 +506,7 @@ final class SessionDriver {
             localTag: core.makeTag(),
             configuration: sessionConfiguration(contactUser: user, local: local, destination),
             offerAnswer: offerAnswer(key, local: local, codecs: settings.codecs, srtp: settings.srtp),
-            random: PooledRandomNumberGenerator())
+            random: engine.environment.random.generator)
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
         guard let entry = entries[key],

@@ -48,7 +48,7 @@ public final class CallController: Sendable {
     public func startCall(
         to handle: Handle, from account: String? = nil, headers: [(name: String, value: String)] = []
     ) async throws(CallError) -> UUID {
-        let uuid = RandomUUID.make()
+        let uuid = provider.engine.environment.random.uuid()
         try await request(
             CallTransaction(action: StartCallAction(call: uuid, handle: handle, account: account, headers: headers)))
         return uuid

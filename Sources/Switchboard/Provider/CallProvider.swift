@@ -32,10 +32,19 @@ public final class CallProvider: Sendable {
     ///   - configuration: accounts, listeners, codecs, limits.
     ///   - logger: where diagnostics go; nothing is logged when omitted.
     /// - Throws: `CallError.configuration` when a listener cannot open or an account is unusable.
-    public init(configuration: CallProviderConfiguration, logger: Logger = .discarding()) throws(CallError) {
+    public convenience init(configuration: CallProviderConfiguration, logger: Logger = .discarding())
+        throws(CallError)
+    {
+        try self.init(configuration: configuration, logger: logger, environment: .system)
+    }
+
+    /// A provider whose loops, sockets, randomness and clocks come from `environment` (the testing
+    /// product's virtual world, say).
+    package init(
+        configuration: CallProviderConfiguration, logger: Logger = .discarding(), environment: EngineEnvironment
+    ) throws(CallError) {
         self.configuration = configuration
         self.logger = logger
-        self.outlet = EventOutlet()
         let tls = TLSConfiguration(
             trustedCAFile: configuration.tls.trustedCAFile, certificateFile: configuration.tls.certificateFile,
             privateKeyFile: configuration.tls.privateKeyFile, verifiesPeer: configuration.tls.verifiesPeer)
@@ -54,10 +63,12 @@ public final class CallProvider: Sendable {
                 transport: transport,
                 transactions: TransactionConfiguration(
                     timers: timers, maximumTransactions: max(1, configuration.maximumTransactions),
-                    initialCapacity: configuration.expectedTransactions))
+                    initialCapacity: configuration.expectedTransactions),
+                environment: environment)
         } catch {
             throw .configuration("cannot start the signalling loop: \(error)")
         }
+        outlet = EventOutlet(loop: environment.deliversOnLoop ? engine.loop : nil)
         core = ProviderCore(engine: engine, configuration: configuration, accounts: accounts, logger: logger)
         core.provider = WeakProvider()
         let outcome = engine.loop.run { [core] () -> CallError? in core.start() }
@@ -155,10 +166,17 @@ public final class CallProvider: Sendable {
     /// delegate queue of a delegate that must still run meanwhile.
     public func invalidate(timeout: Duration = .seconds(5)) {
         guard !isInvalidated.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let done = DispatchSemaphore(value: 0)
-        engine.execute { [core] in core.windDown { done.signal() } }
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        _ = done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
+        if let wait = engine.environment.wait {
+            let finished = Atomic<Bool>(false)
+            engine.execute { [core] in core.windDown { finished.store(true, ordering: .releasing) } }
+            wait(timeout) { finished.load(ordering: .acquiring) }
+        } else {
+            let done = DispatchSemaphore(value: 0)
+            engine.execute { [core] in core.windDown { done.signal() } }
+            let nanoseconds =
+                timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            _ = done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
+        }
         engine.loop.run { [core] in core.reset() }
         outlet.emit(.didReset, from: self)
         engine.shutdown()

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SIPTransport
 import Synchronization
 
 /// Hands provider events to the delegate on its queue and to every `events` stream, in the order they
@@ -14,8 +15,13 @@ final class EventOutlet: Sendable {
     }
 
     private let state: Mutex<State>
+    /// The loop that runs every callback itself, in order, when the provider runs in virtual time; nil
+    /// to call the delegate on its queue.
+    private let loop: (any EventLoopProtocol)?
 
-    init() {
+    /// An outlet that calls the delegate on its queue, or on `loop` when given.
+    init(loop: (any EventLoopProtocol)? = nil) {
+        self.loop = loop
         state = Mutex(State(queue: DispatchQueue(label: "switchboard.provider.delegate")))
     }
 
@@ -94,6 +100,10 @@ final class EventOutlet: Sendable {
         let (delegate, delegateQueue, streams) = state.withLock {
             ($0.delegate, $0.queue, Array($0.streams.values))
         }
+        if let loop {
+            deliverOnLoop(loop, batch, delegate: delegate, streams: streams, provider: provider)
+            return
+        }
         var run: [Delivery] = []
         var runQueue: DispatchQueue?
         func flush() {
@@ -117,6 +127,22 @@ final class EventOutlet: Sendable {
         flush()
     }
 
+    /// Delivers a batch on `loop`, callbacks and completions alike, in order.
+    private func deliverOnLoop(
+        _ loop: any EventLoopProtocol, _ batch: [Delivery], delegate: (any CallProviderDelegate)?,
+        streams: [AsyncStream<CallProviderEvent>.Continuation], provider: CallProvider?
+    ) {
+        let work = CallbackBatch(items: batch, delegate: delegate, provider: provider)
+        for item in batch {
+            if case .event(let event) = item { for stream in streams { stream.yield(event) } }
+        }
+        if loop.inEventLoop {
+            Self.perform(work.items, delegate: work.delegate, provider: work.provider)
+        } else {
+            loop.execute { Self.perform(work.items, delegate: work.delegate, provider: work.provider) }
+        }
+    }
+
     private static func perform(
         _ items: [Delivery], delegate: (any CallProviderDelegate)?, provider: CallProvider?
     ) {
@@ -134,6 +160,7 @@ final class EventOutlet: Sendable {
     /// Waits, up to `timeout`, until the delegate queue has run every callback enqueued so far. Returns at
     /// once when the caller is the main thread and the delegate queue is the main queue (it could not run).
     func drain(timeout: DispatchTime) {
+        guard loop == nil else { return }
         let queue = state.withLock { $0.queue }
         if queue === DispatchQueue.main, Thread.isMainThread { return }
         let done = DispatchSemaphore(value: 0)
@@ -191,4 +218,11 @@ final class EventOutlet: Sendable {
             delegate.provider(provider, account: account, didReceive: summary)
         }
     }
+}
+
+/// A batch of callbacks on its way to the loop.
+private struct CallbackBatch: Sendable {
+    var items: [EventOutlet.Delivery]
+    var delegate: (any CallProviderDelegate)?
+    var provider: CallProvider?
 }

@@ -79,7 +79,7 @@ extension ProviderCore {
         let timeout = configuration.actionTimeout
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let timer = engine.loop.scheduleTimer(after: timeout) { action.complete(.timedOut) }
-        action.arm(timeout: Date(timeIntervalSinceNow: seconds)) { [weak self, engine] outcome in
+        action.arm(timeout: engine.date.addingTimeInterval(seconds)) { [weak self, engine] outcome in
             engine.execute { [weak self] in
                 guard let self else { return }
                 self.engine.loop.cancelTimer(timer)

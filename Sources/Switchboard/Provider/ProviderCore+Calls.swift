@@ -32,7 +32,7 @@ extension ProviderCore: SessionDriverDelegate {
         let call = Call(
             uuid: start.callUUID, callID: "", account: entry?.account.id, direction: .outgoing, state: .connecting,
             localHandle: local, remoteHandle: start.handle, remoteDisplayName: nil, isOnHold: false,
-            isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil, startedAt: Date(),
+            isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil, startedAt: engine.date,
             connectedAt: nil, endedAt: nil, endDetails: nil)
         let record = CallRecord(call: call)
         record.target = try? start.handle.uri(defaultDomain: entry?.addressOfRecord.host.description)
@@ -96,7 +96,7 @@ extension ProviderCore: SessionDriverDelegate {
         let wasRingingIncoming = record.call.direction == .incoming && record.call.connectedAt == nil
         record.state = .ended
         liveCalls.remove(record.uuid)
-        record.call.endedAt = Date()
+        record.call.endedAt = engine.date
         record.call.endDetails = details
         if record.isAudioActive {
             record.isAudioActive = false
@@ -189,13 +189,13 @@ extension ProviderCore: SessionDriverDelegate {
         let remote = remoteURI.map(Handle.init(uri:)) ?? Handle(type: .generic, value: "anonymous")
         let local = to.map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "")
         let entry = account(matching: to?.uri.sipURI)
-        let uuid = RandomUUID.make()
+        let uuid = engine.environment.random.uuid()
         let callID = (try? request.callID) ?? ""
         let call = Call(
             uuid: uuid, callID: callID, account: entry?.account.id, direction: .incoming, state: .ringing,
             localHandle: local, remoteHandle: remote, remoteDisplayName: identity?.displayName ?? from?.displayName,
             isOnHold: false, isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil,
-            startedAt: Date(), connectedAt: nil, endedAt: nil, endDetails: nil)
+            startedAt: engine.date, connectedAt: nil, endedAt: nil, endDetails: nil)
         let record = CallRecord(call: call)
         record.session = key
         add(record)
@@ -242,7 +242,7 @@ extension ProviderCore: SessionDriverDelegate {
         case .connected(let session):
             if let session { apply(session, to: record) }
             record.state = .connected
-            record.call.connectedAt = Date()
+            record.call.connectedAt = engine.date
             emit(.connected(record.call))
             if !configuration.usesManualAudioActivation || record.audioRequested { activateAudio(uuid, active: true) }
         case .mediaUpdated(let session):
@@ -375,12 +375,12 @@ extension ProviderCore: SessionDriverDelegate {
             return
         }
         sessions.acceptRefer(key, id: refer.id)
-        let uuid = RandomUUID.make()
+        let uuid = engine.environment.random.uuid()
         let call = Call(
             uuid: uuid, callID: "", account: record.call.account, direction: .outgoing, state: .connecting,
             localHandle: record.call.localHandle, remoteHandle: Handle(uri: refer.target), remoteDisplayName: nil,
             isOnHold: false, isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil,
-            startedAt: Date(), connectedAt: nil, endedAt: nil, endDetails: nil)
+            startedAt: engine.date, connectedAt: nil, endedAt: nil, endDetails: nil)
         let transferred = CallRecord(call: call)
         transferred.target = refer.target
         transferred.referral = refer.suppressesNotifications ? nil : (key, refer.id)

@@ -263,13 +263,13 @@ final class ProviderCore: @unchecked Sendable {
     private func trace(_ record: TraceRecord) {
         guard isTracing, let provider = provider.provider, provider.outlet.hasTraceStreams else { return }
         let transport = SIPTransportKind(record.transport)
-        let elapsed = ContinuousClock.now - record.time
+        let elapsed = engine.loop.now - record.time
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         provider.outlet.trace(
             SIPTraceEvent(
                 direction: record.direction == .incoming ? .received : .sent, transport: transport,
                 localAddress: record.local.description, remoteAddress: record.remote.description,
-                date: Date(timeIntervalSinceNow: -seconds), bytes: CredentialRedaction.redact(record.bytes)))
+                date: engine.date.addingTimeInterval(-seconds), bytes: CredentialRedaction.redact(record.bytes)))
     }
 
     // MARK: Events
@@ -351,7 +351,8 @@ final class ProviderCore: @unchecked Sendable {
         case .idle, .unregistering: return
         case .registering: mapped = .registering
         case .registered(let expires, let contact, _):
-            mapped = .registered(expires: Date(timeIntervalSinceNow: Double(expires)), contact: contact.description)
+            mapped = .registered(
+                expires: engine.date.addingTimeInterval(Double(expires)), contact: contact.description)
         case .failed(let error, let willRetry):
             let kind: RegistrationFailure.Kind =
                 switch error.code {

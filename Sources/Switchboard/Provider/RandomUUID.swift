@@ -38,7 +38,22 @@ enum RandomUUID {
 
     /// A random (version 4, RFC 9562 §5.4) UUID.
     static func make() -> UUID {
-        var raw = pool.withLock { $0.next16() }
+        stamped(pool.withLock { $0.next16() })
+    }
+
+    /// A version 4 UUID from 128 random bits.
+    static func version4(high: UInt64, low: UInt64) -> UUID {
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &raw) { bytes in
+            bytes.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+        }
+        return stamped(raw)
+    }
+
+    /// Sets the version (4) and variant (RFC 4122) bits.
+    private static func stamped(_ bits: uuid_t) -> UUID {
+        var raw = bits
         raw.6 = (raw.6 & 0x0F) | 0x40
         raw.8 = (raw.8 & 0x3F) | 0x80
         return UUID(uuid: raw)
