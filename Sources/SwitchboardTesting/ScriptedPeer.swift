@@ -29,7 +29,11 @@ public final class ScriptedPeer: @unchecked Sendable {
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 while let (count, _) = socket.receive(into: &buffer) {
                     let text = String(decoding: buffer[0..<count], as: UTF8.self)
-                    arrived.texts.withLock { $0.append(text) }
+                    if let handler = arrived.handler.withLock({ $0 }) {
+                        handler(text)
+                    } else {
+                        arrived.texts.withLock { $0.append(text) }
+                    }
                 }
             }
         }
@@ -46,6 +50,13 @@ public final class ScriptedPeer: @unchecked Sendable {
         return arrived.texts.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }
 
+    /// Hands every datagram that arrives from now on to `handler`, on the world's loop as it arrives
+    /// (nil: keep them for `receive` again). A peer that must answer while something else drives the
+    /// clock (a provider winding down in `invalidate`) answers from here.
+    public func onReceive(_ handler: (@Sendable (String) -> Void)?) {
+        arrived.handler.withLock { $0 = handler }
+    }
+
     /// Stops listening.
     public func close() {
         world.loop.withLoop { socket.close() }
@@ -55,4 +66,5 @@ public final class ScriptedPeer: @unchecked Sendable {
 /// What arrived at a scripted peer, shared with its socket's handler.
 private final class Arrivals: Sendable {
     let texts = Mutex<[String]>([])
+    let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
 }

@@ -11,7 +11,7 @@ final class SilentUDPPeer: Sendable {
     let fd: Int32
     let port: UInt16
     /// The same peer on a virtual world's network, when the test runs in one.
-    private let scripted: ScriptedPeer?
+    let scripted: ScriptedPeer?
 
     /// A peer on 127.0.0.1 of `world`'s network, or on a loopback socket without one.
     convenience init(world: VirtualWorld?) throws {

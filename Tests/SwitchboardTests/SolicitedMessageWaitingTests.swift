@@ -1,9 +1,10 @@
 import Foundation
 import Switchboard
+import SwitchboardTesting
 import Synchronization
 import Testing
 
-/// A voicemail server on a raw loopback UDP socket: reads SUBSCRIBEs, answers them and sends NOTIFYs
+/// A voicemail server on a raw UDP socket of a virtual world: reads SUBSCRIBEs, answers them and sends NOTIFYs
 /// (RFC 6665 notifier, RFC 3842 bodies), checking what the provider sends.
 final class LoopbackNotifier: Sendable {
     let peer: SilentUDPPeer
@@ -11,7 +12,13 @@ final class LoopbackNotifier: Sendable {
     /// The Via branches of the requests taken: retransmissions (T1 is 100 ms here) are skipped.
     let seen = Mutex<Set<String>>([])
 
-    init() throws { peer = try SilentUDPPeer() }
+    /// The world the notifier's clock is.
+    let world: VirtualWorld
+
+    init(world: VirtualWorld) throws {
+        self.world = world
+        peer = try SilentUDPPeer(world: world)
+    }
 
     var port: UInt16 { peer.port }
 
@@ -28,9 +35,9 @@ final class LoopbackNotifier: Sendable {
             return queue.remove(at: index)
         }
         if let early { return early }
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            guard let text = await peer.receive(seconds: deadline.timeIntervalSinceNow) else { return nil }
+        let deadline = world.date.addingTimeInterval(seconds)
+        while world.date < deadline {
+            guard let text = await peer.receive(seconds: deadline.timeIntervalSince(world.date)) else { return nil }
             let message = SIPText(text)
             if !message.isResponse {
                 let isNew = seen.withLock { $0.insert(message["Via"] ?? "").inserted }
@@ -138,13 +145,15 @@ struct SIPText: Sendable {
 @Suite("Solicited message waiting", .serialized)
 struct SolicitedMessageWaitingTests {
     struct Setup {
+        let world = VirtualWorld()
         let provider: CallProvider
-        let delegate = RecordingDelegate()
+        let delegate: RecordingDelegate
         let notifier: LoopbackNotifier
         let port: UInt16
 
         init(expires: UInt32 = 60, configure: (inout Account) -> Void = { _ in }) throws {
-            notifier = try LoopbackNotifier()
+            notifier = try LoopbackNotifier(world: world)
+            delegate = RecordingDelegate(world: world)
             var account = Account(
                 addressOfRecord: "sip:alice@127.0.0.1", credentials: .password("alicepw"),
                 subscribesToMessageSummary: true, messageSummaryURI: "sip:alice@127.0.0.1:\(notifier.port)",
@@ -153,7 +162,7 @@ struct SolicitedMessageWaitingTests {
             var configuration = CallProviderConfiguration(
                 accounts: [account], listeners: [.init(.udp, "127.0.0.1:0")])
             configuration.t1 = .milliseconds(100)
-            provider = try CallProvider(configuration: configuration)
+            provider = try world.makeProvider(configuration: configuration, host: "127.0.0.1")
             provider.setDelegate(delegate, queue: nil)
             let address = provider.listeners.first { $0.transport == .udp }?.address ?? ""
             port = UInt16(address.split(separator: ":").last ?? "") ?? 0
@@ -169,11 +178,9 @@ struct SolicitedMessageWaitingTests {
             await delegate.wait(seconds: 10) { _ in summaries().count >= count ? summaries() : nil }
         }
 
-        /// Invalidates the provider off the cooperative pool (it blocks up to 2 s while it unsubscribes), so
-        /// other suites' awaits keep running.
+        /// Invalidates the provider (up to 2 s of virtual time while it unsubscribes).
         func close() async {
-            let provider = self.provider
-            await offPool { provider.invalidate(timeout: .seconds(2)) }
+            provider.invalidate(timeout: .seconds(2))
             notifier.close()
         }
     }
@@ -209,7 +216,7 @@ struct SolicitedMessageWaitingTests {
         let notifyAnswer = try #require(await notifier.nextResponse())
         #expect(notifyAnswer.startLine == "SIP/2.0 200 OK")
         notifier.answer(authorized, "200 OK", extra: ["Expires: 4"], to: setup.port)
-        let acceptedAt = Date()
+        let acceptedAt = setup.world.date
         let initial = try #require(await setup.waitForSummaries(1))
         #expect(
             initial[0]
@@ -227,7 +234,7 @@ struct SolicitedMessageWaitingTests {
         while refresh["CSeq"] == authorized["CSeq"] {
             refresh = try #require(await notifier.next("SUBSCRIBE", seconds: 5))
         }
-        #expect(Date().timeIntervalSince(acceptedAt) > 1)
+        #expect(setup.world.date.timeIntervalSince(acceptedAt) > 1)
         #expect(refresh.toTag == notifier.tag)
         #expect(refresh["Call-ID"] == authorized["Call-ID"])
         #expect(refresh["Expires"] == "60")
@@ -256,16 +263,27 @@ struct SolicitedMessageWaitingTests {
         notifier.notify(authorized, cseq: 4, state: "active;expires=60", body: Self.body(1, 1), to: setup.port)
         #expect(await notifier.nextResponse()?.startLine.hasPrefix("SIP/2.0 481") == true)
         // Invalidate unsubscribes: Expires 0 in the dialog; the final NOTIFY is answered.
-        let provider = setup.provider
-        let invalidated = Task.detached { await offPool { provider.invalidate(timeout: .seconds(3)) } }
-        let leave = try #require(await notifier.next("SUBSCRIBE", seconds: 5))
+        // The notifier answers from the loop while invalidate drives the clock.
+        let left = Mutex<[SIPText]>([])
+        notifier.peer.scripted?.onReceive { text in
+            let message = SIPText(text)
+            guard message.startLine.hasPrefix("SUBSCRIBE ") else {
+                left.withLock { $0.append(message) }
+                return
+            }
+            left.withLock { $0.append(message) }
+            // The final NOTIFY first: the provider may be gone once its unsubscription is answered.
+            notifier.notify(renewed, cseq: 2, state: "terminated;reason=timeout", to: setup.port)
+            notifier.answer(message, "200 OK", extra: ["Expires: 0"], to: setup.port)
+        }
+        setup.provider.invalidate(timeout: .seconds(3))
+        setup.world.advance(by: .milliseconds(10))
+        let heard = left.withLock { $0 }
+        let leave = try #require(heard.first { $0.startLine.hasPrefix("SUBSCRIBE ") })
         #expect(leave["Expires"] == "0")
         #expect(leave.toTag == notifier.tag)
         #expect(leave["Call-ID"] == renewed["Call-ID"])
-        notifier.answer(leave, "200 OK", extra: ["Expires: 0"], to: setup.port)
-        notifier.notify(renewed, cseq: 2, state: "terminated;reason=timeout", to: setup.port)
-        #expect(await notifier.nextResponse()?.startLine == "SIP/2.0 200 OK")
-        await invalidated.value
+        #expect(heard.contains { $0.startLine == "SIP/2.0 200 OK" })
         #expect(setup.summaries().count == 3)
     }
 
@@ -322,11 +340,11 @@ struct SolicitedMessageWaitingTests {
     @Test func aServerErrorIsRetriedAfterTheBackOff() async throws {
         let setup = try Setup()
         let first = try #require(await setup.notifier.next("SUBSCRIBE"))
-        let failedAt = Date()
+        let failedAt = setup.world.date
         setup.notifier.answer(first, "503 Service Unavailable", to: setup.port)
         let second = try #require(await setup.notifier.next("SUBSCRIBE", seconds: 5))
         // The first back-off is 10*T1 = 1 s.
-        #expect(Date().timeIntervalSince(failedAt) > 0.8)
+        #expect(setup.world.date.timeIntervalSince(failedAt) > 0.8)
         #expect(second.toTag == nil)
         #expect(second["CSeq"] == "1 SUBSCRIBE")
         await setup.close()

@@ -65,6 +65,12 @@ package final class RegistrationDriver: @unchecked Sendable {
         }
         let resolver = SIPResolver(configuration: settings.resolver)
         let target = uri
+        // An address needs no lookup: resolved at once, on the loop (in order, in virtual time too).
+        if target.host.kind != .hostname {
+            let result = Result { () throws(TransportError) in try resolver.resolveNow(target) }
+            resolved(result)
+            return
+        }
         // Names are resolved off the loop; the result comes back to it.
         Task.detached { [weak self, engine] in
             let result: Result<[Destination], TransportError>
