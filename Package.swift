@@ -116,7 +116,8 @@ let package = Package(
         .testTarget(
             name: "SIPCoreTests",
             dependencies: ["SIPCore", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage"]),
-        .testTarget(name: "SwitchboardTests", dependencies: ["Switchboard", "SwitchboardTesting", "Media"]),
+        .testTarget(
+            name: "SwitchboardTests", dependencies: ["Switchboard", "SwitchboardTesting", "SIPTransport", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage", "Media"]),
     ],

@@ -4,7 +4,7 @@ import SIPTransport
 final class VirtualDatagramChannel: DatagramChannel {
     let localAddress: SocketAddress
     private unowned let network: VirtualNetwork
-    private var queue: [(bytes: [UInt8], source: SocketAddress)] = []
+    private var queue: [(bytes: [UInt8], source: SocketAddress, arrived: Duration)] = []
     private var head = 0
     private var handler: (() -> Void)?
     private var isClosed = false
@@ -24,7 +24,7 @@ final class VirtualDatagramChannel: DatagramChannel {
 
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> ReceivedDatagram? {
         guard !isClosed, head < queue.count else { return nil }
-        let (bytes, source) = queue[head]
+        let (bytes, source, arrived) = queue[head]
         head += 1
         if head == queue.count {
             queue.removeAll(keepingCapacity: true)
@@ -34,7 +34,12 @@ final class VirtualDatagramChannel: DatagramChannel {
         bytes.withUnsafeBytes { raw in
             if count > 0, let base = raw.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: count) }
         }
-        return ReceivedDatagram(count: count, source: source)
+        let queued = network.loop.elapsedTime - arrived
+        return ReceivedDatagram(count: count, source: source, queuedNanoseconds: Self.nanoseconds(queued))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds &* 1_000_000_000 &+ duration.components.attoseconds / 1_000_000_000
     }
 
     func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(TransportError) {
@@ -44,12 +49,12 @@ final class VirtualDatagramChannel: DatagramChannel {
 
     func arrive(_ bytes: [UInt8], from source: SocketAddress) {
         guard !isClosed, queue.count - head < Self.queueLimit else { return }
-        queue.append((bytes, source))
+        queue.append((bytes, source, network.loop.elapsedTime))
         notify()
     }
 
-    private func notify() {
-        guard let handler, !isClosed, head < queue.count else { return }
+    func notify() {
+        guard let handler, !isClosed, head < queue.count, !network.isStalled(localAddress.host) else { return }
         handler()
         // Level-triggered, as epoll is: what the handler left waiting is offered again.
         if head < queue.count { network.loop.post { [weak self] in self?.notify() } }

@@ -70,11 +70,38 @@ public final class VirtualNetwork: @unchecked Sendable {
     @discardableResult
     public func resetConnections(of ip: String) -> Int {
         loop.withLoop {
+            // In address order: a dictionary's order changes from run to run.
             let victims = streams.values.filter { $0.local.host == ip || $0.remote.host == ip }
+                .sorted { ($0.local.port, $0.remote.port) < ($1.local.port, $1.remote.port) }
             for stream in victims { stream.fail(TransportError(.connectionClosed, "connection reset")) }
             return victims.count
         }
     }
+
+    // MARK: Stalls
+
+    private var stalledUntil: [String: Duration] = [:]
+
+    /// Makes the host at `ip` stop reading datagrams for `duration`, as a loop too busy to keep up with
+    /// its input would: what arrives meanwhile waits in the sockets' queues, and is read (and stamped as
+    /// having waited) when the stall ends.
+    public func stall(_ ip: String, for duration: Duration) {
+        loop.withLoop {
+            let until = loop.elapsedTime + max(duration, .zero)
+            stalledUntil[ip] = until
+            loop.scheduleTimer(after: max(duration, .zero)) { [weak self] in
+                guard let self, self.stalledUntil[ip] == until else { return }
+                self.stalledUntil[ip] = nil
+                // In port order: a dictionary's order changes from run to run.
+                let stalled = self.datagramEndpoints.values.filter { $0.localAddress.host == ip }
+                for endpoint in stalled.sorted(by: { $0.localAddress.port < $1.localAddress.port }) {
+                    endpoint.notify()
+                }
+            }
+        }
+    }
+
+    func isStalled(_ ip: String) -> Bool { stalledUntil[ip] != nil }
 
     // MARK: Records
 

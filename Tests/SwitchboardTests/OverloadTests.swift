@@ -1,16 +1,15 @@
 import Foundation
+import SIPTransport
+import SwitchboardTesting
 import Testing
 
 @testable import Switchboard
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Under overload (an INVITE waited in the socket queue longer than the backlog delay) the provider refuses
 /// new calls with 503 and Retry-After (RFC 3261 §21.5.4) instead of taking them on late; once it has caught
-/// up it takes calls again.
-@Suite("CallProvider: overload shedding", .serialized)
+/// up it takes calls again. The loop falling behind is a stall of the virtual host: what arrives meanwhile
+/// is read late, stamped with how long it waited.
+@Suite("CallProvider: overload shedding")
 struct OverloadTests {
     private func request(_ method: String, callID: String, branch: String, peerPort: UInt16) -> String {
         let body =
@@ -25,53 +24,57 @@ struct OverloadTests {
             + "\(type)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
     }
 
-    /// The first response within 3 s whose Call-ID is `callID`.
-    private func response(to callID: String, from peer: SilentUDPPeer) async -> String? {
-        let deadline = ContinuousClock.now + .seconds(3)
-        while ContinuousClock.now < deadline {
-            guard let text = await peer.receive(seconds: 1) else { continue }
+    /// The first response within 3 s (virtual) whose Call-ID is `callID`.
+    private func response(to callID: String, from peer: ScriptedPeer) -> String? {
+        for _ in 0..<8 {
+            guard let text = peer.receive(within: .seconds(3)) else { return nil }
             if text.contains("Call-ID: \(callID)\r\n") { return text }
         }
         return nil
     }
 
-    @Test func newCallsAreRefusedWhileTheLoopIsBehindItsInput() async throws {
+    @Test func newCallsAreRefusedWhileTheLoopIsBehindItsInput() throws {
+        let world = VirtualWorld()
         var configuration = CallProviderConfiguration(
-            accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:0")])
+            accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:5060")])
         configuration.unansweredTimeout = nil
-        let provider = try CallProvider(configuration: configuration)
+        let provider = try world.makeProvider(configuration: configuration, host: "127.0.0.1")
         defer { provider.invalidate(timeout: .seconds(2)) }
-        let address = try #require(provider.listeners.first { $0.transport == .udp }?.address)
-        let port = try #require(UInt16(address.split(separator: ":").last ?? ""))
-        let peer = try SilentUDPPeer()
+        let bob = try #require(SocketAddress(ip: "127.0.0.1", port: 5060))
+        let peer = try ScriptedPeer(world: world, host: "127.0.0.2")
         defer { peer.close() }
 
-        // Hold the signalling loop for 800 ms with an INVITE queued from the start: it waits longer than
-        // the backlog delay (500 ms). The kernel turns receive timestamps on a moment after the first socket
-        // asks (a deferred switch, slow on a busy machine) and stamps a datagram that came before then when
-        // it is read, as if it had not waited: so a first INVITE may be taken, and the hold is tried again.
-        var refused: (callID: String, response: String)?
-        for attempt in 0..<4 where refused == nil {
-            let held = DispatchSemaphore(value: 0)
-            provider.engine.execute {
-                held.signal()
-                usleep(800_000)
-            }
-            held.wait()
-            let callID = "shed\(attempt)"
-            peer.send(request("INVITE", callID: callID, branch: "z9hG4bK\(callID)", peerPort: peer.port), toPort: port)
-            let response = try #require(await response(to: callID, from: peer))
-            if response.hasPrefix("SIP/2.0 503") { refused = (callID, response) }
-        }
-        let shed = try #require(refused)
-        #expect(shed.response.contains("\r\nRetry-After: 1\r\n"))
-        #expect(!provider.calls.contains { $0.callID == shed.callID })
-        let callsBefore = provider.calls.count
+        // The loop falls 800 ms behind with an INVITE queued from the start: it waited longer than the
+        // backlog delay (500 ms).
+        world.network.stall("127.0.0.1", for: .milliseconds(800))
+        peer.send(request("INVITE", callID: "shed", branch: "z9hG4bKshed", peerPort: peer.address.port), to: bob)
+        let shed = try #require(response(to: "shed", from: peer))
+        #expect(shed.hasPrefix("SIP/2.0 503"))
+        #expect(shed.contains("\r\nRetry-After: 1\r\n"))
+        #expect(!provider.calls.contains { $0.callID == "shed" })
 
         // Caught up: the next INVITE becomes a call.
-        peer.send(request("INVITE", callID: "taken", branch: "z9hG4bKtaken", peerPort: peer.port), toPort: port)
-        let taken = try #require(await response(to: "taken", from: peer))
+        let callsBefore = provider.calls.count
+        peer.send(request("INVITE", callID: "taken", branch: "z9hG4bKtaken", peerPort: peer.address.port), to: bob)
+        let taken = try #require(response(to: "taken", from: peer))
         #expect(!taken.hasPrefix("SIP/2.0 503"))
         #expect(provider.calls.count == callsBefore + 1)
+    }
+
+    @Test func aStallShorterThanTheBacklogDelaySheddsNothing() throws {
+        let world = VirtualWorld()
+        var configuration = CallProviderConfiguration(
+            accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:5060")])
+        configuration.unansweredTimeout = nil
+        let provider = try world.makeProvider(configuration: configuration, host: "127.0.0.1")
+        defer { provider.invalidate(timeout: .seconds(2)) }
+        let bob = try #require(SocketAddress(ip: "127.0.0.1", port: 5060))
+        let peer = try ScriptedPeer(world: world, host: "127.0.0.2")
+        defer { peer.close() }
+        world.network.stall("127.0.0.1", for: .milliseconds(400))
+        peer.send(request("INVITE", callID: "late", branch: "z9hG4bKlate", peerPort: peer.address.port), to: bob)
+        let late = try #require(response(to: "late", from: peer))
+        #expect(!late.hasPrefix("SIP/2.0 503"))
+        #expect(provider.calls.contains { $0.callID == "late" })
     }
 }
