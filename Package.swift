@@ -117,6 +117,8 @@ let package = Package(
             name: "SIPCoreTests",
             dependencies: ["SIPCore", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage"]),
         .testTarget(
+            name: "SwitchboardTestingTests", dependencies: ["SwitchboardTesting", "Switchboard", "SIPTransport"]),
+        .testTarget(
             name: "SwitchboardTests", dependencies: ["Switchboard", "SwitchboardTesting", "SIPTransport", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage", "Media"]),
