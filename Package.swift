@@ -81,7 +81,7 @@ let package = Package(
         // The `switchboard` command line (see CLI.md).
         .executableTarget(
             name: "SwitchboardCLI",
-            dependencies: ["Switchboard", "Media", "SIPMessage", "SIPTransport", "SIPUserAgent", "SIPAuthentication"]),
+            dependencies: ["Switchboard", "Media", "SIPMessage", "SIPTransport"]),
 
         // An outside tool in miniature: an echo bot on the public API only (issue 6 §4).
         .executableTarget(name: "EchoBot", dependencies: ["Switchboard"], path: "Examples/EchoBot"),
@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTests", dependencies: ["Switchboard", "SwitchboardTesting", "SIPTransport", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
-        .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "SIPMessage", "Media"]),
+        .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "Switchboard", "Media"]),
     ],
     swiftLanguageModes: [.v6]
 )
