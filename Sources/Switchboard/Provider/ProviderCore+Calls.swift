@@ -178,6 +178,29 @@ extension ProviderCore: SessionDriverDelegate {
         ) { status in completion(.success(status)) }
     }
 
+    /// Sends OPTIONS (RFC 3261 §11) from an account to `handle` outside any call: a qualify.
+    func sendOptions(
+        to handle: Handle, from id: String?, completion: @escaping @Sendable (Result<Int, CallError>) -> Void
+    ) {
+        if let id, accounts[id] == nil {
+            completion(.failure(.unknownAccount(id)))
+            return
+        }
+        let entry = id.flatMap { accounts[$0] } ?? accountOrder.first.flatMap { accounts[$0] }
+        let target: URI
+        do throws(CallError) {
+            target = try handle.uri(defaultDomain: entry?.addressOfRecord.host.description)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        sessions.send(
+            SessionDriver.OutOfDialogRequest(
+                method: .options, target: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
+                transport: entry?.account.transport, credentials: entry?.credentials)
+        ) { status in completion(.success(status)) }
+    }
+
     // MARK: SessionDriverDelegate
 
     func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool {
