@@ -250,10 +250,13 @@ extension ProviderCore: SessionDriverDelegate {
         switch event {
         case .trying:
             break
-        case .ringing(let status, _, _):
+        case .ringing(let status, let phrase, _):
             record.lastProvisional = status
             if record.state == .connecting { record.state = .ringing }
             emit(.ringing(record.call, statusCode: status, hasEarlyMedia: false))
+            if let referral = record.referral {
+                sessions.notifyRefer(referral.session, id: referral.id, status: status, phrase: phrase)
+            }
         case .earlyMedia(let session):
             apply(session, to: record)
             emit(.ringing(record.call, statusCode: max(record.lastProvisional, 183), hasEarlyMedia: true))
@@ -267,6 +270,11 @@ extension ProviderCore: SessionDriverDelegate {
             record.state = .connected
             record.call.connectedAt = Date()
             emit(.connected(record.call))
+            if let referral = record.referral {
+                // The transfer worked (RFC 3515 §2.4.5): the final NOTIFY carries the 200.
+                record.referral = nil
+                sessions.notifyRefer(referral.session, id: referral.id, status: 200, phrase: "OK")
+            }
             if !configuration.usesManualAudioActivation || record.audioRequested { activateAudio(uuid, active: true) }
         case .mediaUpdated(let session):
             finishReconnecting(record)
@@ -408,6 +416,9 @@ extension ProviderCore: SessionDriverDelegate {
         transferred.target = refer.target
         transferred.referral = refer.suppressesNotifications ? nil : (key, refer.id)
         add(transferred)
+        // The app hears of the transfer before the new call's first event. The old call ends on the
+        // transferor's BYE, or on this side's own after the final NOTIFY (InviteSession.transferHangUpDelay).
+        emit(.transferred(record.call, to: Handle(uri: refer.target), newCallUUID: uuid))
         placeCall(transferred, to: refer.target, headers: [], replaces: refer.replaces, referredBy: refer.referredBy)
     }
 
@@ -415,7 +426,9 @@ extension ProviderCore: SessionDriverDelegate {
     private func details(_ reason: EndReason, state record: CallRecord) -> CallEndDetails {
         let mapped: CallEndedReason
         switch reason.kind {
-        case .remoteEnded, .replaced: mapped = .remoteEnded
+        // Transferred away: the other side ended the call by transferring it, even when this side sent the
+        // BYE because the transferor did not.
+        case .remoteEnded, .replaced, .transferred: mapped = .remoteEnded
         case .localEnded: mapped = record.localEndReason ?? .localEnded
         case .cancelledByCaller: mapped = .unanswered
         case .timeout:
@@ -428,7 +441,8 @@ extension ProviderCore: SessionDriverDelegate {
         default: mapped = .failed
         }
         // A call this side ended for a cause (a media timeout) says it in the phrase, as its BYE's Reason did.
-        let phrase = reason.reasonPhrase ?? (reason.kind == .localEnded ? reason.reasons.first?.text : nil)
+        let saysWhy = reason.kind == .localEnded || reason.kind == .transferred
+        let phrase = reason.reasonPhrase ?? (saysWhy ? reason.reasons.first?.text : nil)
         return CallEndDetails(
             reason: mapped, statusCode: reason.statusCode, reasonPhrase: phrase,
             reasons: reason.reasons.map(\.description))
