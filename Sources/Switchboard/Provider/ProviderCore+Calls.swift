@@ -145,8 +145,12 @@ extension ProviderCore: SessionDriverDelegate {
 
     func activateAudio(_ uuid: UUID, active: Bool) {
         guard let record = calls[uuid], record.state != .ended else { return }
-        // Before the answer (CallKit activates audio early for outgoing calls) the wish is kept for later.
+        // Before the answer (CallKit activates audio early for outgoing calls) the wish is kept for later;
+        // early media, if there is some, plays from now on.
         record.audioRequested = active
+        if record.state != .connected {
+            if active { startEarlyMedia(record) } else { stopEarlyMedia(record) }
+        }
         guard record.state == .connected || !active else { return }
         guard record.isAudioActive != active else { return }
         record.isAudioActive = active
@@ -253,13 +257,20 @@ extension ProviderCore: SessionDriverDelegate {
         case .ringing(let status, let phrase, _):
             record.lastProvisional = status
             if record.state == .connecting { record.state = .ringing }
-            emit(.ringing(record.call, statusCode: status, hasEarlyMedia: false))
+            // The session reports a provisional's new early answer (`earlyMedia`) just before the provisional.
+            let hasEarlyMedia = record.hasNewEarlyMedia
+            record.hasNewEarlyMedia = false
+            emit(.ringing(record.call, statusCode: status, hasEarlyMedia: hasEarlyMedia))
             if let referral = record.referral {
                 sessions.notifyRefer(referral.session, id: referral.id, status: status, phrase: phrase)
             }
         case .earlyMedia(let session):
             apply(session, to: record)
-            emit(.ringing(record.call, statusCode: max(record.lastProvisional, 183), hasEarlyMedia: true))
+            if record.call.direction == .outgoing {
+                record.hasNewEarlyMedia = true
+                record.hasEarlyMedia = true
+                startEarlyMedia(record)
+            }
         case .redirected(let contacts):
             // Followed in `ended` below: the session ends with `redirected`.
             record.redirectTargets = contacts.compactMap(\.nameAddress?.uri)
@@ -269,6 +280,7 @@ extension ProviderCore: SessionDriverDelegate {
             if let session { apply(session, to: record) }
             record.state = .connected
             record.call.connectedAt = Date()
+            stopEarlyMedia(record)
             emit(.connected(record.call))
             if let referral = record.referral {
                 // The transfer worked (RFC 3515 §2.4.5): the final NOTIFY carries the 200.
@@ -319,6 +331,8 @@ extension ProviderCore: SessionDriverDelegate {
             if reason.kind == .redirected, let next = record.redirectTargets.first, record.redirections < 5 {
                 record.redirections += 1
                 record.redirectTargets.removeFirst()
+                record.hasEarlyMedia = false
+                record.isEarlyMediaPlaying = false
                 sessionToCall[key] = nil
                 placeCall(record, to: next, headers: [])
                 return
