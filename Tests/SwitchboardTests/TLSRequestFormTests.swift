@@ -10,7 +10,7 @@ final class Collected: Sendable {
 
 /// Every request a TLS account builds goes to a `sips:` Request-URI with a `sips:` Contact and never says
 /// `transport=tls` (RFC 3261 §8.1.1.8, RFC 5630), whatever its kind: one rule for all of them.
-@Suite("TLS accounts: the sips: form of every request")
+@Suite("TLS accounts: the sips: form of every request", .serialized)
 struct TLSRequestFormTests {
     /// The requests an account builds.
     enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
