@@ -2,18 +2,20 @@
 # qop, SHA-256 before MD5, FreeSWITCH 407), 100rel/PRACK, forked early dialogs, CANCEL crossing a 200,
 # session-timer refresh, re-INVITE glare (491 then retry), and a 200 that is never ACKed. Each XML checks the
 # headers under test with ereg / verifyauth / test actions; a case passes when sipp's one call succeeded and
-# switchboard exited as CLI.md says. Ports: sipp 5570-5579 and 5584 (its SDP names 5589, where nothing
+# switchboard exited as CLI.md says. Ports: sipp 5570-5586 and 5592 (its SDP names 5589, where nothing
 # listens); switchboard takes any free port (--listen 127.0.0.1:0): other runs on this machine take free pairs
 # anywhere in 5400-5499, so a fixed one collides.
 
 # sipp as UAS on $2, `switchboard call sip:pbx@127.0.0.1:$2` from any free port. $1 = XML; the rest = switchboard flags.
+# $SIPP_EXTRA adds sipp flags, $SIPP_BPF replaces the capture filter (default: the SIP port).
 # Sets SB_RC (switchboard's exit status); returns 1 if sipp's call failed.
 sipp_uas_for_call() {
   local xml=$1 port=$2; shift 2
   [ "${xml#/}" = "$xml" ] && xml="$SIPP_DIR/$xml"
-  capture_start "$CASE_DIR/capture.pcap" "port $port"
+  capture_start "$CASE_DIR/capture.pcap" "${SIPP_BPF:-port $port}"
+  # shellcheck disable=SC2086
   sipp -sf "$xml" -p "$port" -m 1 -i 127.0.0.1 -nostdin -nd -timeout 100s -trace_err -error_file sipp.err \
-    -trace_msg -message_file sipp.msg > sipp.out 2>&1 &
+    -trace_msg -message_file sipp.msg ${SIPP_EXTRA:-} > sipp.out 2>&1 &
   local sp=$!
   wait_udp_port "$port" || { echo "sipp did not bind $port:"; cat sipp.out; }
   "$(switchboard_bin)" call "sip:pbx@127.0.0.1:$port" --user alice --password alicepw --listen 127.0.0.1:0 \
@@ -180,6 +182,60 @@ sipp_media_timeout() {
   expect_event events.out 'ended reason=failed status=0 phrase="media timeout"'
 }
 
+# Early media (an Asterisk announcement): 183 with SDP and 3 s of 440 Hz before the 200. switchboard prints
+# early-media, records the tone before the answer, and sends no RTP until the 200. sipp's media on 5586.
+sipp_early_media() {
+  python3 - <<'PY'
+import math
+def ulaw(sample):
+    sign = 0x80 if sample < 0 else 0
+    magnitude = min(abs(sample), 32635) + 132
+    exponent = max(0, magnitude.bit_length() - 8)
+    mantissa = (magnitude >> (exponent + 3)) & 0x0F
+    return ~(sign | (exponent << 4) | mantissa) & 0xFF
+with open("tone440.ulaw", "wb") as f:
+    f.write(bytes(ulaw(int(8000 * math.sin(2 * math.pi * 440 * n / 8000))) for n in range(8000 * 3)))
+PY
+  SIPP_EXTRA="-mp 5586" SIPP_BPF="port 5585 or port 5586" \
+    sipp_uas_for_call uas_early_media.xml 5585 --duration 1 --codecs pcmu --play tone:1000 --record rec.wav || return 1
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  expect_event events.out 'ringing status=183' && expect_event events.out 'early-media status=183 codec=PCMU' || return 1
+  # The recording starts with the announcement (the 200 comes 3 s after the 183).
+  python3 "$HERE/media/tonecheck.py" rec.wav --expect 440 --other 1000 --from 0.5 --to 2.5 || return 1
+  # Receive-only before the 200: nothing to sipp's media port until then, then switchboard's tone.
+  local t200 first
+  t200=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
+    -e frame.time_relative 2>/dev/null | head -1)
+  first=$(tshark -r "$CASE_DIR/capture.pcap" -Y 'udp.dstport == 5586' -T fields -e frame.time_relative 2>/dev/null | head -1)
+  echo "200 at $t200 s, first RTP to sipp at ${first:-never} s"
+  [ -n "$t200" ] && [ -n "$first" ] && awk -v a="$t200" -v b="$first" 'BEGIN { exit !(b >= a) }' \
+    || { echo "RTP went to the early dialog before the 200"; return 1; }
+}
+
+# A blind transfer by a PBX that never hangs up: it answers, REFERs to carol (sipp's built-in UAS on 5582),
+# answers the NOTIFYs; switchboard prints transferred, calls carol, reports 200 in the final NOTIFY, and 4 s later
+# sends its own BYE (Reason Q.850;cause=16;text="transferred", which the PBX's sipp checks). The old call ends
+# remoteEnded with phrase transferred; switchboard stays on carol's call and hangs it up at --duration: exit 0.
+sipp_transfer_no_bye() {
+  sipp -sn uas -p 5582 -mp 5592 -m 1 -i 127.0.0.1 -nostdin -nd -timeout 60s -trace_err -error_file carol.err \
+    > carol.out 2>&1 &
+  local cp=$!
+  wait_udp_port 5582 || { echo "carol's sipp did not bind 5582:"; cat carol.out; }
+  SIPP_BPF="port 5581 or port 5582" sipp_uas_for_call uas_transfer_no_bye.xml 5581 --duration 8
+  local prc=$?
+  local i=0; while kill -0 $cp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+  stop_pid $cp
+  [ $prc -eq 0 ] || return 1
+  grep -q "Successful call *| *[0-9]* *| *1" carol.out || { echo "carol's sipp call failed:"; cat carol.err; return 1; }
+  [ $SB_RC -eq 0 ] || { echo "switchboard call exited $SB_RC"; return 1; }
+  expect_event events.out 'transferred to=sip:carol@127\.0\.0\.1:5582' \
+    && expect_event events.out 'ended reason=remoteEnded status=0 phrase=transferred' \
+    && expect_event events.out 'ended reason=localEnded' || return 1
+  [ "$(grep -c '^T=[0-9.]* connected' events.out)" = 2 ] || { echo "expected two connected events"; return 1; }
+  # The final NOTIFY carried carol's 200.
+  grep -q '^SIP/2.0 200 OK' sipp.msg || { echo "no 200 in a NOTIFY body"; return 1; }
+}
+
 case_add sipp_calls asterisk-401-opaque-qop sipp udp sipp_asterisk_401
 case_add sipp_calls asterisk-sha256-then-md5 sipp udp sipp_sha256_first
 case_add sipp_calls freeswitch-407-realm-domain sipp udp sipp_freeswitch_407
@@ -191,3 +247,5 @@ case_add sipp_calls session-timer-refresh-90s sipp udp sipp_session_timer_90
 case_add sipp_calls reinvite-glare-491-retry sipp udp sipp_glare
 case_add sipp_calls bye-without-ack sipp udp sipp_no_ack
 case_add sipp_calls media-timeout-bye sipp udp sipp_media_timeout
+case_add sipp_calls early-media-announcement sipp udp sipp_early_media
+case_add sipp_calls transfer-without-bye sipp udp sipp_transfer_no_bye

@@ -45,6 +45,8 @@ enum AnswerCommand {
             var stopping = false
             var signalled = false
             var registration: Bool?
+            /// Calls the other side transferred away: the call the transfer placed counts instead.
+            var transferredAway: Set<UUID> = []
         }
         let values = Mutex(Values())
         let wake = DispatchSemaphore(value: 0)
@@ -212,6 +214,14 @@ enum AnswerCommand {
                     controller.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }
                 }
             }
+        case .transferred(let call, let target, let newCall):
+            if !quiet { CallOutput.transferred(to: target, printer: printer) }
+            let number = state.values.withLock { values -> Int in
+                values.transferredAway.insert(call.uuid)
+                values.invites += 1
+                return values.invites
+            }
+            harness.provider.setAudio(media.audio(callNumber: number), for: newCall)
         case .updated(_, let update):
             if !quiet, let held = update.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
         case .dtmfReceived(_, let digit):
@@ -221,7 +231,7 @@ enum AnswerCommand {
             // Only calls this command took count: rejected ones (486 beyond --count, no terminal) do not.
             let taken = call.connectedAt != nil || details.reason != .localEnded
             let stops = state.values.withLock { values -> Bool in
-                guard taken else { return false }
+                guard taken, values.transferredAway.remove(call.uuid) == nil else { return false }
                 values.ended += 1
                 if !CallOutput.endedNormally(call, details) { values.failed += 1 }
                 guard let count, values.ended >= count, !values.stopping else { return false }

@@ -29,6 +29,10 @@ enum CallCommand {
             var ended: (Call, CallEndDetails)?
             var registered: Bool?
             var interrupted = false
+            /// The call the command follows: the one it placed, then the one each transfer placed.
+            var current: UUID?
+            /// Calls placed so far (1, then 2 after a transfer, ...), for `%n` in `--record`.
+            var number = 1
         }
         let values = Mutex(Values())
         let wake = DispatchSemaphore(value: 0)
@@ -86,15 +90,34 @@ enum CallCommand {
                     }
                 case .startedConnecting:
                     printer.emit("trying")
-                case .ringing(_, let status, _):
-                    printer.emit("ringing", [("status", .int(status))])
+                case .ringing(let call, let status, let hasEarlyMedia):
+                    CallOutput.ringing(
+                        status: status, earlyMediaCodec: call.codec, hasEarlyMedia: hasEarlyMedia, printer: printer)
+                case .transferred(let call, let target, let newCall):
+                    CallOutput.transferred(to: target, printer: printer)
+                    // The new call is the one followed from now on; the old one ends by itself.
+                    let number = state.values.withLock { values -> Int? in
+                        guard values.current == call.uuid else { return nil }
+                        values.current = newCall
+                        values.number += 1
+                        return values.number - 1
+                    }
+                    if let number, let provider = providerBox.withLock({ $0 }) {
+                        if media.recordPattern != nil, media.recordPattern?.contains("%n") != true {
+                            io.error("switchboard call: --record has no %n: the transferred call is not recorded")
+                        }
+                        provider.setAudio(media.audio(transferredFrom: number), for: newCall)
+                    }
                 case .connected(let call):
                     CallOutput.connected(call, printer: printer)
                     if let controller = controllerBox.withLock({ $0 }) {
                         media.runScript(for: call.uuid, controller: controller, printer: printer)
                     }
                     if let provider = providerBox.withLock({ $0 }) {
-                        status.withLock { $0 = LiveStatus(provider: provider, call: call.uuid) }
+                        status.withLock {
+                            $0?.stop()
+                            $0 = LiveStatus(provider: provider, call: call.uuid)
+                        }
                     }
                     state.values.withLock { $0.connected = true }
                     state.wake.signal()
@@ -103,10 +126,17 @@ enum CallCommand {
                 case .dtmfReceived(_, let digit):
                     printer.emit("dtmf-received", [("digit", .string(String(digit)))])
                 case .ended(let call, let details):
-                    status.withLock { $0?.stop() }
                     CallOutput.ended(call, details, printer: printer)
-                    state.values.withLock { $0.ended = (call, details) }
-                    state.wake.signal()
+                    // A call transferred away ends on its own; the command goes on with the new one.
+                    let isCurrent = state.values.withLock { values -> Bool in
+                        guard values.current == nil || values.current == call.uuid else { return false }
+                        values.ended = (call, details)
+                        return true
+                    }
+                    if isCurrent {
+                        status.withLock { $0?.stop() }
+                        state.wake.signal()
+                    }
                 default:
                     break
                 }
@@ -134,6 +164,7 @@ enum CallCommand {
         }
 
         let uuid = UUID()
+        state.values.withLock { $0.current = uuid }
         let handle = Handle(type: .generic, value: target)
         let accepted = DispatchSemaphore(value: 0)
         let refusal = Mutex<CallError?>(nil)
@@ -159,8 +190,8 @@ enum CallCommand {
                 if state.wake.wait(timeout: deadline) == .timedOut { break }
             }
         }
-        if state.values.withLock({ $0.ended == nil }) {
-            harness.controller.request(CallTransaction(action: EndCallAction(call: uuid))) { _ in }
+        if let current = state.values.withLock({ $0.ended == nil ? $0.current : nil }) {
+            harness.controller.request(CallTransaction(action: EndCallAction(call: current))) { _ in }
             let deadline = DispatchTime.now() + 40
             while state.values.withLock({ $0.ended == nil }) {
                 if state.wake.wait(timeout: deadline) == .timedOut { break }

@@ -58,6 +58,14 @@ struct CallMedia: Sendable {
         return CallAudio(input: input, output: output)
     }
 
+    /// The audio of the call a transfer placed in place of call number `number`: the same input; recorded
+    /// to `%n` = `number + 1` when `--record` has `%n`, else not recorded (the transferred call's recording
+    /// is still open on the one path).
+    func audio(transferredFrom number: Int) -> CallAudio {
+        guard recordPattern?.contains("%n") == true else { return CallAudio(input: input, output: .discard) }
+        return audio(callNumber: number + 1)
+    }
+
     /// Runs the script of a connected call: digits 1 s after audio starts (100 ms tone, 100 ms gap, one
     /// `dtmf-sent` line each as it goes out), and hold then resume.
     func runScript(for call: UUID, controller: CallController, printer: EventPrinter) {

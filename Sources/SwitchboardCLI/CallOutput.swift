@@ -9,6 +9,20 @@ enum CallOutput {
             "connected", [("codec", .string(call.codec ?? "none")), ("srtp", .bool(call.isSecure))])
     }
 
+    /// `ringing status=18x`, and `early-media status=18x codec=NAME` when that provisional brought an early
+    /// answer (the call's media then plays and records before the answer).
+    static func ringing(status: Int, earlyMediaCodec codec: String?, hasEarlyMedia: Bool, printer: EventPrinter) {
+        printer.emit("ringing", [("status", .int(status))])
+        if hasEarlyMedia {
+            printer.emit("early-media", [("status", .int(status)), ("codec", .string(codec ?? "none"))])
+        }
+    }
+
+    /// `transferred to=URI`: the other side transferred the call and a new call to URI was placed.
+    static func transferred(to target: Handle, printer: EventPrinter) {
+        printer.emit("transferred", [("to", .string(target.value))])
+    }
+
     static func ended(_ call: Call, _ details: CallEndDetails, printer: EventPrinter) {
         printer.emit(
             "ended",

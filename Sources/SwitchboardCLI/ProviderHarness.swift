@@ -41,6 +41,9 @@ final class RelayDelegate: CallProviderDelegate {
     func provider(_ provider: CallProvider, call: Call, didReceiveDTMF digit: Character) {
         handler(.dtmfReceived(call, digit: digit))
     }
+    func provider(_ provider: CallProvider, call: Call, wasTransferredTo target: Handle, newCallUUID: UUID) {
+        handler(.transferred(call, to: target, newCallUUID: newCallUUID))
+    }
     func provider(_ provider: CallProvider, account: String, didChange state: RegistrationState) {
         handler(.registration(account: account, state: state))
     }

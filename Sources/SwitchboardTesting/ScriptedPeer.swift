@@ -27,7 +27,11 @@ public final class ScriptedPeer: @unchecked Sendable {
         try world.loop.withLoop { () throws(TransportError) in
             try socket.watch(on: world.loop) { [unowned socket] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
-                while let (count, _) = socket.receive(into: &buffer) {
+                while let (count, source) = socket.receive(into: &buffer) {
+                    if let datagrams = arrived.datagrams.withLock({ $0 }) {
+                        datagrams(Array(buffer[0..<count]), source)
+                        continue
+                    }
                     let text = String(decoding: buffer[0..<count], as: UTF8.self)
                     if let handler = arrived.handler.withLock({ $0 }) {
                         handler(text)
@@ -57,6 +61,17 @@ public final class ScriptedPeer: @unchecked Sendable {
         arrived.handler.withLock { $0 = handler }
     }
 
+    /// Hands every datagram that arrives from now on to `handler` as bytes with its source, on the
+    /// world's loop (before any `onReceive` handler; nil: back to text).
+    public func onDatagram(_ handler: (@Sendable ([UInt8], SocketAddress) -> Void)?) {
+        arrived.datagrams.withLock { $0 = handler }
+    }
+
+    /// Sends `bytes` as one datagram to `destination`.
+    public func send(bytes: [UInt8], to destination: SocketAddress) {
+        world.loop.withLoop { _ = socket.send(bytes, to: destination) }
+    }
+
     /// Stops listening.
     public func close() {
         world.loop.withLoop { socket.close() }
@@ -67,4 +82,5 @@ public final class ScriptedPeer: @unchecked Sendable {
 private final class Arrivals: Sendable {
     let texts = Mutex<[String]>([])
     let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
+    let datagrams = Mutex<(@Sendable ([UInt8], SocketAddress) -> Void)?>(nil)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Switchboard
 import Synchronization
 import Testing
 
@@ -138,5 +139,22 @@ struct EventLineTests {
         #expect(out[0].wholeMatch(of: #/T=\d+\.\d{3} ended reason=remoteEnded status=200 phrase="Busy Here"/#) != nil)
         #expect(
             out[1].wholeMatch(of: #/\{"t":\d+\.\d{3},"event":"registered","expires":60,"contact":"sip:a@b"\}/#) != nil)
+    }
+
+    @Test func earlyMediaAndTransferLines() {
+        let lines = Mutex<[String]>([])
+        let printer = EventPrinter(json: false) { line in lines.withLock { $0.append(line) } }
+        CallOutput.ringing(status: 180, earlyMediaCodec: nil, hasEarlyMedia: false, printer: printer)
+        CallOutput.ringing(status: 183, earlyMediaCodec: "PCMU", hasEarlyMedia: true, printer: printer)
+        CallOutput.transferred(to: Handle(type: .generic, value: "sip:carol@127.0.0.1:5070"), printer: printer)
+        let json = EventPrinter(json: true) { line in lines.withLock { $0.append(line) } }
+        CallOutput.ringing(status: 183, earlyMediaCodec: "opus", hasEarlyMedia: true, printer: json)
+        let out = lines.withLock { $0 }
+        #expect(out.count == 6)
+        #expect(out[0].wholeMatch(of: #/T=\d+\.\d{3} ringing status=180/#) != nil)
+        #expect(out[1].wholeMatch(of: #/T=\d+\.\d{3} ringing status=183/#) != nil)
+        #expect(out[2].wholeMatch(of: #/T=\d+\.\d{3} early-media status=183 codec=PCMU/#) != nil)
+        #expect(out[3].wholeMatch(of: #/T=\d+\.\d{3} transferred to=sip:carol@127\.0\.0\.1:5070/#) != nil)
+        #expect(out[5].wholeMatch(of: #/\{"t":\d+\.\d{3},"event":"early-media","status":183,"codec":"opus"\}/#) != nil)
     }
 }

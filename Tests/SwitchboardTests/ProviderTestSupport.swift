@@ -72,6 +72,9 @@ final class RecordingDelegate: CallProviderDelegate {
     func provider(_ provider: CallProvider, call: Call, didReceiveDTMF digit: Character) {
         record(.dtmfReceived(call, digit: digit))
     }
+    func provider(_ provider: CallProvider, call: Call, wasTransferredTo target: Handle, newCallUUID: UUID) {
+        record(.transferred(call, to: target, newCallUUID: newCallUUID))
+    }
     func provider(_ provider: CallProvider, account: String, didChange state: RegistrationState) {
         record(.registration(account: account, state: state))
     }

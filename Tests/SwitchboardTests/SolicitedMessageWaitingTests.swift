@@ -107,9 +107,13 @@ final class LoopbackNotifier: Sendable {
 struct SIPText: Sendable {
     let startLine: String
     let headers: [(String, String)]
+    /// What follows the blank line.
+    let body: String
 
     init(_ text: String) {
-        let head = text.components(separatedBy: "\r\n\r\n")[0]
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let head = parts[0]
+        body = parts.dropFirst().joined(separator: "\r\n\r\n")
         var lines = head.components(separatedBy: "\r\n")
         startLine = lines.isEmpty ? "" : lines.removeFirst()
         headers = lines.compactMap { line in

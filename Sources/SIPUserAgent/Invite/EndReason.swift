@@ -31,6 +31,9 @@ public struct EndReason: Sendable, Hashable, CustomStringConvertible {
         public static let redirected = Kind(name: "redirected")
         /// The dialog was replaced by another (RFC 3891).
         public static let replaced = Kind(name: "replaced")
+        /// The other side transferred the call (RFC 3515) and sent no BYE after the transfer succeeded:
+        /// this side ended the old dialog (`InviteSession.transferHangUpDelay`).
+        public static let transferred = Kind(name: "transferred")
         /// Any other failure response.
         public static let failed = Kind(name: "failed")
 

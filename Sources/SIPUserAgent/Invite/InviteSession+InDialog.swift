@@ -118,7 +118,7 @@ extension InviteSession {
         endLocally(reasons: [], kind: .replaced)
     }
 
-    private mutating func endLocally(reasons: [Reason], kind: EndReason.Kind) -> [SessionAction] {
+    mutating func endLocally(reasons: [Reason], kind: EndReason.Kind) -> [SessionAction] {
         var actions: [SessionAction] = []
         switch (role, state) {
         case (_, .terminated):

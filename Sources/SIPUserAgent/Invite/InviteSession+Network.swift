@@ -118,6 +118,7 @@ extension InviteSession {
         case .glareRetry: glareRetryDue(into: &actions)
         case .sessionRefresh: sessionRefreshDue(into: &actions)
         case .sessionExpiry: sessionExpired(into: &actions)
+        case .transferHangUp: transferHangUpDue(into: &actions)
         case .subscriptionRefresh, .subscriptionTimeout, .subscriptionRetry, .subscriptionSettled: break
         }
         finishIfDone(into: &actions)

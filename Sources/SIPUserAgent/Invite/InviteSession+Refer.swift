@@ -144,6 +144,24 @@ extension InviteSession {
         request.body = status.body
         send(request, purpose: .notify(referral.id), keepingRequest: false, into: &actions)
         if isFinal { referrals.incoming.remove(at: index) }
+        if isFinal, (200...299).contains(status.statusCode) {
+            timers.start(.transferHangUp, after: Self.transferHangUpDelay, into: &actions)
+        }
+    }
+
+    /// How long the transferee waits, after the final NOTIFY of a successful transfer, for the transferor's
+    /// BYE before it sends its own. RFC 5589 §6 has the transferor end the old dialog once it hears the
+    /// transfer worked; a PBX that does not would leave a dead call up (no media comes on it). 4 s covers
+    /// that NOTIFY's own retransmissions over UDP (T1 = 500 ms: 0.5 + 1 + 2 s) and a transferor that waits
+    /// for its 200 before hanging up, and is short enough that the user sees the old call end promptly.
+    public static let transferHangUpDelay: Duration = .seconds(4)
+
+    /// The transferor sent no BYE in time after a successful transfer: BYE (`Reason: Q.850;cause=16;
+    /// text="transferred"`, normal clearing) and the call ends as `transferred`.
+    mutating func transferHangUpDue(into actions: inout [SessionAction]) {
+        guard state == .confirmed else { return }
+        let reason = Reason(protocol: "Q.850", cause: 16, text: "transferred")
+        actions.append(contentsOf: endLocally(reasons: [reason], kind: .transferred))
     }
 
     /// A NOTIFY in the dialog: progress of this side's REFER (Event `refer`), or 481/489 (RFC 6665 §4.1.3).

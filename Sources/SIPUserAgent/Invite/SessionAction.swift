@@ -53,6 +53,9 @@ public struct SessionTimer: Sendable, Hashable, CustomStringConvertible {
         case subscriptionRetry
         /// A subscription that stayed active this long counts as established: its retry back-off starts over.
         case subscriptionSettled
+        /// The transferee ends the old dialog itself when the transferor sent no BYE after the final NOTIFY
+        /// of a successful transfer (RFC 5589 §6; `InviteSession.transferHangUpDelay`).
+        case transferHangUp
 
         public var description: String {
             switch self {
@@ -67,6 +70,7 @@ public struct SessionTimer: Sendable, Hashable, CustomStringConvertible {
             case .subscriptionTimeout: "subscription-timeout"
             case .subscriptionRetry: "subscription-retry"
             case .subscriptionSettled: "subscription-settled"
+            case .transferHangUp: "transfer-hang-up"
             }
         }
     }

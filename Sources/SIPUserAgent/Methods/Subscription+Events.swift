@@ -145,6 +145,8 @@ extension Subscription {
             }
             made.localSequence = target.initialSequence
             adopt(made, into: &actions)
+            // The initial SUBSCRIBE timed out but the notifier took it: this is the subscription, no retry.
+            timers.cancel(.subscriptionRetry, into: &actions)
         } else {
             do {
                 try dialog?.receive(request)
@@ -198,7 +200,9 @@ extension Subscription {
         guard let index = requests.firstIndex(where: { $0.token == token }) else { return [] }
         var actions: [SubscriptionAction] = []
         requests.remove(at: index)
-        if !retryLater(atLeast: .zero, notifierReason: false, into: &actions) {
+        // Without a final response the notifier may still have taken an initial SUBSCRIBE (no dialog yet):
+        // its NOTIFY stays welcome until the retry goes out.
+        if !retryLater(atLeast: .zero, notifierReason: false, keepingPendingRoute: dialog == nil, into: &actions) {
             terminate(status: failure == .timeout ? 408 : 503, reason: nil, into: &actions)
         }
         finishIfDone(into: &actions)

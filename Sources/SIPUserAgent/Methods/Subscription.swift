@@ -210,6 +210,8 @@ public struct Subscription: Sendable {
             contact: configuration.contact)
         state = .subscribing
         dialog = nil
+        // The abandoned attempt's route, kept while the retry waited (`scheduleRetry`), goes now.
+        if let pendingDialog { actions.append(.dialogTerminated(pendingDialog)) }
         let id = DialogID(callID: target.callID, localTag: localTag, remoteTag: "")
         pendingDialog = id
         actions.append(.dialogCreated(id))
@@ -253,9 +255,11 @@ public struct Subscription: Sendable {
 
     /// Schedules a new SUBSCRIBE after a failure (`retry` policy): `false` without a policy or while
     /// unsubscribing. `notifierReason` marks a notifier's termination, whose first retry may go at once
-    /// (RFC 6665 §4.1.3); `atLeast` is a Retry-After or `retry-after` the other side asked for.
+    /// (RFC 6665 §4.1.3); `atLeast` is a Retry-After or `retry-after` the other side asked for;
+    /// `keepingPendingRoute` as in `scheduleRetry`.
     mutating func retryLater(
-        atLeast minimum: Duration, notifierReason: Bool, into actions: inout [SubscriptionAction]
+        atLeast minimum: Duration, notifierReason: Bool, keepingPendingRoute: Bool = false,
+        into actions: inout [SubscriptionAction]
     ) -> Bool {
         guard let policy = configuration.retry, !isUnsubscribing else { return false }
         consecutiveRetries &+= 1
@@ -265,19 +269,30 @@ public struct Subscription: Sendable {
         } else {
             backOff = policy.delay(forRetry: consecutiveRetries)
         }
-        scheduleRetry(after: max(backOff, minimum), into: &actions)
+        scheduleRetry(after: max(backOff, minimum), keepingPendingRoute: keepingPendingRoute, into: &actions)
         return true
     }
 
     /// Forgets the current attempt (its dialog, its requests in flight) and arms the retry timer.
-    mutating func scheduleRetry(after delay: Duration, into actions: inout [SubscriptionAction]) {
+    ///
+    /// With `keepingPendingRoute` (the initial SUBSCRIBE got no final response: it timed out or the
+    /// transport failed) the attempt's pending dialog stays routed until the retry goes out: the notifier
+    /// may have taken that SUBSCRIBE and its NOTIFY may still come (RFC 6665 §4.1.2.4: a subscriber accepts
+    /// a NOTIFY that beats the 2xx, and here the 2xx is lost). Such a NOTIFY makes the dialog and stops the
+    /// retry (`receiveNotify`).
+    mutating func scheduleRetry(
+        after delay: Duration, keepingPendingRoute: Bool = false, into actions: inout [SubscriptionAction]
+    ) {
         timers.cancelAll(into: &actions)
         // Late answers to the abandoned attempt's requests are ignored.
         requests.removeAll()
         if let dialog { actions.append(.dialogTerminated(dialog.id)) }
-        if let pendingDialog { actions.append(.dialogTerminated(pendingDialog)) }
+        let keepsRoute = keepingPendingRoute && dialog == nil
+        if let pendingDialog, !keepsRoute {
+            actions.append(.dialogTerminated(pendingDialog))
+            self.pendingDialog = nil
+        }
         dialog = nil
-        pendingDialog = nil
         state = .subscribing
         actions.append(.event(.retrying(after: delay)))
         timers.start(.subscriptionRetry, after: delay, into: &actions)

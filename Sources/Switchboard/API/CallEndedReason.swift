@@ -4,7 +4,8 @@ public enum CallEndedReason: String, Sendable, Hashable, CaseIterable, CustomStr
     /// The call failed: a 4xx, 5xx or 6xx other than the ones below, a transport failure, or media that
     /// could not be negotiated (488).
     case failed
-    /// The other side hung up (BYE).
+    /// The other side hung up (BYE), or transferred the call away (this side sends the BYE when the
+    /// transferor does not; the phrase is then "transferred").
     case remoteEnded
     /// Nobody answered: 408 or a timeout, or the caller cancelled before the answer.
     case unanswered

@@ -53,6 +53,18 @@ public protocol CallProviderDelegate: AnyObject, Sendable {
     func provider(_ provider: CallProvider, call: Call, didEndWith details: CallEndDetails)
     /// The other side sent a DTMF digit (RFC 4733 or SIP INFO).
     func provider(_ provider: CallProvider, call: Call, didReceiveDTMF digit: Character)
+    /// The other side transferred the call (RFC 3515 REFER, blind or attended): the stack accepted it and is
+    /// placing `newCallUUID`, an outgoing call to `target` whose progress comes like any other's (report it
+    /// to CallKit as a new outgoing call). `call` ends soon after, normally on the transferor's BYE once the
+    /// new call is answered (RFC 5589); if none comes within 4 s of the final NOTIFY, the stack sends its own
+    /// BYE and `call` ends as `remoteEnded` with the phrase "transferred". Told before the new call's first
+    /// event.
+    /// - Parameters:
+    ///   - provider: the provider.
+    ///   - call: the call that was transferred.
+    ///   - target: where it was transferred to (the REFER's Refer-To).
+    ///   - newCallUUID: the call placed to `target`.
+    func provider(_ provider: CallProvider, call: Call, wasTransferredTo target: Handle, newCallUUID: UUID)
 
     /// An account's registration changed.
     func provider(_ provider: CallProvider, account: String, didChange state: RegistrationState)
@@ -86,6 +98,7 @@ extension CallProviderDelegate {
     public func provider(_ provider: CallProvider, call: Call, didUpdate update: CallUpdate) {}
     public func provider(_ provider: CallProvider, call: Call, didEndWith details: CallEndDetails) {}
     public func provider(_ provider: CallProvider, call: Call, didReceiveDTMF digit: Character) {}
+    public func provider(_ provider: CallProvider, call: Call, wasTransferredTo target: Handle, newCallUUID: UUID) {}
     public func provider(_ provider: CallProvider, account: String, didChange state: RegistrationState) {}
     public func provider(_ provider: CallProvider, didReceive message: TextMessage) {}
     public func provider(_ provider: CallProvider, account: String, didReceive summary: MessageSummary) {}
@@ -110,6 +123,8 @@ public enum CallProviderEvent: Sendable {
     case updated(Call, CallUpdate)
     case ended(Call, CallEndDetails)
     case dtmfReceived(Call, digit: Character)
+    /// The other side transferred the call to `to`; the stack placed `newCallUUID` there.
+    case transferred(Call, to: Handle, newCallUUID: UUID)
     case registration(account: String, state: RegistrationState)
     case message(TextMessage)
     case messageSummary(account: String, summary: MessageSummary)

@@ -80,6 +80,8 @@ final class MediaStream: @unchecked Sendable {
     private var sink: (any AudioSink)?
     private var recording: (path: String, writer: WAVFileWriter)?
     private var isActive = false
+    /// Early media: plays and records as if active, sends nothing (`setEarlyMedia`).
+    private var isEarly = false
     private var isMuted = false
     private var pendingDigits: [DTMFDigit] = []
     private var start: MediaInstant?
@@ -222,6 +224,10 @@ final class MediaStream: @unchecked Sendable {
     /// Audio activation: until then the stream sends silence and plays nothing.
     func setActive(_ active: Bool) { isActive = active }
 
+    /// Early media (the signalling side decides when): what arrives is played and recorded as on an active
+    /// stream, and nothing is sent, not even silence, until `setEarlyMedia(false)`.
+    func setEarlyMedia(_ early: Bool) { isEarly = early }
+
     /// Mute: silence goes out instead of the source (the source is not read, so a file pauses).
     func setMuted(_ muted: Bool) { isMuted = muted }
 
@@ -297,7 +303,7 @@ final class MediaStream: @unchecked Sendable {
     }
 
     private func send(_ current: inout Negotiated) {
-        guard current.sends, let destination = latch.destination else {
+        guard current.sends, !isEarly, let destination = latch.destination else {
             // Nothing goes out, but the clock of the stream moves on (RFC 3550 §5.1 timestamps).
             current.sender.skip(samples: current.encoder.timestampIncrement)
             return
@@ -358,7 +364,7 @@ final class MediaStream: @unchecked Sendable {
         case .idle:
             samples = nil
         }
-        guard isActive, var sink else { return }
+        guard isActive || isEarly, var sink else { return }
         // Silence fills the gaps (before the first packet, on hold) so a recording keeps the call's time.
         let frame = current.decoder.format.samplesPerChannel(milliseconds: 20)
         try? sink.write(samples ?? [Int16](repeating: 0, count: frame))

@@ -59,12 +59,8 @@ package final class RegistrationDriver: @unchecked Sendable {
     /// Resolves the registrar and registers. Call on the loop.
     package func start() {
         observer = engine.core.addFlowObserver { [weak self] event in self?.flowEvent(event) }
-        var uri = settings.registrar
-        if let transport = settings.transport, uri.transport == nil, transport != .udp || uri.isSecure {
-            if transport == .tls { uri.isSecure = true } else { uri.transport = transport.rawValue }
-        }
         let resolver = SIPResolver(configuration: settings.resolver)
-        let target = uri
+        let target = requestURI
         // An address needs no lookup: resolved at once, on the loop (in order, in virtual time too).
         if target.host.kind != .hostname {
             let result = Result { () throws(TransportError) in try resolver.resolveNow(target) }
@@ -92,13 +88,15 @@ package final class RegistrationDriver: @unchecked Sendable {
                 onState?(.failed(RegistrationError(.registrarUnreachable, reason: "no address"), willRetry: false))
                 return
             }
-            if let transport = settings.transport, destination.transport != transport, !settings.registrar.isSecure {
+            if let transport = settings.transport, destination.transport != transport, !requestURI.isSecure,
+                requestURI.transport == nil
+            {
                 destination.transport = transport
             }
             self.destination = destination
             ensureListening(for: destination)
             let configuration = RegistrationConfiguration(
-                addressOfRecord: settings.addressOfRecord, registrar: settings.registrar,
+                addressOfRecord: settings.addressOfRecord, registrar: requestURI,
                 contact: contact(for: destination), expires: settings.expires, instanceID: settings.instanceID,
                 regID: settings.instanceID == nil ? nil : 1, userAgent: settings.userAgent)
             let authenticator = DigestAuthenticator(credentials: credentials)
@@ -128,15 +126,17 @@ package final class RegistrationDriver: @unchecked Sendable {
         }
     }
 
-    /// Our contact toward `destination`: the route's address and the listener's port, with the transport.
+    /// The REGISTER's Request-URI: the registrar in the account transport's form (`TransportForm`: a TLS
+    /// account registers at `sips:`).
+    var requestURI: SIPURI { TransportForm.uri(settings.registrar, for: settings.transport) }
+
+    /// Our contact toward `destination`: the route's address and the listener's port, in the flow's form.
     private func contact(for destination: Destination) -> SIPURI {
         let local = engine.transport.localAddress(for: destination) ?? .loopback()
         let host = SIPHost(local.host) ?? SIPHost("127.0.0.1")
-        var uri = SIPURI(
-            user: settings.contactUser, host: host ?? settings.registrar.host, port: local.port == 0 ? nil : local.port,
-            isSecure: destination.transport == .tls && settings.registrar.isSecure)
-        if destination.transport != .udp { uri.transport = destination.transport.rawValue }
-        return uri
+        return TransportForm.contact(
+            user: settings.contactUser, host: host ?? settings.registrar.host, port: local.port,
+            flow: destination.transport)
     }
 
     private func run(_ step: (inout RegistrationClient) -> [RegistrationClient.Action]) {

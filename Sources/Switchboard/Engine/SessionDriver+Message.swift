@@ -7,8 +7,20 @@ import SIPTransaction
 import SIPTransport
 import SIPUserAgent
 
-/// Out-of-dialog MESSAGE (RFC 3428) from the provider.
+/// Requests outside any dialog from the provider: MESSAGE (RFC 3428) and OPTIONS (RFC 3261 §11).
 extension SessionDriver {
+    /// What to send outside a dialog.
+    struct OutOfDialogRequest {
+        var method: SIPMethod
+        var target: URI
+        var from: SIPURI?
+        var outboundProxy: SIPURI?
+        var transport: SIPTransportKind?
+        var credentials: (@Sendable (String) -> DigestCredentials?)?
+        var contentType: String?
+        var body: [UInt8] = []
+    }
+
     /// Sends a MESSAGE (RFC 3428) outside any dialog, answering one digest challenge; `completion` gets
     /// the final status (408 on timeout, 503 on a transport error).
     func sendMessage(
@@ -16,8 +28,21 @@ extension SessionDriver {
         credentials: (@Sendable (String) -> DigestCredentials?)?, contentType: String, body: [UInt8],
         completion: @escaping (Int) -> Void
     ) {
+        send(
+            OutOfDialogRequest(
+                method: .message, target: target, from: from, outboundProxy: outboundProxy, transport: transport,
+                credentials: credentials, contentType: contentType, body: body),
+            completion: completion)
+    }
+
+    /// Sends `standalone` (MESSAGE, or OPTIONS with a Contact and `Accept: application/sdp`) to its target in
+    /// the account's transport form (`TransportForm`), answering one digest challenge; `completion` gets the
+    /// final status (408 on timeout, 503 on a transport error).
+    func send(_ standalone: OutOfDialogRequest, completion: @escaping (Int) -> Void) {
+        let transport = standalone.transport?.transportProtocol
+        let requestURI = TransportForm.uri(standalone.target, for: transport)
         // The account's transport reaches the outbound proxy too (a transport parameter in its URI wins).
-        resolve(outboundProxy.map { .sip($0) } ?? target, transport: transport?.transportProtocol) {
+        resolve(standalone.outboundProxy.map { .sip($0) } ?? requestURI, transport: transport) {
             [weak self] (destination: Destination?) in
             guard let self, let destination else {
                 completion(503)
@@ -25,22 +50,30 @@ extension SessionDriver {
             }
             self.ensureListening(for: destination)
             let local = self.engine.transport.localAddress(for: destination) ?? .loopback()
-            var fields = SIPFields()
-            if var proxy = outboundProxy {
+            var routeSet: [NameAddress] = []
+            if var proxy = standalone.outboundProxy {
                 if !proxy.isLooseRouter { proxy.parameters.set("lr", to: nil) }
-                fields.append(.route, NameAddress(uri: .sip(proxy)))
+                routeSet.append(NameAddress(uri: .sip(proxy)))
             }
-            fields.append(.maxForwards, 70)
-            var fromAddress = NameAddress(uri: .sip(from ?? SIPURI(user: "switchboard", host: Self.host(local))))
-            fromAddress.tag = self.core.makeTag()
-            fields.append(.from, fromAddress)
-            fields.append(.to, NameAddress(uri: target))
-            fields.append(.callID, self.core.makeCallID())
-            fields.append(.cseq, CSeq(1, .message))
-            fields.append(.contentType, contentType)
-            fields.append(.userAgent, self.settings.userAgent)
-            let request = SIPRequest(method: .message, uri: target, headerFields: fields, body: body)
-            let authenticator = credentials.map { DigestAuthenticator(credentials: $0) }
+            let fromURI = standalone.from ?? SIPURI(user: "switchboard", host: Self.host(local))
+            // OPTIONS carries a Contact in the flow's form (RFC 3261 §11.1); MESSAGE makes no dialog and has none.
+            let contact =
+                standalone.method == .options
+                ? NameAddress(
+                    uri: .sip(
+                        TransportForm.contact(
+                            user: fromURI.user ?? "switchboard", host: Self.host(local), port: local.port,
+                            flow: destination.transport)))
+                : nil
+            var request = StandaloneRequest.make(
+                standalone.method, requestURI: requestURI, from: NameAddress(uri: .sip(fromURI)),
+                to: NameAddress(uri: standalone.target), callID: self.core.makeCallID(), localTag: self.core.makeTag(),
+                routeSet: routeSet, contact: contact)
+            if standalone.method == .options { request.headerFields.append(.accept, MediaType.sdp) }
+            if let contentType = standalone.contentType { request.headerFields.append(.contentType, contentType) }
+            request.headerFields.append(.userAgent, self.settings.userAgent)
+            request.body = standalone.body
+            let authenticator = standalone.credentials.map { DigestAuthenticator(credentials: $0) }
             self.sendMessageRequest(request, to: destination, authenticator: authenticator, completion: completion)
         }
     }
@@ -64,7 +97,7 @@ extension SessionDriver {
                     {
                         retry.headerFields.removeAll(.via)
                         if let cseq = (try? request.cseq) ?? nil {
-                            retry.headerFields.set(.cseq, CSeq(cseq.sequenceNumber + 1, .message))
+                            retry.headerFields.set(.cseq, CSeq(cseq.sequenceNumber + 1, cseq.method))
                         }
                         finished = true
                         self?.sendMessageRequest(retry, to: destination, authenticator: nil, completion: completion)

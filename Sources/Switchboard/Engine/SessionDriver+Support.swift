@@ -13,8 +13,8 @@ extension SessionDriver {
     func sessionConfiguration(contactUser user: String, local: SocketAddress, _ destination: Destination)
         -> InviteSessionConfiguration
     {
-        var contactURI = SIPURI(user: user, host: Self.host(local), port: local.port == 0 ? nil : local.port)
-        if destination.transport != .udp { contactURI.transport = destination.transport.rawValue }
+        let contactURI = TransportForm.contact(
+            user: user, host: Self.host(local), port: local.port, flow: destination.transport)
         var configuration = InviteSessionConfiguration(
             contact: NameAddress(uri: .sip(contactURI)), reliableProvisionalResponses: settings.reliableProvisionals,
             sessionTimer: settings.sessionInterval.map { SessionTimerConfiguration(interval: $0) },
@@ -70,17 +70,16 @@ extension SessionDriver {
     }
 
     /// Resolves `uri` to its first destination: at once for numeric hosts (so requests and ACKs keep their
-    /// order), off the loop through RFC 3263 for names.
+    /// order), off the loop through RFC 3263 for names. `transport` (the account's or the dialog's) asks for
+    /// its flow through `TransportForm`, unless the URI names one.
     func resolve(
         _ uri: URI, transport: SIPTransport.TransportProtocol? = nil, _ done: @escaping (Destination?) -> Void
     ) {
-        guard var sip = uri.sipURI else {
+        guard let given = uri.sipURI else {
             done(nil)
             return
         }
-        if sip.transport == nil, let transport, transport != .udp, !sip.isSecure {
-            sip.transport = transport.rawValue
-        }
+        let sip = TransportForm.uri(given, for: transport)
         let resolver = SIPResolver()
         if sip.host.kind != .hostname {
             done((try? resolver.resolveNow(sip))?.first)

@@ -178,15 +178,7 @@ final class SessionDriver {
         let entry = Entry()
         entries[key] = entry
         let callID = core.makeCallID()
-        var target = request.target
-        if let kind = request.transport, var sip = target.sipURI, sip.transport == nil {
-            switch kind {
-            case .udp: break
-            case .tcp: sip.transport = "tcp"
-            case .tls: sip.transport = "tls"
-            }
-            target = .sip(sip)
-        }
+        let target = TransportForm.uri(request.target, for: request.transport?.transportProtocol)
         let firstHop: URI = request.outboundProxy.map { .sip($0) } ?? target
         // The account's transport reaches the outbound proxy too (a transport parameter in its URI wins).
         resolve(firstHop, transport: request.transport?.transportProtocol) { [weak self] (destination: Destination?) in
@@ -212,8 +204,9 @@ final class SessionDriver {
         let fromURI = request.from ?? SIPURI(user: user, host: Self.host(local))
         var from = NameAddress(uri: .sip(fromURI))
         from.displayName = request.displayName
-        var to = NameAddress(uri: target)
-        if case .sip(var sip) = target {
+        // To names the callee as given; the Request-URI carries the transport's form (TransportForm).
+        var to = NameAddress(uri: request.target)
+        if case .sip(var sip) = request.target {
             sip.parameters = Parameters()
             to = NameAddress(uri: .sip(sip))
         }

@@ -43,6 +43,9 @@ final class SubscriptionDriver {
         var resolutionTimer: TimerHandle?
 
         init(target: Target) { self.target = target }
+
+        /// The SUBSCRIBE's Request-URI: the mailbox in the account transport's form (`TransportForm`).
+        var requestURI: URI { TransportForm.uri(target.uri, for: target.transport?.transportProtocol) }
     }
 
     let engine: Engine
@@ -94,12 +97,8 @@ final class SubscriptionDriver {
     }
 
     private func begin(_ account: String, _ entry: Entry) {
-        var firstHop: URI = entry.target.outboundProxy.map { .sip($0) } ?? entry.target.uri
-        if let kind = entry.target.transport, var sip = firstHop.sipURI, sip.transport == nil, kind != .udp {
-            if kind == .tls { sip.isSecure = true } else { sip.transport = kind.rawValue }
-            firstHop = .sip(sip)
-        }
-        resolve(firstHop, nil) { [weak self] destination in
+        let firstHop: URI = entry.target.outboundProxy.map { .sip($0) } ?? entry.requestURI
+        resolve(firstHop, entry.target.transport?.transportProtocol) { [weak self] destination in
             guard let self, let current = self.entries[account], current === entry, !entry.isAbandoned else { return }
             guard let destination else {
                 self.resolutionFailed(account, entry)
@@ -128,8 +127,8 @@ final class SubscriptionDriver {
         ensureListening(destination)
         let local = engine.transport.localAddress(for: destination) ?? .loopback()
         let user = entry.target.from.uri.sipURI?.user ?? "switchboard"
-        var contact = SIPURI(user: user, host: SessionDriver.host(local), port: local.port == 0 ? nil : local.port)
-        if destination.transport != .udp { contact.transport = destination.transport.rawValue }
+        let contact = TransportForm.contact(
+            user: user, host: SessionDriver.host(local), port: local.port, flow: destination.transport)
         var routeSet: [NameAddress] = []
         if var proxy = entry.target.outboundProxy {
             if !proxy.isLooseRouter { proxy.parameters.set("lr", to: nil) }
@@ -147,7 +146,7 @@ final class SubscriptionDriver {
         configuration.retry = retry
         var subscription = Subscription(
             target: OutgoingCall(
-                requestURI: entry.target.uri, from: entry.target.from, to: to, callID: core.makeCallID(),
+                requestURI: entry.requestURI, from: entry.target.from, to: to, callID: core.makeCallID(),
                 localTag: core.makeTag(), initialSequence: 1, routeSet: routeSet),
             configuration: configuration, authenticator: DigestAuthenticator(credentials: entry.target.credentials))
         let actions = subscription.start()

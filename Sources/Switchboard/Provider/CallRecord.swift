@@ -25,6 +25,12 @@ final class CallRecord {
     var isTransferring = false
     /// The status of the last provisional response.
     var lastProvisional = 0
+    /// An early answer arrived with the provisional response about to be reported (its `ringing` says so).
+    var hasNewEarlyMedia = false
+    /// An early dialog's answer set up the stream before the call connected (outgoing calls).
+    var hasEarlyMedia = false
+    /// The stream plays and records early media (and sends nothing) until the answer.
+    var isEarlyMediaPlaying = false
     /// The call's audio when the app set one (else the configuration's default).
     var audio: CallAudio?
     /// The session whose stream has `audio` (a redirection or a new `audio` makes it stale).

@@ -212,6 +212,8 @@ final class EventOutlet: Sendable {
         case .updated(let call, let update): delegate.provider(provider, call: call, didUpdate: update)
         case .ended(let call, let details): delegate.provider(provider, call: call, didEndWith: details)
         case .dtmfReceived(let call, let digit): delegate.provider(provider, call: call, didReceiveDTMF: digit)
+        case .transferred(let call, let target, let new):
+            delegate.provider(provider, call: call, wasTransferredTo: target, newCallUUID: new)
         case .registration(let account, let state): delegate.provider(provider, account: account, didChange: state)
         case .message(let message): delegate.provider(provider, didReceive: message)
         case .messageSummary(let account, let summary):

@@ -145,8 +145,12 @@ extension ProviderCore: SessionDriverDelegate {
 
     func activateAudio(_ uuid: UUID, active: Bool) {
         guard let record = calls[uuid], record.state != .ended else { return }
-        // Before the answer (CallKit activates audio early for outgoing calls) the wish is kept for later.
+        // Before the answer (CallKit activates audio early for outgoing calls) the wish is kept for later;
+        // early media, if there is some, plays from now on.
         record.audioRequested = active
+        if record.state != .connected {
+            if active { startEarlyMedia(record) } else { stopEarlyMedia(record) }
+        }
         guard record.state == .connected || !active else { return }
         guard record.isAudioActive != active else { return }
         record.isAudioActive = active
@@ -175,6 +179,29 @@ extension ProviderCore: SessionDriverDelegate {
             to: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
             transport: entry?.account.transport, credentials: entry?.credentials, contentType: message.contentType,
             body: message.body
+        ) { status in completion(.success(status)) }
+    }
+
+    /// Sends OPTIONS (RFC 3261 §11) from an account to `handle` outside any call: a qualify.
+    func sendOptions(
+        to handle: Handle, from id: String?, completion: @escaping @Sendable (Result<Int, CallError>) -> Void
+    ) {
+        if let id, accounts[id] == nil {
+            completion(.failure(.unknownAccount(id)))
+            return
+        }
+        let entry = id.flatMap { accounts[$0] } ?? accountOrder.first.flatMap { accounts[$0] }
+        let target: URI
+        do throws(CallError) {
+            target = try handle.uri(defaultDomain: entry?.addressOfRecord.host.description)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        sessions.send(
+            SessionDriver.OutOfDialogRequest(
+                method: .options, target: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
+                transport: entry?.account.transport, credentials: entry?.credentials)
         ) { status in completion(.success(status)) }
     }
 
@@ -227,13 +254,23 @@ extension ProviderCore: SessionDriverDelegate {
         switch event {
         case .trying:
             break
-        case .ringing(let status, _, _):
+        case .ringing(let status, let phrase, _):
             record.lastProvisional = status
             if record.state == .connecting { record.state = .ringing }
-            emit(.ringing(record.call, statusCode: status, hasEarlyMedia: false))
+            // The session reports a provisional's new early answer (`earlyMedia`) just before the provisional.
+            let hasEarlyMedia = record.hasNewEarlyMedia
+            record.hasNewEarlyMedia = false
+            emit(.ringing(record.call, statusCode: status, hasEarlyMedia: hasEarlyMedia))
+            if let referral = record.referral {
+                sessions.notifyRefer(referral.session, id: referral.id, status: status, phrase: phrase)
+            }
         case .earlyMedia(let session):
             apply(session, to: record)
-            emit(.ringing(record.call, statusCode: max(record.lastProvisional, 183), hasEarlyMedia: true))
+            if record.call.direction == .outgoing {
+                record.hasNewEarlyMedia = true
+                record.hasEarlyMedia = true
+                startEarlyMedia(record)
+            }
         case .redirected(let contacts):
             // Followed in `ended` below: the session ends with `redirected`.
             record.redirectTargets = contacts.compactMap(\.nameAddress?.uri)
@@ -243,7 +280,13 @@ extension ProviderCore: SessionDriverDelegate {
             if let session { apply(session, to: record) }
             record.state = .connected
             record.call.connectedAt = engine.date
+            stopEarlyMedia(record)
             emit(.connected(record.call))
+            if let referral = record.referral {
+                // The transfer worked (RFC 3515 §2.4.5): the final NOTIFY carries the 200.
+                record.referral = nil
+                sessions.notifyRefer(referral.session, id: referral.id, status: 200, phrase: "OK")
+            }
             if !configuration.usesManualAudioActivation || record.audioRequested { activateAudio(uuid, active: true) }
         case .mediaUpdated(let session):
             finishReconnecting(record)
@@ -288,6 +331,8 @@ extension ProviderCore: SessionDriverDelegate {
             if reason.kind == .redirected, let next = record.redirectTargets.first, record.redirections < 5 {
                 record.redirections += 1
                 record.redirectTargets.removeFirst()
+                record.hasEarlyMedia = false
+                record.isEarlyMediaPlaying = false
                 sessionToCall[key] = nil
                 placeCall(record, to: next, headers: [])
                 return
@@ -385,6 +430,9 @@ extension ProviderCore: SessionDriverDelegate {
         transferred.target = refer.target
         transferred.referral = refer.suppressesNotifications ? nil : (key, refer.id)
         add(transferred)
+        // The app hears of the transfer before the new call's first event. The old call ends on the
+        // transferor's BYE, or on this side's own after the final NOTIFY (InviteSession.transferHangUpDelay).
+        emit(.transferred(record.call, to: Handle(uri: refer.target), newCallUUID: uuid))
         placeCall(transferred, to: refer.target, headers: [], replaces: refer.replaces, referredBy: refer.referredBy)
     }
 
@@ -392,7 +440,9 @@ extension ProviderCore: SessionDriverDelegate {
     private func details(_ reason: EndReason, state record: CallRecord) -> CallEndDetails {
         let mapped: CallEndedReason
         switch reason.kind {
-        case .remoteEnded, .replaced: mapped = .remoteEnded
+        // Transferred away: the other side ended the call by transferring it, even when this side sent the
+        // BYE because the transferor did not.
+        case .remoteEnded, .replaced, .transferred: mapped = .remoteEnded
         case .localEnded: mapped = record.localEndReason ?? .localEnded
         case .cancelledByCaller: mapped = .unanswered
         case .timeout:
@@ -405,7 +455,8 @@ extension ProviderCore: SessionDriverDelegate {
         default: mapped = .failed
         }
         // A call this side ended for a cause (a media timeout) says it in the phrase, as its BYE's Reason did.
-        let phrase = reason.reasonPhrase ?? (reason.kind == .localEnded ? reason.reasons.first?.text : nil)
+        let saysWhy = reason.kind == .localEnded || reason.kind == .transferred
+        let phrase = reason.reasonPhrase ?? (saysWhy ? reason.reasons.first?.text : nil)
         return CallEndDetails(
             reason: mapped, statusCode: reason.statusCode, reasonPhrase: phrase,
             reasons: reason.reasons.map(\.description))

@@ -32,6 +32,33 @@ extension ProviderCore {
         }
     }
 
+    /// Starts early media on an outgoing call: the stream plays and records what an early dialog sends
+    /// (ringback, announcements, IVR prompts), as a softphone must, once audio may run (automatic activation,
+    /// or the app asked for it, as CallKit apps do for outgoing calls at start).
+    ///
+    /// - Forking: one stream follows the most recent early dialog that sent a new SDP answer; each such
+    ///   answer reconfigures it (`configureMedia`), and a repeat of an answer already taken changes nothing.
+    ///   The dialog whose 2xx arrives takes over at the answer.
+    /// - Sending: nothing goes out before the 2xx, not even silence: RFC 3960's gateway model, and what
+    ///   softphones do. The early dialog's media is a one-way announcement, a 183 may come from several forks,
+    ///   and this side's audio is only for the party that answers.
+    func startEarlyMedia(_ record: CallRecord) {
+        guard record.hasEarlyMedia, !record.isEarlyMediaPlaying, record.state != .connected, record.state != .ended,
+            !configuration.usesManualAudioActivation || record.audioRequested,
+            let key = record.session, let stream = streams[key]
+        else { return }
+        record.isEarlyMediaPlaying = true
+        engine.media.perform { stream.setEarlyMedia(true) }
+    }
+
+    /// Ends early media (the answer came, or the app deactivated audio): the stream's activation decides again.
+    func stopEarlyMedia(_ record: CallRecord) {
+        guard record.isEarlyMediaPlaying else { return }
+        record.isEarlyMediaPlaying = false
+        guard let key = record.session, let stream = streams[key] else { return }
+        engine.media.perform { stream.setEarlyMedia(false) }
+    }
+
     func setMediaActive(_ record: CallRecord, _ active: Bool) {
         guard let key = record.session, let stream = streams[key] else { return }
         engine.media.perform { stream.setActive(active) }

@@ -1,0 +1,159 @@
+import Foundation
+import Switchboard
+import Synchronization
+import Testing
+
+/// Messages a trace stream collected.
+final class Collected: Sendable {
+    let items = Mutex<[SIPText]>([])
+}
+
+/// Every request a TLS account builds goes to a `sips:` Request-URI with a `sips:` Contact and never says
+/// `transport=tls` (RFC 3261 §8.1.1.8, RFC 5630), whatever its kind: one rule for all of them.
+@Suite("TLS accounts: the sips: form of every request", .serialized)
+struct TLSRequestFormTests {
+    /// The requests an account builds.
+    enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case register, invite, subscribe, message, options
+        /// The INVITE a REFER asks for, to a `sip:` Refer-To as a PBX writes it.
+        case referredInvite
+
+        var method: String {
+            switch self {
+            case .register: "REGISTER"
+            case .invite, .referredInvite: "INVITE"
+            case .subscribe: "SUBSCRIBE"
+            case .message: "MESSAGE"
+            case .options: "OPTIONS"
+            }
+        }
+
+        /// MESSAGE makes no dialog and carries no Contact (RFC 3428).
+        var hasContact: Bool { self != .message }
+
+        var description: String { rawValue }
+    }
+
+    /// Bob listens on TLS and keeps every message he receives (his trace is open before Alice exists, so
+    /// the REGISTER and SUBSCRIBE she sends at start are in it); Alice's account uses TLS.
+    final class Setup: Sendable {
+        let directory: String
+        let bob: CallProvider
+        let bobDelegate = RecordingDelegate()
+        let alice: CallProvider
+        let aliceDelegate = RecordingDelegate()
+        let bobPort: String
+        let received = Collected()
+        let tracing: Task<Void, Never>
+
+        init(_ kind: Kind) throws {
+            directory =
+                FileManager.default.temporaryDirectory
+                .appendingPathComponent("switchboard-tlsform-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let certificate = try SelfSignedCertificate(host: "127.0.0.1", directory: directory)
+            let tls = CallProviderConfiguration.TLS(
+                trustedCAFile: certificate.certificateFile, certificateFile: certificate.certificateFile,
+                privateKeyFile: certificate.privateKeyFile)
+            var b = CallProviderConfiguration(
+                accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")],
+                listeners: [.init(.udp, "127.0.0.1:0"), .init(.tls, "127.0.0.1:0")], tls: tls)
+            b.t1 = .milliseconds(100)
+            bob = try CallProvider(configuration: b)
+            bob.setDelegate(bobDelegate, queue: nil)
+            let traces = bob.traces
+            let received = self.received
+            tracing = Task {
+                for await event in traces where event.direction == .received {
+                    received.items.withLock { $0.append(SIPText(String(decoding: event.bytes, as: UTF8.self))) }
+                }
+            }
+            let address = bob.listeners.first { $0.transport == .tls }?.address ?? ""
+            bobPort = String(address.split(separator: ":").last ?? "")
+            let account = Account(
+                addressOfRecord: "sip:alice@127.0.0.1",
+                registrar: kind == .register ? "sip:127.0.0.1:\(bobPort)" : nil, transport: .tls,
+                subscribesToMessageSummary: kind == .subscribe,
+                messageSummaryURI: kind == .subscribe ? "sip:bob@127.0.0.1:\(bobPort)" : nil)
+            var a = CallProviderConfiguration(
+                accounts: [account], listeners: [.init(.udp, "127.0.0.1:0"), .init(.tls, "127.0.0.1:0")], tls: tls)
+            a.t1 = .milliseconds(100)
+            alice = try CallProvider(configuration: a)
+            alice.setDelegate(aliceDelegate, queue: nil)
+        }
+
+        var bobHandle: Handle { Handle(type: .generic, value: "sip:bob@127.0.0.1:\(bobPort)") }
+
+        /// The first request Bob received that `match` takes, waiting up to 10 s for it.
+        func receivedRequest(_ match: @escaping @Sendable (SIPText) -> Bool) async -> SIPText? {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                if let found = received.items.withLock({ $0.first(where: match) }) { return found }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+
+        func close() async {
+            let (alice, bob) = (self.alice, self.bob)
+            await offPool {
+                alice.invalidate(timeout: .seconds(2))
+                bob.invalidate(timeout: .seconds(2))
+            }
+            tracing.cancel()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// Makes Alice send the request of `kind` (REGISTER and SUBSCRIBE leave as she starts); returns a
+    /// matcher for it.
+    func start(_ kind: Kind, _ setup: Setup) async throws -> @Sendable (SIPText) -> Bool {
+        let method = kind.method
+        let controller = CallController(provider: setup.alice)
+        switch kind {
+        case .register, .subscribe:
+            break
+        case .invite:
+            _ = try await controller.startCall(to: setup.bobHandle)
+        case .message:
+            let message = TextMessage(
+                from: Handle(type: .generic, value: "sip:alice@127.0.0.1"), to: setup.bobHandle, body: Array("hi".utf8))
+            _ = try await setup.alice.send(message)
+        case .options:
+            #expect(try await setup.alice.sendOptions(to: setup.bobHandle) == 200)
+        case .referredInvite:
+            let call = try await controller.startCall(to: setup.bobHandle)
+            let invite = try #require(await setup.bobDelegate.invite())
+            let bobController = CallController(provider: setup.bob)
+            try await bobController.answerCall(invite.callUUID)
+            _ = try #require(await setup.aliceDelegate.connected(call))
+            try await bobController.transfer(
+                invite.callUUID, to: Handle(type: .generic, value: "sip:carol@127.0.0.1:\(setup.bobPort)"))
+            return { $0.startLine.hasPrefix("INVITE ") && $0.startLine.contains("carol@") }
+        }
+        return { $0.startLine.hasPrefix(method + " ") }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func requestsOfATLSAccountUseSIPS(kind: Kind) async throws {
+        let setup = try Setup(kind)
+        let request: SIPText?
+        do {
+            let match = try await start(kind, setup)
+            request = await setup.receivedRequest(match)
+        } catch {
+            await setup.close()
+            throw error
+        }
+        await setup.close()
+        let sent = try #require(request, "no \(kind.method) arrived")
+        #expect(sent.startLine.hasPrefix("\(kind.method) sips:"), "\(sent.startLine)")
+        if kind.hasContact {
+            #expect(sent.contactURI?.hasPrefix("sips:") == true, "Contact: \(sent["Contact"] ?? "none")")
+        } else {
+            #expect(sent["Contact"] == nil)
+        }
+        let text = ([sent.startLine] + sent.headers.map { "\($0.0): \($0.1)" }).joined(separator: "\n")
+        #expect(!text.lowercased().contains("transport=tls"), "\(text)")
+    }
+}

@@ -1,0 +1,46 @@
+import SIPMessage
+import SIPTransport
+import Testing
+
+@testable import Switchboard
+
+/// The one rule for a transport's form in URIs (`TransportForm`): what a typed target, a Refer-To, a 3xx
+/// Contact or a registrar URI becomes for each account transport.
+@Suite struct TransportFormTests {
+    @Test(arguments: [
+        // A TLS account upgrades sip: targets (typed, Refer-To, 3xx Contact) to sips: without a parameter.
+        ("sip:bob@pbx.example.com", TransportProtocol?.some(.tls), "sips:bob@pbx.example.com"),
+        ("sip:bob@192.0.2.1:5080;user=phone", .some(.tls), "sips:bob@192.0.2.1:5080;user=phone"),
+        ("sips:bob@pbx.example.com", .some(.tls), "sips:bob@pbx.example.com"),
+        // transport=tls is never written: it is read as sips:, for any account.
+        ("sip:bob@pbx.example.com;transport=tls", .some(.tls), "sips:bob@pbx.example.com"),
+        ("sip:bob@pbx.example.com;transport=TLS", .some(.udp), "sips:bob@pbx.example.com"),
+        ("sip:bob@pbx.example.com;transport=tls", nil, "sips:bob@pbx.example.com"),
+        // A transport the URI names wins over the account's.
+        ("sip:bob@pbx.example.com;transport=udp", .some(.tls), "sip:bob@pbx.example.com;transport=udp"),
+        ("sips:bob@pbx.example.com;transport=tcp", .some(.udp), "sips:bob@pbx.example.com;transport=tcp"),
+        // TCP says so in the URI; UDP and no transport leave it alone.
+        ("sip:bob@pbx.example.com", .some(.tcp), "sip:bob@pbx.example.com;transport=tcp"),
+        ("sip:bob@pbx.example.com", .some(.udp), "sip:bob@pbx.example.com"),
+        ("sip:bob@pbx.example.com", nil, "sip:bob@pbx.example.com"),
+    ])
+    func uriForm(given: String, transport: TransportProtocol?, expected: String) throws {
+        let uri = try SIPURI(given)
+        #expect(TransportForm.uri(uri, for: transport).description == expected)
+    }
+
+    @Test(arguments: [
+        (TransportProtocol.tls, "sips:alice@192.0.2.10:5061"),
+        (.tcp, "sip:alice@192.0.2.10:5061;transport=tcp"),
+        (.udp, "sip:alice@192.0.2.10:5061"),
+    ])
+    func contactFollowsTheFlow(flow: TransportProtocol, expected: String) throws {
+        let host = try #require(SIPHost("192.0.2.10"))
+        #expect(TransportForm.contact(user: "alice", host: host, port: 5061, flow: flow).description == expected)
+    }
+
+    @Test func aTelURIIsLeftAlone() throws {
+        let uri = try URI("tel:+15551234567")
+        #expect(TransportForm.uri(uri, for: .tls) == uri)
+    }
+}
