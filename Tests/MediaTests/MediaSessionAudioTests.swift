@@ -21,6 +21,8 @@ struct MediaSessionAudioTests {
             #expect(side.audio.hearsTone(440))
             #expect(side.audio.decoded.count >= 190)
             #expect(side.audio.sent.count == 201 && side.audio.sent.allSatisfy { $0.origin == .media })
+            // A frame every tick, silence before the first packet: a recording keeps the call's time.
+            #expect(side.audio.played.count == 201 && side.audio.played.first?.origin == .silence)
         }
     }
 }

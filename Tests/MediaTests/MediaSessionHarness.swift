@@ -107,6 +107,8 @@ struct Call {
     static let bob = 1
 
     var network: VirtualNetwork
+    /// The SDP engines, for re-offers.
+    var negotiation: Negotiation
     var negotiated: (alice: NegotiatedSession, bob: NegotiatedSession)
 
     /// - Parameters:
@@ -119,8 +121,8 @@ struct Call {
         configuration: MediaSessionConfiguration = MediaSessionConfiguration(),
         activity: MediaActivity = .active, bobAddress: String = "192.0.2.2:5000"
     ) throws {
-        var negotiation = negotiation
-        negotiated = try negotiation.negotiate()
+        self.negotiation = negotiation
+        negotiated = try self.negotiation.negotiate()
         network = VirtualNetwork(
             Endpoint("192.0.2.1:4000", rtcp: "192.0.2.1:4001", configuration: configuration, seed: 11),
             Endpoint(bobAddress, rtcp: "192.0.2.2:5001", configuration: configuration, seed: 22))
@@ -128,6 +130,16 @@ struct Call {
         try configure(Call.bob, negotiated.bob)
         network.endpoints[Call.alice].session.setActivity(activity)
         network.endpoints[Call.bob].session.setActivity(activity)
+    }
+
+    /// Alice re-offers (`hold` for a hold offer) and Bob answers; both sides apply the outcome.
+    mutating func renegotiate(hold: Bool = false) throws {
+        let offer = try hold ? negotiation.alice.makeHoldOffer() : negotiation.alice.makeOffer()
+        try negotiation.bob.receiveOffer(offer)
+        let answer = try negotiation.bob.makeAnswer()
+        negotiated = (try negotiation.alice.receiveAnswer(answer.sessionDescription), answer.session)
+        try configure(Call.alice, negotiated.alice)
+        try configure(Call.bob, negotiated.bob)
     }
 
     /// Applies a negotiated session to one side, with the addresses from it.

@@ -18,13 +18,17 @@ public protocol MediaAudioPort {
 }
 
 extension MediaAudioPort {
+    /// Silence, for a port that only listens.
     public mutating func capture(count: Int, format: AudioFormat) -> [Int16]? { nil }
+    /// Discards the frame, for a port that only talks.
     public mutating func play(_ frame: MediaAudioFrame) {}
+    /// Discards the frame, for a port that records nothing.
     public mutating func didSend(_ frame: MediaAudioFrame) {}
 }
 
 /// A port that sends silence and discards what it is given.
 public struct SilentAudioPort: MediaAudioPort {
+    /// A port with nothing behind it.
     public init() {}
 }
 
@@ -50,6 +54,7 @@ public struct AudioDevicePort: MediaAudioPort {
         self.sentSink = sentSink
     }
 
+    /// Reads the next frame from the source; silence once it ended or failed.
     public mutating func capture(count: Int, format: AudioFormat) -> [Int16]? {
         guard error == nil, var source else { return nil }
         defer { self.source = source }
@@ -61,12 +66,14 @@ public struct AudioDevicePort: MediaAudioPort {
         }
     }
 
+    /// Writes the frame to the sink.
     public mutating func play(_ frame: MediaAudioFrame) {
         guard error == nil, var sink else { return }
         error = AudioDevicePort.write(frame, to: &sink)
         self.sink = sink
     }
 
+    /// Writes the frame to the sink of sent audio.
     public mutating func didSend(_ frame: MediaAudioFrame) {
         guard error == nil, var sentSink else { return }
         error = AudioDevicePort.write(frame, to: &sentSink)

@@ -27,6 +27,7 @@ public struct MediaSessionError: Error, Hashable, Sendable, CustomStringConverti
     /// The session is closed.
     public static let closed = MediaSessionError(code: .closed)
 
+    /// What went wrong, in words.
     public var description: String {
         switch code {
         case .unsupportedCodec(let name): "unsupported codec \(name)"
