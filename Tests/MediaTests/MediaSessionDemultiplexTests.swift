@@ -89,9 +89,11 @@ struct MediaSessionDemultiplexTests {
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if step % 3 == 0, !bytes.isEmpty { bytes[0] = 0x80 | bytes[0] & 0x0F }
             let port: MediaPort = step % 5 == 0 ? .rtcp : .rtp
-            let now = MediaInstant.milliseconds(Int64(step))
+            let extremes: [Int64] = [.min, .max, 0, -1]
+            let now = MediaInstant(
+                nanoseconds: step % 997 == 0 ? extremes[step / 997 % 4] : Int64(step) * 1_000_000)
             session.receive(bytes, from: "peer\(step % 3)", on: port, at: now)
-            if step % 20 == 0 { session.advance(to: now) }
+            if step % 20 == 0 || step % 997 == 0 { session.advance(to: now) }
         }
         var transmissions = 0
         while session.nextTransmission() != nil { transmissions += 1 }

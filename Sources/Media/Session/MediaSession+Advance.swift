@@ -12,7 +12,8 @@ extension MediaSession {
     public mutating func advance(to now: MediaInstant, audio: inout some MediaAudioPort) {
         guard var stream = takeStream() else { return }
         skipLateTicks(before: now, in: &stream)
-        while nextTick <= now {
+        // Bounded as well as by time: a clock at the end of its range must not wrap the loop around.
+        for _ in 0..<max(configuration.maximumCatchUp, 1) where nextTick <= now {
             sendFrame(at: nextTick, from: &stream, audio: &audio)
             playFrame(at: nextTick, from: &stream, audio: &audio)
             nextTick = nextTick + MediaSession.packetInterval
@@ -36,12 +37,15 @@ extension MediaSession {
     private mutating func skipLateTicks(before now: MediaInstant, in stream: inout NegotiatedStream) {
         guard nextTick <= now else { return }
         let interval = MediaSession.packetInterval.nanoseconds
-        let due = (now.nanoseconds &- nextTick.nanoseconds) / interval + 1
-        let skipped = due - Int64(max(configuration.maximumCatchUp, 1))
+        let allowed = Int64(max(configuration.maximumCatchUp, 1))
+        // A gap too large for 64 bits (a hostile or broken clock) skips as far as it can.
+        let (gap, overflow) = now.nanoseconds.subtractingReportingOverflow(nextTick.nanoseconds)
+        let skipped = overflow ? Int64.max / interval : gap / interval + 1 - allowed
         guard skipped > 0 else { return }
         stream.sender.skip(samples: UInt32(truncatingIfNeeded: Int64(stream.samplesPerPacket) &* skipped))
-        nextTick = nextTick + .nanoseconds(skipped &* interval)
-        counters.skippedTicks += Int(skipped)
+        let lastDue = overflow ? now.nanoseconds : now.nanoseconds - gap % interval
+        nextTick = MediaInstant(nanoseconds: lastDue &- (allowed - 1) &* interval)
+        counters.skippedTicks &+= Int(skipped)
     }
 
     private mutating func reportIfDue(at now: MediaInstant, from stream: inout NegotiatedStream) {
