@@ -22,31 +22,21 @@ extension MediaSession {
     ) throws(MediaSessionError) {
         if case .closed = state { throw .closed }
         let previous = takeStream()
-        let sends = negotiated.direction.sends && rtpAddress != nil
-        let receives = negotiated.direction.receives
-        if var stream = previous, stream.hasSameMedia(as: negotiated), rtpLatch.signalledAddress == rtpAddress {
-            stream.sends = sends
-            stream.receives = receives
+        var stream: NegotiatedStream
+        if let kept = previous, kept.hasSameMedia(as: negotiated), rtpLatch.signalledAddress == rtpAddress {
+            stream = kept
             stream.negotiated = negotiated
-            if rtcpLatch.signalledAddress != rtcpAddress { rtcpLatch.reset(signalledAddress: rtcpAddress) }
-            restore(stream)
-            watch.update(isReceiving: receives, at: now)
-            return
+        } else {
+            clock.set(now)
+            stream = try makeStream(negotiated, keeping: previous)
+            counters.codec = negotiated.codec.encodingName
+            alignTicks(to: now)
         }
-        clock.set(now)
-        var stream = try makeStream(negotiated, keeping: previous)
-        stream.sends = sends
-        stream.receives = receives
-        if rtpLatch.signalledAddress != rtpAddress || previous == nil {
-            rtpLatch.reset(signalledAddress: rtpAddress)
-            rtcpLatch.reset(signalledAddress: rtcpAddress)
-        } else if rtcpLatch.signalledAddress != rtcpAddress {
-            rtcpLatch.reset(signalledAddress: rtcpAddress)
-        }
-        counters.codec = negotiated.codec.encodingName
+        stream.sends = negotiated.direction.sends && rtpAddress != nil
+        stream.receives = negotiated.direction.receives
+        updateLatches(rtp: rtpAddress, rtcp: rtcpAddress, isFirst: previous == nil)
         restore(stream)
-        alignTicks(to: now)
-        watch.update(isReceiving: receives, at: now)
+        watch.update(isReceiving: stream.receives, at: now)
     }
 
     /// Takes incoming media from now on, ahead of the answer: a resume's re-offer asks to receive, and
@@ -60,6 +50,16 @@ extension MediaSession {
         watch.update(isReceiving: true, at: now)
     }
 
+    /// A new RTP address (or the first) starts both latches over; a new RTCP address only the RTCP one.
+    private mutating func updateLatches(rtp: Address?, rtcp: Address?, isFirst: Bool) {
+        if isFirst || rtpLatch.signalledAddress != rtp {
+            rtpLatch.reset(signalledAddress: rtp)
+            rtcpLatch.reset(signalledAddress: rtcp)
+        } else if rtcpLatch.signalledAddress != rtcp {
+            rtcpLatch.reset(signalledAddress: rtcp)
+        }
+    }
+
     private mutating func makeStream(_ negotiated: NegotiatedSession, keeping previous: NegotiatedStream?)
         throws(MediaSessionError) -> NegotiatedStream
     {
@@ -67,35 +67,39 @@ extension MediaSession {
         guard let kind = AudioCodecKind(codec) else {
             throw .unsupportedCodec("\(codec.encodingName)/\(codec.clockRate)")
         }
-        let packetTime = min(max(negotiated.remotePacketTime ?? 20, 10), 60) / 10 * 10
-        let encoder: any AudioEncoder
-        let decoder: any AudioDecoder
-        do throws(AudioCodecError) {
-            encoder = try kind.makeEncoder(
-                remoteFormatParameters: codec.sendFormatParameters, packetTime: 20, opus: configuration.opus)
-            decoder = try kind.makeDecoder(packetTime: packetTime)
-        } catch {
-            throw .codec(error)
-        }
+        let (encoder, decoder) = try makeCoders(kind, for: negotiated)
         var keys: (outbound: SRTPContext, inbound: SRTPContext)?
         if let parameters = negotiated.srtp {
             do throws(SRTPError) { keys = try SRTPContext.pair(for: parameters) } catch { throw .srtp(error) }
         }
-        let sameClock = previous?.sender.clockRate == codec.clockRate
+        // At the same clock rate the receive statistics and the buffered audio go on.
+        let kept = previous?.sender.clockRate == codec.clockRate ? previous : nil
         let events = negotiated.telephoneEvent
         return NegotiatedStream(
             kind: kind, encoder: encoder, decoder: decoder, sender: makeSender(codec, keeping: previous),
-            receiver: sameClock
-                ? previous?.receiver ?? RTPReceiver(clockRate: codec.clockRate)
-                : RTPReceiver(clockRate: codec.clockRate),
-            jitter: sameClock ? previous?.jitter ?? makeJitterBuffer(codec, encoder) : makeJitterBuffer(codec, encoder),
-            receivePayloadType: codec.receivePayloadType,
+            receiver: kept?.receiver ?? RTPReceiver(clockRate: codec.clockRate),
+            jitter: kept?.jitter ?? makeJitterBuffer(codec, encoder), receivePayloadType: codec.receivePayloadType,
             telephoneEvent: events.map { ($0.sendPayloadType, $0.receivePayloadType) },
             tones: TelephoneEventSender(
                 clockRate: Int(events?.clockRate ?? codec.clockRate), toneDuration: configuration.toneDuration,
                 gapDuration: configuration.toneGap),
             outbound: keys?.outbound, inbound: keys?.inbound, sends: false, receives: false,
             isRTCPMuxed: negotiated.isRTCPMuxed, rtcp: makeRTCPSession(), negotiated: negotiated)
+    }
+
+    /// The encoder (20 ms frames, the peer's fmtp) and the decoder (the peer's ptime, 10-60 ms).
+    private func makeCoders(_ kind: AudioCodecKind, for negotiated: NegotiatedSession) throws(MediaSessionError)
+        -> (any AudioEncoder, any AudioDecoder)
+    {
+        let packetTime = min(max(negotiated.remotePacketTime ?? 20, 10), 60) / 10 * 10
+        do throws(AudioCodecError) {
+            let encoder = try kind.makeEncoder(
+                remoteFormatParameters: negotiated.codec.sendFormatParameters, packetTime: 20,
+                opus: configuration.opus)
+            return (encoder, try kind.makeDecoder(packetTime: packetTime))
+        } catch {
+            throw .codec(error)
+        }
     }
 
     /// The sender: the previous one with the new payload type at the same clock rate, else a new source.
