@@ -36,7 +36,7 @@ extension JitterBuffer {
             if emptyPulls > JitterBuffer.pauseAfter { return .idle }
             // The frame's slot passes: conceal it (its sequence number is unknown: this may be a DTX pause).
             statisticsStorage.concealed += 1
-            return .missing(timestamp: UInt32(truncatingIfNeeded: position), sequenceNumber: nil, next: nil)
+            return .missing(timestamp: timeline.rtpTimestamp(at: position), sequenceNumber: nil, next: nil)
         }
         emptyPulls = 0
         let maximumGap = Int64(Double(configuration.maximumDelay.nanoseconds) * Double(configuration.clockRate) / 1e9)
@@ -68,7 +68,7 @@ extension JitterBuffer {
         let expected = lastPlayedSequence.map { UInt16(truncatingIfNeeded: $0 + 1) }
         if let lastPlayedSequence { self.lastPlayedSequence = lastPlayedSequence + 1 }
         return .missing(
-            timestamp: UInt32(truncatingIfNeeded: position), sequenceNumber: expected, next: following?.frame)
+            timestamp: timeline.rtpTimestamp(at: position), sequenceNumber: expected, next: following?.frame)
     }
 
     /// Plays the head packet, dropping it first when the delay is a frame or more above the target and the
@@ -98,5 +98,5 @@ extension JitterBuffer {
     }
 
     /// The media time of an extended timestamp, in nanoseconds from the stream's first timestamp.
-    func mediaTime(_ timestamp: Int64) -> Double { nanoseconds(samples: timestamp - timestampOrigin) }
+    func mediaTime(_ timestamp: Int64) -> Double { nanoseconds(samples: timestamp &- timeline.origin) }
 }

@@ -12,7 +12,9 @@
 ///   for the decoder's PLC, with the next packet when it is there for FEC.
 /// - Clock drift: the transit base is a sliding-window minimum, so a sender clock slightly fast or slow
 ///   moves the target with it and the buffer neither grows nor starves.
-/// - A new SSRC, or a jump of the timestamp against arrival time beyond 5 s, restarts the timeline.
+/// - A new SSRC, or a jump of the timestamp against arrival time beyond 5 s, restarts the timeline; but a
+///   source that jumps its RTP clock and keeps its sequence numbers running is re-synchronised instead (see
+///   ``JitterBufferStatistics/resynchronisations``): the frames after the jump follow those before it.
 public struct JitterBuffer: Sendable {
     struct Entry: Sendable {
         var timestamp: Int64
@@ -36,13 +38,12 @@ public struct JitterBuffer: Sendable {
     var next: Int64?
     var lastPlayedSequence: Int64?
     var ssrc: UInt32?
-    var timestampOrigin: Int64 = 0
-    var highestTimestamp: Int64?
+    var timeline = TimestampTimeline()
     var sequences = SequenceWindow()
     var estimator: DelayEstimator
     var frameSamples: Int64
     var consecutiveLate = 0
-    var lastArrival: (sequence: Int64, timestamp: Int64)?
+    var lastArrival: (sequence: Int64, timestamp: Int64, time: MediaInstant)?
     /// Consecutive pulls that found the buffer empty.
     var emptyPulls = 0
     /// Empty pulls after which the sender is taken to have paused (DTX without packets, hold).
@@ -107,8 +108,13 @@ public struct JitterBuffer: Sendable {
         }
         statisticsStorage.received += 1
         let sequence = sequences.extend(packet.sequenceNumber)
-        let timestamp = extend(packet.timestamp)
-        let transit = Double(arrival.nanoseconds) - nanoseconds(samples: timestamp - timestampOrigin)
+        var timestamp = timeline.position(of: packet.timestamp, sequence: sequence)
+        if let position = resynchronisation(of: timestamp, sequence: sequence, at: arrival, marker: packet.marker) {
+            timeline.resynchronise(packet.timestamp, sequence: sequence, at: position)
+            timestamp = position
+            statisticsStorage.resynchronisations += 1
+        }
+        let transit = Double(arrival.nanoseconds) - mediaTime(timestamp)
         let isDiscontinuous = estimator.base(at: arrival.nanoseconds).map {
             (transit - $0).magnitude > JitterBuffer.discontinuity
         }
@@ -132,7 +138,7 @@ public struct JitterBuffer: Sendable {
             return .buffered
         }
         estimator.add(transit: transit, arrival: arrival.nanoseconds)
-        learnFrameSize(sequence: sequence, timestamp: timestamp)
+        learnFrameSize(sequence: sequence, timestamp: timestamp, arrival: arrival)
         if emptyPulls > JitterBuffer.pauseAfter, let next, nanoseconds(samples: next - timestamp) > 1e9 {
             // Nothing plays and the packet is more than a second behind: the sender paused and kept its
             // timestamps (or the path stalled that long). Anchor the playout on its packets afresh.
@@ -162,18 +168,6 @@ public struct JitterBuffer: Sendable {
         statisticsStorage.resets += 1
     }
 
-    /// Extends a 32-bit timestamp to the one nearest the highest seen.
-    mutating func extend(_ timestamp: UInt32) -> Int64 {
-        guard let highest = highestTimestamp else {
-            highestTimestamp = Int64(timestamp)
-            timestampOrigin = Int64(timestamp)
-            return Int64(timestamp)
-        }
-        let extended = highest + Int64(Int32(bitPattern: timestamp &- UInt32(truncatingIfNeeded: highest)))
-        if extended > highest { highestTimestamp = extended }
-        return extended
-    }
-
     /// Nanoseconds of `samples` media clock units.
     func nanoseconds(samples: Int64) -> Double { Double(samples) * 1e9 / Double(configuration.clockRate) }
 
@@ -193,8 +187,8 @@ public struct JitterBuffer: Sendable {
     }
 
     /// The samples per packet, from consecutive sequence numbers (a ptime other than the configured one).
-    private mutating func learnFrameSize(sequence: Int64, timestamp: Int64) {
-        defer { lastArrival = (sequence, timestamp) }
+    private mutating func learnFrameSize(sequence: Int64, timestamp: Int64, arrival: MediaInstant) {
+        defer { lastArrival = (sequence, timestamp, arrival) }
         guard let lastArrival, sequence == lastArrival.sequence + 1 else { return }
         let samples = timestamp - lastArrival.timestamp
         if samples > 0 && Double(samples) <= Double(configuration.clockRate) / 5 { frameSamples = samples }

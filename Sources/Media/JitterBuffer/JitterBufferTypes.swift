@@ -128,6 +128,9 @@ public struct JitterBufferStatistics: Hashable, Sendable {
     public var overflows = 0
     /// Restarts of the whole timeline: a new SSRC, or a timestamp discontinuity.
     public var resets = 0
+    /// Jumps of the source's RTP clock, with its sequence numbers running on, that moved its later packets
+    /// onto the running timeline.
+    public var resynchronisations = 0
     /// Packets held now.
     public var depth = 0
     /// Audio held now, from the next frame to play to the end of the newest packet.

@@ -1,5 +1,6 @@
 /// What a datagram on a media port is, told from its first two bytes: RTP and RTCP sharing one port
-/// (rtcp-mux, RFC 5761 §4), and the other protocols that can share it (RFC 7983 §7).
+/// (rtcp-mux, RFC 5761 §4), and the other protocols that can share it (RFC 7983 §7). The coarser view of
+/// ``MediaDatagramKind``, which also names ZRTP and TURN ChannelData.
 public enum MediaPacketKind: Hashable, Sendable {
     /// An RTP (or SRTP) packet.
     case rtp
@@ -19,21 +20,12 @@ public enum MediaPacketKind: Hashable, Sendable {
     /// types 64-95 (RFC 5761 §4).
     /// - Parameter bytes: the datagram.
     public init(classifying bytes: some Collection<UInt8>) {
-        var iterator = bytes.makeIterator()
-        guard let first = iterator.next() else {
-            self = .unknown
-            return
-        }
-        switch first {
-        case 0...3: self = .stun
-        case 20...63: self = .dtls
-        case 128...191:
-            guard let second = iterator.next() else {
-                self = .unknown
-                return
-            }
-            self = (192...223).contains(second) ? .rtcp : .rtp
-        default: self = .unknown
+        switch MediaDatagramKind(classifying: bytes) {
+        case .rtp: self = .rtp
+        case .rtcp: self = .rtcp
+        case .stun: self = .stun
+        case .dtls: self = .dtls
+        case .zrtp, .turnChannelData, .unknown: self = .unknown
         }
     }
 }

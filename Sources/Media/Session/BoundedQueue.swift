@@ -1,0 +1,32 @@
+/// A first-in first-out queue that holds at most `capacity` elements and drops what comes beyond (the
+/// driver drains it after every call, so it only fills when the driver does not).
+struct BoundedQueue<Element> {
+    private var elements: [Element] = []
+    private var head = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(capacity, 1) }
+
+    var count: Int { elements.count - head }
+
+    /// Appends `element`; returns false (and drops it) when the queue is full.
+    mutating func append(_ element: Element) -> Bool {
+        guard count < capacity else { return false }
+        elements.append(element)
+        return true
+    }
+
+    /// Takes the oldest element.
+    mutating func popFirst() -> Element? {
+        guard head < elements.count else { return nil }
+        let element = elements[head]
+        head += 1
+        if head == elements.count {
+            elements.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return element
+    }
+}
+
+extension BoundedQueue: Sendable where Element: Sendable {}

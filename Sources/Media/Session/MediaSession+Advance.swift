@@ -1,0 +1,85 @@
+extension MediaSession {
+    /// Runs every packet interval due by `now`: each sends one frame (audio, silence or a telephone-event,
+    /// as the activity, mute and direction allow) and plays one (decoded, concealed or silence), then the
+    /// RTCP report, the telephone-event end timeout and the media timeout run when due.
+    ///
+    /// Call it when ``nextDeadline`` comes (calling it early or twice does no harm). When the driver comes
+    /// more than ``MediaSessionConfiguration/maximumCatchUp`` intervals late, the older intervals are
+    /// skipped: their RTP time passes unsent rather than in a burst.
+    /// - Parameters:
+    ///   - now: the driver's monotonic time now.
+    ///   - audio: supplies the frames to send and takes the frames played and sent.
+    public mutating func advance(to now: MediaInstant, audio: inout some MediaAudioPort) {
+        guard var stream = takeStream() else { return }
+        skipLateTicks(before: now, in: &stream)
+        // Bounded as well as by time: a clock at the end of its range must not wrap the loop around.
+        for _ in 0..<max(configuration.maximumCatchUp, 1) where nextTick <= now {
+            sendFrame(at: nextTick, from: &stream, audio: &audio)
+            playFrame(at: nextTick, from: &stream, audio: &audio)
+            nextTick = nextTick + MediaSession.packetInterval
+        }
+        reportIfDue(at: now, from: &stream)
+        _ = stream.toneReceiver.poll(now: now.sinceOrigin)
+        if let timeout = configuration.mediaTimeout {
+            watch.update(isReceiving: stream.receives, at: now)
+            if watch.hasTimedOut(after: timeout, at: now) { report(.mediaTimeout) }
+        }
+        restore(stream)
+    }
+
+    /// Runs the intervals due by `now` with no audio device: silence goes out, nothing is played.
+    /// - Parameter now: the driver's monotonic time now.
+    public mutating func advance(to now: MediaInstant) {
+        var silent = SilentAudioPort()
+        advance(to: now, audio: &silent)
+    }
+
+    private mutating func skipLateTicks(before now: MediaInstant, in stream: inout NegotiatedStream) {
+        guard nextTick <= now else { return }
+        let interval = MediaSession.packetInterval.nanoseconds
+        let allowed = Int64(max(configuration.maximumCatchUp, 1))
+        // A gap too large for 64 bits (a hostile or broken clock) skips as far as it can.
+        let (gap, overflow) = now.nanoseconds.subtractingReportingOverflow(nextTick.nanoseconds)
+        let skipped = overflow ? Int64.max / interval : gap / interval + 1 - allowed
+        guard skipped > 0 else { return }
+        stream.sender.skip(samples: UInt32(truncatingIfNeeded: Int64(stream.samplesPerPacket) &* skipped))
+        let lastDue = overflow ? now.nanoseconds : now.nanoseconds - gap % interval
+        nextTick = MediaInstant(nanoseconds: lastDue &- (allowed - 1) &* interval)
+        counters.skippedTicks &+= Int(skipped)
+    }
+
+    private mutating func reportIfDue(at now: MediaInstant, from stream: inout NegotiatedStream) {
+        guard now >= stream.rtcp.nextReportTime else { return }
+        clock.set(now)
+        guard let compound = stream.rtcp.timerExpired(sender: stream.sender, receiver: &stream.receiver),
+            let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(compound)
+        else { return }
+        send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
+        counters.rtcpSent += 1
+    }
+
+    /// Where RTCP goes: the RTP destination with rtcp-mux, else the RTCP port's latch.
+    func rtcpDestination(of stream: NegotiatedStream) -> Address? {
+        stream.isRTCPMuxed ? rtpLatch.destination : rtcpLatch.destination
+    }
+
+    /// Sends an RTCP BYE (RFC 3550 §6.6) and stops: later calls do nothing, and ``statistics`` keeps the
+    /// final figures.
+    /// - Parameters:
+    ///   - now: the driver's monotonic time now.
+    ///   - reason: a reason for leaving, none by default.
+    public mutating func close(at now: MediaInstant, reason: String? = nil) {
+        counters = statistics
+        guard var stream = takeStream() else {
+            state = .closed
+            return
+        }
+        clock.set(now)
+        let goodbye = stream.rtcp.makeGoodbye(sender: stream.sender, receiver: &stream.receiver, reason: reason)
+        if let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(goodbye) {
+            send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
+            counters.rtcpSent += 1
+        }
+        state = .closed
+    }
+}

@@ -1,0 +1,141 @@
+import SDP
+
+extension MediaSession {
+    /// Applies a negotiated session: the first answer, a re-offer's, or a new early answer.
+    ///
+    /// When the codec, keys, RTP address, telephone-event and muxing are those already in use, only the
+    /// direction changes and every state is kept. Otherwise the codec and SRTP state are built afresh, while
+    /// the SSRC and sequence numbers go on (a new codec is not a new source, RFC 3550 §8) unless the clock
+    /// rate changed, and the receive statistics and jitter buffer go on at the same clock rate. A new RTP
+    /// address starts the symmetric RTP latch over (RFC 4961).
+    /// - Parameters:
+    ///   - negotiated: the offer/answer outcome.
+    ///   - rtpAddress: where to send RTP until a packet latches: the peer's address resolved by the driver,
+    ///     `nil` when it gave none (c=0.0.0.0 hold).
+    ///   - rtcpAddress: where to send RTCP without rtcp-mux until RTCP latches (a=rtcp, or the RTP port + 1).
+    ///   - now: the driver's time now.
+    /// - Throws: ``MediaSessionError``: the codec is not implemented, a coder or SRTP context failed, or the
+    ///   session is closed. The session is then not negotiated: it sends and plays nothing until the next
+    ///   successful call.
+    public mutating func configure(
+        _ negotiated: NegotiatedSession, rtpAddress: Address?, rtcpAddress: Address?, at now: MediaInstant
+    ) throws(MediaSessionError) {
+        if case .closed = state { throw .closed }
+        let previous = takeStream()
+        var stream: NegotiatedStream
+        if let kept = previous, kept.hasSameMedia(as: negotiated), rtpLatch.signalledAddress == rtpAddress {
+            stream = kept
+            stream.negotiated = negotiated
+        } else {
+            clock.set(now)
+            stream = try makeStream(negotiated, keeping: previous)
+            counters.codec = negotiated.codec.encodingName
+            alignTicks(to: now)
+        }
+        stream.sends = negotiated.direction.sends && rtpAddress != nil
+        stream.receives = negotiated.direction.receives
+        updateLatches(rtp: rtpAddress, rtcp: rtcpAddress, isFirst: previous == nil)
+        restore(stream)
+        watch.update(isReceiving: stream.receives, at: now)
+    }
+
+    /// Takes incoming media from now on, ahead of the answer: a resume's re-offer asks to receive, and
+    /// RFC 3264 §5.1 has the offerer ready for that media once the offer is sent. The answer's
+    /// ``configure(_:rtpAddress:rtcpAddress:at:)`` then sets the negotiated direction.
+    /// - Parameter now: the driver's time now.
+    public mutating func prepareToReceive(at now: MediaInstant) {
+        guard var stream = takeStream() else { return }
+        stream.receives = true
+        restore(stream)
+        watch.update(isReceiving: true, at: now)
+    }
+
+    /// A new RTP address (or the first) starts both latches over; a new RTCP address only the RTCP one.
+    private mutating func updateLatches(rtp: Address?, rtcp: Address?, isFirst: Bool) {
+        if isFirst || rtpLatch.signalledAddress != rtp {
+            rtpLatch.reset(signalledAddress: rtp)
+            rtcpLatch.reset(signalledAddress: rtcp)
+        } else if rtcpLatch.signalledAddress != rtcp {
+            rtcpLatch.reset(signalledAddress: rtcp)
+        }
+    }
+
+    private mutating func makeStream(_ negotiated: NegotiatedSession, keeping previous: NegotiatedStream?)
+        throws(MediaSessionError) -> NegotiatedStream
+    {
+        let codec = negotiated.codec
+        guard let kind = AudioCodecKind(codec) else {
+            throw .unsupportedCodec("\(codec.encodingName)/\(codec.clockRate)")
+        }
+        let (encoder, decoder) = try makeCoders(kind, for: negotiated)
+        var keys: (outbound: SRTPContext, inbound: SRTPContext)?
+        if let parameters = negotiated.srtp {
+            do throws(SRTPError) { keys = try SRTPContext.pair(for: parameters) } catch { throw .srtp(error) }
+        }
+        // At the same clock rate the receive statistics and the buffered audio go on.
+        let kept = previous?.sender.clockRate == codec.clockRate ? previous : nil
+        let events = negotiated.telephoneEvent
+        return NegotiatedStream(
+            kind: kind, encoder: encoder, decoder: decoder, sender: makeSender(codec, keeping: previous),
+            receiver: kept?.receiver ?? RTPReceiver(clockRate: codec.clockRate),
+            jitter: kept?.jitter ?? makeJitterBuffer(codec, encoder), receivePayloadType: codec.receivePayloadType,
+            telephoneEvent: events.map { ($0.sendPayloadType, $0.receivePayloadType) },
+            tones: TelephoneEventSender(
+                clockRate: Int(events?.clockRate ?? codec.clockRate), toneDuration: configuration.toneDuration,
+                gapDuration: configuration.toneGap),
+            outbound: keys?.outbound, inbound: keys?.inbound, sends: false, receives: false,
+            isRTCPMuxed: negotiated.isRTCPMuxed, rtcp: makeRTCPSession(), negotiated: negotiated)
+    }
+
+    /// The encoder (20 ms frames, the peer's fmtp) and the decoder (the peer's ptime, 10-60 ms).
+    private func makeCoders(_ kind: AudioCodecKind, for negotiated: NegotiatedSession) throws(MediaSessionError)
+        -> (any AudioEncoder, any AudioDecoder)
+    {
+        let packetTime = min(max(negotiated.remotePacketTime ?? 20, 10), 60) / 10 * 10
+        do throws(AudioCodecError) {
+            let encoder = try kind.makeEncoder(
+                remoteFormatParameters: negotiated.codec.sendFormatParameters, packetTime: 20,
+                opus: configuration.opus)
+            return (encoder, try kind.makeDecoder(packetTime: packetTime))
+        } catch {
+            throw .codec(error)
+        }
+    }
+
+    /// The sender: the previous one with the new payload type at the same clock rate, else a new source.
+    private mutating func makeSender(_ codec: NegotiatedSession.NegotiatedCodec, keeping previous: NegotiatedStream?)
+        -> RTPSender
+    {
+        if var sender = previous?.sender, sender.clockRate == codec.clockRate {
+            sender.payloadType = codec.sendPayloadType
+            return sender
+        }
+        return RTPSender(payloadType: codec.sendPayloadType, clockRate: codec.clockRate, using: &random)
+    }
+
+    private func makeJitterBuffer(_ codec: NegotiatedSession.NegotiatedCodec, _ encoder: any AudioEncoder)
+        -> JitterBuffer
+    {
+        let delays = configuration.jitterDelays
+        return JitterBuffer(
+            configuration: JitterBufferConfiguration(
+                clockRate: codec.clockRate, frameSamples: encoder.timestampIncrement, minimumDelay: delays.minimum,
+                maximumDelay: delays.maximum, initialDelay: delays.initial))
+    }
+
+    private mutating func makeRTCPSession() -> RTCPSession {
+        let configuration = RTCPConfiguration(
+            cname: cname, sessionBandwidth: self.configuration.rtcpSessionBandwidth,
+            minimumInterval: self.configuration.rtcpMinimumInterval)
+        return RTCPSession(configuration: configuration, clock: clock, random: SessionRandom(using: &random))
+    }
+
+    /// Moves the next tick to the first grid point at or after `now` (nothing ticks while not negotiated).
+    private mutating func alignTicks(to now: MediaInstant) {
+        guard nextTick < now else { return }
+        let interval = MediaSession.packetInterval.nanoseconds
+        let behind = (now.nanoseconds &- nextTick.nanoseconds) / interval
+        nextTick = nextTick + .nanoseconds(behind * interval)
+        if nextTick < now { nextTick = nextTick + MediaSession.packetInterval }
+    }
+}

@@ -1,0 +1,78 @@
+extension MediaSession {
+    /// Sets what the session does with media: playout and sending apart (see ``MediaActivity``).
+    /// - Parameter activity: e.g. ``MediaActivity/earlyMedia`` on a 183 with SDP, ``MediaActivity/active``
+    ///   once the app activated audio.
+    public mutating func setActivity(_ activity: MediaActivity) { self.activity = activity }
+
+    /// Sets what goes out, keeping playout as it is.
+    /// - Parameter sending: nothing, silence or the captured audio.
+    public mutating func setSending(_ sending: MediaActivity.Sending) { activity.sending = sending }
+
+    /// Turns playout of received audio on or off, keeping sending as it is.
+    /// - Parameter isPlayingOut: whether received audio is handed out.
+    public mutating func setPlayout(_ isPlayingOut: Bool) { activity.isPlayingOut = isPlayingOut }
+
+    /// Mutes or unmutes: while muted, silence goes out and the audio port is not asked for frames (a file
+    /// source pauses). Telephone-events still go out.
+    /// - Parameter isMuted: whether to mute.
+    public mutating func setMuted(_ isMuted: Bool) { self.isMuted = isMuted }
+
+    /// Queues digits to go out as RFC 4733 telephone-events, after any queued before, in place of audio.
+    /// - Parameter digits: the digits.
+    /// - Returns: false when no telephone-event was negotiated (nothing is queued).
+    @discardableResult
+    public mutating func sendDigits(_ digits: [DTMFDigit]) -> Bool {
+        guard var stream = takeStream() else { return false }
+        defer { restore(stream) }
+        guard stream.telephoneEvent != nil else { return false }
+        stream.tones.send(digits)
+        counters.dtmfSent += digits.count
+        return true
+    }
+
+    /// The negotiated stream, when there is one (a copy: read only).
+    private var stream: NegotiatedStream? {
+        if case .streaming(let stream) = state { return stream }
+        return nil
+    }
+
+    /// Whether telephone-event was negotiated.
+    public var sendsTelephoneEvents: Bool { stream?.telephoneEvent != nil }
+
+    /// The codec in use, once negotiated.
+    public var codec: AudioCodecKind? { stream?.kind }
+
+    /// The PCM format of the frames to send (the encoder's), once negotiated.
+    public var sendFormat: AudioFormat? { stream?.encoder.format }
+
+    /// The PCM format of the frames played (the decoder's), once negotiated.
+    public var receiveFormat: AudioFormat? { stream?.decoder.format }
+
+    /// Our SSRC, once negotiated.
+    public var ssrc: UInt32? { stream?.sender.ssrc }
+
+    /// Where RTP goes now: the latched address, else the signalled one.
+    public var rtpDestination: Address? { rtpLatch.destination }
+
+    /// The figures so far (after ``close(at:reason:)``, the final ones).
+    public var statistics: MediaSessionStatistics {
+        var figures = counters
+        guard let stream else { return figures }
+        if let source = stream.receiver.source {
+            figures.packetsReceived = Int(source.validPackets)
+            figures.packetsLost = Int(source.cumulativeLost)
+            figures.expected = Int(source.expectedPackets)
+            figures.jitterMilliseconds = source.jitterMilliseconds
+        }
+        figures.roundTripMilliseconds = stream.rtcp.roundTripTime.map(\.milliseconds)
+        let buffer = stream.jitter.statistics
+        figures.playoutDelayMilliseconds = buffer.playoutDelay.milliseconds
+        figures.resynchronisations = buffer.resynchronisations
+        return figures
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds as a floating-point value.
+    fileprivate var milliseconds: Double { seconds * 1000 }
+}

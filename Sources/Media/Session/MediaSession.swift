@@ -1,0 +1,116 @@
+/// One call's audio stream without I/O: datagrams and times go in; datagrams to send (with their
+/// destinations), audio frames, events and the next deadline come out.
+///
+/// It does what a media stream does between its sockets and its audio device: RFC 7983 demultiplexing,
+/// SRTP (RFC 3711), RTP statistics (RFC 3550 A.1), symmetric RTP latching (RFC 4961), the jitter buffer and
+/// the decoder every 20 ms, the encoder and the RTP sender, RFC 4733 telephone-events both ways, RTCP
+/// reports and the round-trip time (RFC 3550 §6, rtcp-mux or a separate port), and the media timeout. It
+/// opens no socket, reads no clock and draws no randomness of its own: the driver
+/// - passes each datagram to ``receive(_:from:on:at:)``;
+/// - arms a timer for ``nextDeadline`` and calls ``advance(to:audio:)`` when it fires, with an
+///   ``MediaAudioPort`` that supplies and takes the audio;
+/// - after each call, sends every ``nextTransmission()`` and handles every ``nextEvent()``.
+///
+/// Generic over the driver's address type. Not `Sendable`, and not to be copied to fork a stream: the codec
+/// and SRTP state are classes shared by copies; keep one value per stream, on one thread.
+public struct MediaSession<Address: Hashable & Sendable> {
+    enum State {
+        /// Not negotiated yet, or the last negotiation failed: only the seams work.
+        case idle
+        case streaming(NegotiatedStream)
+        case closed
+    }
+
+    /// The configuration.
+    public let configuration: MediaSessionConfiguration
+    /// Handlers for STUN, DTLS and TURN ChannelData; none by default.
+    public var seams = MediaDatagramSeams<Address>()
+    /// What the session does with media now (see ``setActivity(_:)``).
+    public internal(set) var activity = MediaActivity.inactive
+    /// True while silence goes out instead of the captured audio.
+    public internal(set) var isMuted = false
+    /// Our RTCP CNAME.
+    public let cname: String
+
+    var state = State.idle
+    var rtpLatch: SymmetricRTPLatch<Address>
+    var rtcpLatch: SymmetricRTPLatch<Address>
+    var counters = MediaSessionStatistics()
+    var transmissions: BoundedQueue<MediaTransmission<Address>>
+    var events: BoundedQueue<MediaSessionEvent<Address>>
+    let clock: SessionClock
+    var random: SessionRandom
+    /// The next 20 ms tick on the grid that starts at the session's creation.
+    var nextTick: MediaInstant
+    var watch = MediaTimeoutWatch()
+
+    /// The packet interval: the session encodes, sends, pulls and decodes one 20 ms frame per tick.
+    public static var packetInterval: Duration { .milliseconds(20) }
+
+    /// A session with nothing negotiated yet.
+    /// - Parameters:
+    ///   - configuration: the configuration.
+    ///   - now: the driver's monotonic time now: the first tick.
+    ///   - random: the source of the SSRC, the first sequence number and timestamp (RFC 3550 §5.1), the
+    ///     CNAME when none is configured, and the RTCP interval's randomisation.
+    public init(
+        configuration: MediaSessionConfiguration = MediaSessionConfiguration(), at now: MediaInstant,
+        random generator: inout some RandomNumberGenerator
+    ) {
+        self.configuration = configuration
+        random = SessionRandom(using: &generator)
+        cname = configuration.cname ?? String(generator.next(), radix: 36) + "@switchboard"
+        clock = SessionClock(now: now, wallclockAtOrigin: configuration.wallclockAtOrigin)
+        rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
+        rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
+        transmissions = BoundedQueue(capacity: configuration.queueCapacity)
+        events = BoundedQueue(capacity: configuration.queueCapacity)
+        nextTick = now
+    }
+
+    // MARK: Outputs
+
+    /// The next datagram to send, oldest first; `nil` when there is none.
+    public mutating func nextTransmission() -> MediaTransmission<Address>? { transmissions.popFirst() }
+
+    /// The next event, oldest first; `nil` when there is none.
+    public mutating func nextEvent() -> MediaSessionEvent<Address>? { events.popFirst() }
+
+    /// When to call ``advance(to:audio:)`` next: the next 20 ms tick, or the media timeout or the RTCP
+    /// report when one comes first; `nil` before a session is negotiated and after closing.
+    public var nextDeadline: MediaInstant? {
+        guard case .streaming(let stream) = state else { return nil }
+        var deadline = min(nextTick, stream.rtcp.nextReportTime)
+        if let timeout = configuration.mediaTimeout, let expiry = watch.deadline(after: timeout) {
+            deadline = min(deadline, expiry)
+        }
+        return deadline
+    }
+
+    /// True once ``close(at:)`` was called.
+    public var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    mutating func send(_ bytes: [UInt8], to destination: Address, from port: MediaPort) {
+        if !transmissions.append(MediaTransmission(bytes: bytes, destination: destination, port: port)) {
+            counters.queueOverflows += 1
+        }
+    }
+
+    mutating func report(_ event: MediaSessionEvent<Address>) {
+        if !events.append(event) { counters.queueOverflows += 1 }
+    }
+
+    /// Takes the negotiated stream out of the state, so that its buffers are not copied on write while it
+    /// changes; put it back with ``restore(_:)``.
+    mutating func takeStream() -> NegotiatedStream? {
+        guard case .streaming(let stream) = state else { return nil }
+        state = .idle
+        return stream
+    }
+
+    /// Puts back a stream taken with ``takeStream()``.
+    mutating func restore(_ stream: NegotiatedStream) { state = .streaming(stream) }
+}

@@ -1,0 +1,55 @@
+import SDP
+
+/// The codec, RTP, SRTP, RTCP and DTMF state of a ``MediaSession`` for one negotiated session.
+///
+/// Not `Sendable`: the Opus coder and the SRTP contexts are classes bound to the media loop.
+struct NegotiatedStream {
+    var kind: AudioCodecKind
+    var encoder: any AudioEncoder
+    var decoder: any AudioDecoder
+    var sender: RTPSender
+    var receiver: RTPReceiver
+    var jitter: JitterBuffer
+    var receivePayloadType: UInt8
+    /// The telephone-event payload types (RFC 4733) to send with and to receive, when negotiated.
+    var telephoneEvent: (send: UInt8, receive: UInt8)?
+    var tones: TelephoneEventSender
+    var toneReceiver = TelephoneEventReceiver()
+    var outbound: SRTPContext?
+    var inbound: SRTPContext?
+    /// The negotiated direction allows sending and the peer gave an address.
+    var sends: Bool
+    /// The negotiated direction allows receiving (or a re-offer asked to receive ahead of the answer).
+    var receives: Bool
+    var isRTCPMuxed: Bool
+    var rtcp: RTCPSession
+    /// The session this state was built for, to tell a re-negotiation that changes nothing of the media.
+    var negotiated: NegotiatedSession
+
+    /// RTP clock ticks per 20 ms packet.
+    var samplesPerPacket: UInt32 { encoder.timestampIncrement }
+
+    /// Whether `session` keeps the media as it is: the same codec, keys, address, events and muxing (then
+    /// only the direction may change).
+    func hasSameMedia(as session: NegotiatedSession) -> Bool {
+        negotiated.codec == session.codec && negotiated.srtp == session.srtp
+            && negotiated.remoteRTPAddress == session.remoteRTPAddress
+            && negotiated.telephoneEvent == session.telephoneEvent && negotiated.isRTCPMuxed == session.isRTCPMuxed
+    }
+
+    /// Protects an RTP packet for sending; `nil` when it cannot be serialised or protected.
+    func protect(_ packet: RTPPacket) -> [UInt8]? {
+        guard var bytes = try? packet.serialized(reservingCapacity: SRTPContext.maximumTrailerLength) else {
+            return nil
+        }
+        if let outbound { guard (try? outbound.protect(&bytes)) != nil else { return nil } }
+        return bytes
+    }
+
+    /// Protects an RTCP compound packet for sending; `nil` when it cannot be protected.
+    func protectRTCP(_ compound: [UInt8]) -> [UInt8]? {
+        var bytes = compound
+        if let outbound { guard (try? outbound.protectRTCP(&bytes)) != nil else { return nil } }
+        return bytes
+    }
+}

@@ -1,0 +1,46 @@
+import Synchronization
+
+/// The clock the session's RTCP machinery reads: set by the session to the time the driver passed in, so
+/// nothing in a ``MediaSession`` reads a real clock. The wall clock is the configured NTP origin plus the
+/// monotonic time.
+final class SessionClock: MediaClock {
+    private let nanoseconds: Atomic<Int64>
+    private let wallclockAtOrigin: NTPTimestamp
+
+    init(now: MediaInstant, wallclockAtOrigin: NTPTimestamp) {
+        nanoseconds = Atomic(now.nanoseconds)
+        self.wallclockAtOrigin = wallclockAtOrigin
+    }
+
+    /// Moves the clock to the driver's time.
+    func set(_ instant: MediaInstant) { nanoseconds.store(instant.nanoseconds, ordering: .relaxed) }
+
+    func now() -> MediaInstant { MediaInstant(nanoseconds: nanoseconds.load(ordering: .relaxed)) }
+
+    func wallclock() -> NTPTimestamp {
+        var (seconds, nanoseconds) = self.nanoseconds.load(ordering: .relaxed).quotientAndRemainder(
+            dividingBy: 1_000_000_000)
+        if nanoseconds < 0 {
+            seconds -= 1
+            nanoseconds += 1_000_000_000
+        }
+        let units = UInt64(bitPattern: seconds) << 32 &+ UInt64(nanoseconds) << 32 / 1_000_000_000
+        return NTPTimestamp(rawValue: wallclockAtOrigin.rawValue &+ units)
+    }
+}
+
+/// SplitMix64, seeded once from the caller's generator: the session's own draws (a new SSRC, the RTCP
+/// interval's randomisation) repeat exactly in tests and cost no system call in production.
+struct SessionRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(using generator: inout some RandomNumberGenerator) { state = generator.next() }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
