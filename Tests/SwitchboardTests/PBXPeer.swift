@@ -138,6 +138,12 @@ final class PBXPeer: Sendable {
         world.loop.scheduleTimer(after: .milliseconds(20)) { [weak self] in self?.sendFrame(state, to: destination) }
     }
 
+    /// Sends one raw RTP packet to `port`.
+    func sendRTP(_ packet: [UInt8], toPort port: UInt16) {
+        guard let destination = SocketAddress(ip: "127.0.0.1", port: port) else { return }
+        rtp.send(bytes: packet, to: destination)
+    }
+
     func stopMedia() { sending.store(false, ordering: .relaxed) }
 
     // MARK: Reading
