@@ -238,21 +238,51 @@ public enum RegistrationState: Sendable, Hashable, CustomStringConvertible {
 /// Why a registration failed: the session errors the voice SDKs report.
 public struct RegistrationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
-    public enum Kind: String, Sendable, Hashable {
+    ///
+    /// A struct over a code rather than an enum, so a new kind is not a breaking change: a `switch` over a
+    /// kind needs a `default:`.
+    public struct Kind: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// The kinds this version knows; internal so the library's own switches stay exhaustive.
+        enum Code: String, CaseIterable {
+            case authenticationFailed, rejected, registrarUnreachable, transportClosed, keepAliveTimeout
+            case protocolError, serverError
+        }
+
+        /// The kind's code.
+        let code: Code
+
+        /// Wraps a known code.
+        init(code: Code) { self.code = code }
+
+        /// The kind's name, spelt as its static member (`authenticationFailed`).
+        public var rawValue: String { code.rawValue }
+
+        /// The kind named `rawValue`, or `nil` for a name this version does not know.
+        public init?(rawValue: String) {
+            guard let code = Code(rawValue: rawValue) else { return nil }
+            self.init(code: code)
+        }
+
         /// The credentials were refused (or missing).
-        case authenticationFailed
+        public static let authenticationFailed = Kind(code: .authenticationFailed)
         /// The registrar said no (403, 404, ...).
-        case rejected
+        public static let rejected = Kind(code: .rejected)
         /// No answer in time.
-        case registrarUnreachable
+        public static let registrarUnreachable = Kind(code: .registrarUnreachable)
         /// The connection broke or could not be made.
-        case transportClosed
+        public static let transportClosed = Kind(code: .transportClosed)
         /// The keep-alive pong did not return: the flow is dead.
-        case keepAliveTimeout
+        public static let keepAliveTimeout = Kind(code: .keepAliveTimeout)
         /// The registrar's answers made no sense.
-        case protocolError
+        public static let protocolError = Kind(code: .protocolError)
         /// A 5xx or 6xx.
-        case serverError
+        public static let serverError = Kind(code: .serverError)
+
+        /// Every kind this version knows, in declaration order.
+        public static var allCases: [Kind] { Code.allCases.map(Kind.init(code:)) }
+
+        /// The raw value (`authenticationFailed`).
+        public var description: String { rawValue }
     }
 
     /// The kind of failure.
