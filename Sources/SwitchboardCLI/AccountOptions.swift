@@ -171,12 +171,9 @@ struct AccountOptions {
 
     /// `ADDR:PORT` for a listener, with the transport's default port when none is given.
     func listenAddressText(_ text: String, transport: SIPTransportKind) throws(UsageError) -> String {
-        let kind: TransportProtocol =
-            switch transport {
-            case .udp: .udp
-            case .tcp: .tcp
-            case .tls: .tls
-            }
+        guard let kind = TransportProtocol(rawValue: transport.rawValue) else {
+            throw UsageError(message: "unknown transport \(transport.rawValue)")
+        }
         var body = text
         if body.hasPrefix(":") { body = "0.0.0.0" + body }
         guard let address = SocketAddress(parsing: body, defaultPort: kind.defaultPort) else {

@@ -98,28 +98,120 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
 }
 
 /// The transports SIP runs over.
-public enum SIPTransportKind: String, Sendable, Hashable, CaseIterable {
-    case udp, tcp, tls
+///
+/// A struct over a code rather than an enum, so a new transport (WebSocket, say) is not a breaking change:
+/// a `switch` over a kind needs a `default:`.
+public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The transports this version knows; internal so the library's own switches stay exhaustive.
+    enum Code: String, CaseIterable {
+        case udp, tcp, tls
+    }
+
+    /// The transport's code.
+    let code: Code
+
+    /// Wraps a known code.
+    init(code: Code) { self.code = code }
+
+    /// The lower-case name: `udp`, `tcp` or `tls`.
+    public var rawValue: String { code.rawValue }
+
+    /// The transport named `rawValue` (lower case), or `nil` for a name this version does not know.
+    public init?(rawValue: String) {
+        guard let code = Code(rawValue: rawValue) else { return nil }
+        self.init(code: code)
+    }
+
+    /// UDP (RFC 768).
+    public static let udp = SIPTransportKind(code: .udp)
+    /// TCP (RFC 793).
+    public static let tcp = SIPTransportKind(code: .tcp)
+    /// TLS over TCP (RFC 5246, RFC 8446).
+    public static let tls = SIPTransportKind(code: .tls)
+
+    /// Every transport this version knows, in the order `udp`, `tcp`, `tls`.
+    public static var allCases: [SIPTransportKind] { Code.allCases.map(SIPTransportKind.init(code:)) }
+
+    /// The raw value, as the enum this type replaced printed.
+    public var description: String { rawValue }
 }
 
 /// The audio codecs Switchboard negotiates.
-public enum Codec: String, Sendable, Hashable, CaseIterable {
+///
+/// A struct over a code rather than an enum, so a new codec is not a breaking change: a `switch` over a
+/// codec needs a `default:`.
+public struct Codec: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The codecs this version knows; internal so the library's own switches stay exhaustive.
+    enum Code: String, CaseIterable {
+        case opus, pcmu, pcma
+    }
+
+    /// The codec's code.
+    let code: Code
+
+    /// Wraps a known code.
+    init(code: Code) { self.code = code }
+
+    /// The lower-case name: `opus`, `pcmu` or `pcma`.
+    public var rawValue: String { code.rawValue }
+
+    /// The codec named `rawValue` (lower case), or `nil` for a name this version does not know.
+    public init?(rawValue: String) {
+        guard let code = Code(rawValue: rawValue) else { return nil }
+        self.init(code: code)
+    }
+
     /// Opus (RFC 7587), 48 kHz, mono encoding.
-    case opus
+    public static let opus = Codec(code: .opus)
     /// G.711 mu-law.
-    case pcmu
+    public static let pcmu = Codec(code: .pcmu)
     /// G.711 A-law.
-    case pcma
+    public static let pcma = Codec(code: .pcma)
+
+    /// Every codec this version knows, in the order `opus`, `pcmu`, `pcma`.
+    public static var allCases: [Codec] { Code.allCases.map(Codec.init(code:)) }
+
+    /// The raw value, as the enum this type replaced printed.
+    public var description: String { rawValue }
 }
 
 /// Whether calls use SRTP (RFC 4568 SDES keys).
-public enum SRTPPolicy: String, Sendable, Hashable, CaseIterable {
+///
+/// A struct over a code rather than an enum, so a new policy (DTLS-SRTP, say) is not a breaking change: a
+/// `switch` over a policy needs a `default:`.
+public struct SRTPPolicy: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The policies this version knows; internal so the library's own switches stay exhaustive.
+    enum Code: String, CaseIterable {
+        case off, optional, mandatory
+    }
+
+    /// The policy's code.
+    let code: Code
+
+    /// Wraps a known code.
+    init(code: Code) { self.code = code }
+
+    /// The lower-case name: `off`, `optional` or `mandatory`.
+    public var rawValue: String { code.rawValue }
+
+    /// The policy named `rawValue` (lower case), or `nil` for a name this version does not know.
+    public init?(rawValue: String) {
+        guard let code = Code(rawValue: rawValue) else { return nil }
+        self.init(code: code)
+    }
+
     /// Plain RTP only.
-    case off
+    public static let off = SRTPPolicy(code: .off)
     /// Offer RTP/AVP with a=crypto; use SRTP when the other side answers with a key.
-    case optional
+    public static let optional = SRTPPolicy(code: .optional)
     /// RTP/SAVP only; calls without SRTP fail (488).
-    case mandatory
+    public static let mandatory = SRTPPolicy(code: .mandatory)
+
+    /// Every policy this version knows, in the order `off`, `optional`, `mandatory`.
+    public static var allCases: [SRTPPolicy] { Code.allCases.map(SRTPPolicy.init(code:)) }
+
+    /// The raw value, as the enum this type replaced printed.
+    public var description: String { rawValue }
 }
 
 /// Where an account's registration stands.
@@ -146,21 +238,51 @@ public enum RegistrationState: Sendable, Hashable, CustomStringConvertible {
 /// Why a registration failed: the session errors the voice SDKs report.
 public struct RegistrationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
-    public enum Kind: String, Sendable, Hashable {
+    ///
+    /// A struct over a code rather than an enum, so a new kind is not a breaking change: a `switch` over a
+    /// kind needs a `default:`.
+    public struct Kind: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// The kinds this version knows; internal so the library's own switches stay exhaustive.
+        enum Code: String, CaseIterable {
+            case authenticationFailed, rejected, registrarUnreachable, transportClosed, keepAliveTimeout
+            case protocolError, serverError
+        }
+
+        /// The kind's code.
+        let code: Code
+
+        /// Wraps a known code.
+        init(code: Code) { self.code = code }
+
+        /// The kind's name, spelt as its static member (`authenticationFailed`).
+        public var rawValue: String { code.rawValue }
+
+        /// The kind named `rawValue`, or `nil` for a name this version does not know.
+        public init?(rawValue: String) {
+            guard let code = Code(rawValue: rawValue) else { return nil }
+            self.init(code: code)
+        }
+
         /// The credentials were refused (or missing).
-        case authenticationFailed
+        public static let authenticationFailed = Kind(code: .authenticationFailed)
         /// The registrar said no (403, 404, ...).
-        case rejected
+        public static let rejected = Kind(code: .rejected)
         /// No answer in time.
-        case registrarUnreachable
+        public static let registrarUnreachable = Kind(code: .registrarUnreachable)
         /// The connection broke or could not be made.
-        case transportClosed
+        public static let transportClosed = Kind(code: .transportClosed)
         /// The keep-alive pong did not return: the flow is dead.
-        case keepAliveTimeout
+        public static let keepAliveTimeout = Kind(code: .keepAliveTimeout)
         /// The registrar's answers made no sense.
-        case protocolError
+        public static let protocolError = Kind(code: .protocolError)
         /// A 5xx or 6xx.
-        case serverError
+        public static let serverError = Kind(code: .serverError)
+
+        /// Every kind this version knows, in declaration order.
+        public static var allCases: [Kind] { Code.allCases.map(Kind.init(code:)) }
+
+        /// The raw value (`authenticationFailed`).
+        public var description: String { rawValue }
     }
 
     /// The kind of failure.

@@ -1,21 +1,48 @@
 /// Why a call ended, in CallKit's terms (`CXCallEndedReason`), plus `localEnded` for calls this side ended,
 /// which CallKit never reports because the app itself asked for them.
-public enum CallEndedReason: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+///
+/// A struct over a code rather than an enum, so a new reason is not a breaking change: a `switch` over a
+/// reason needs a `default:`.
+public struct CallEndedReason: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The reasons this version knows; internal so the library's own switches stay exhaustive.
+    enum Code: String, CaseIterable {
+        case failed, remoteEnded, unanswered, answeredElsewhere, declinedElsewhere, localEnded
+    }
+
+    /// The reason's code.
+    let code: Code
+
+    /// Wraps a known code.
+    init(code: Code) { self.code = code }
+
+    /// The reason's name, spelt as its static member (`remoteEnded`).
+    public var rawValue: String { code.rawValue }
+
+    /// The reason named `rawValue`, or `nil` for a name this version does not know.
+    public init?(rawValue: String) {
+        guard let code = Code(rawValue: rawValue) else { return nil }
+        self.init(code: code)
+    }
+
     /// The call failed: a 4xx, 5xx or 6xx other than the ones below, a transport failure, or media that
     /// could not be negotiated (488).
-    case failed
+    public static let failed = CallEndedReason(code: .failed)
     /// The other side hung up (BYE), or transferred the call away (this side sends the BYE when the
     /// transferor does not; the phrase is then "transferred").
-    case remoteEnded
+    public static let remoteEnded = CallEndedReason(code: .remoteEnded)
     /// Nobody answered: 408 or a timeout, or the caller cancelled before the answer.
-    case unanswered
+    public static let unanswered = CallEndedReason(code: .unanswered)
     /// Another device answered (CANCEL with `Reason: SIP;cause=200`, RFC 3326).
-    case answeredElsewhere
+    public static let answeredElsewhere = CallEndedReason(code: .answeredElsewhere)
     /// Declined: 603 or 600, or another device declined (CANCEL with `Reason: SIP;cause=603`).
-    case declinedElsewhere
+    public static let declinedElsewhere = CallEndedReason(code: .declinedElsewhere)
     /// This side ended the call (an `EndCallAction`).
-    case localEnded
+    public static let localEnded = CallEndedReason(code: .localEnded)
 
+    /// Every reason this version knows, in declaration order.
+    public static var allCases: [CallEndedReason] { Code.allCases.map(CallEndedReason.init(code:)) }
+
+    /// The raw value (`remoteEnded`).
     public var description: String { rawValue }
 }
 

@@ -33,7 +33,7 @@ extension SessionDriver {
         } else {
             list =
                 codecs.map {
-                    switch $0 {
+                    switch $0.code {
                     case .opus: .opus()
                     case .pcmu: .pcmu
                     case .pcma: .pcma
@@ -42,7 +42,7 @@ extension SessionDriver {
             codecListCache = (codecs, list)
         }
         let policy: SDP.SRTPPolicy =
-            switch srtp {
+            switch srtp.code {
             case .off: .off
             case .optional: .optional
             case .mandatory: .mandatory

@@ -11,7 +11,7 @@ extension SIPTransportKind {
     }
 
     var transportProtocol: TransportProtocol {
-        switch self {
+        switch code {
         case .udp: .udp
         case .tcp: .tcp
         case .tls: .tls
