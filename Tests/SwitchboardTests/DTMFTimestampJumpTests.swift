@@ -12,7 +12,9 @@ import Testing
         var packets: [[UInt8]] = []
         for (index, duration) in [160, 320, 480, 640, 640, 640].enumerated() {
             let isEnd = index >= 3
-            var packet: [UInt8] = [0x80, (index == 0 ? 0x80 : 0x00) | 101, UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+            var packet: [UInt8] = [
+                0x80, (index == 0 ? 0x80 : 0x00) | 101, UInt8(sequence >> 8), UInt8(sequence & 0xFF),
+            ]
             packet += withUnsafeBytes(of: timestamp.bigEndian, Array.init)
             packet += withUnsafeBytes(of: UInt32(0x5EED_0101).bigEndian, Array.init)
             packet += [code, (isEnd ? 0x80 : 0x00) | 10, UInt8(duration >> 8), UInt8(duration & 0xFF)]
