@@ -33,16 +33,24 @@ struct OverloadTests {
         return nil
     }
 
-    @Test func newCallsAreRefusedWhileTheLoopIsBehindItsInput() throws {
+    /// Bob's provider on 127.0.0.1:5060 in a new world, and a raw peer on 127.0.0.2.
+    private static func setUp() throws -> (VirtualWorld, CallProvider, SocketAddress, ScriptedPeer) {
         let world = VirtualWorld()
         var configuration = CallProviderConfiguration(
             accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:5060")])
         configuration.unansweredTimeout = nil
         let provider = try world.makeProvider(configuration: configuration, host: "127.0.0.1")
-        defer { provider.invalidate(timeout: .seconds(2)) }
         let bob = try #require(SocketAddress(ip: "127.0.0.1", port: 5060))
         let peer = try ScriptedPeer(world: world, host: "127.0.0.2")
-        defer { peer.close() }
+        return (world, provider, bob, peer)
+    }
+
+    @Test func newCallsAreRefusedWhileTheLoopIsBehindItsInput() throws {
+        let (world, provider, bob, peer) = try Self.setUp()
+        defer {
+            provider.invalidate(timeout: .seconds(2))
+            peer.close()
+        }
 
         // The loop falls 800 ms behind with an INVITE queued from the start: it waited longer than the
         // backlog delay (500 ms).
@@ -62,15 +70,11 @@ struct OverloadTests {
     }
 
     @Test func aStallShorterThanTheBacklogDelaySheddsNothing() throws {
-        let world = VirtualWorld()
-        var configuration = CallProviderConfiguration(
-            accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:5060")])
-        configuration.unansweredTimeout = nil
-        let provider = try world.makeProvider(configuration: configuration, host: "127.0.0.1")
-        defer { provider.invalidate(timeout: .seconds(2)) }
-        let bob = try #require(SocketAddress(ip: "127.0.0.1", port: 5060))
-        let peer = try ScriptedPeer(world: world, host: "127.0.0.2")
-        defer { peer.close() }
+        let (world, provider, bob, peer) = try Self.setUp()
+        defer {
+            provider.invalidate(timeout: .seconds(2))
+            peer.close()
+        }
         world.network.stall("127.0.0.1", for: .milliseconds(400))
         peer.send(request("INVITE", callID: "late", branch: "z9hG4bKlate", peerPort: peer.address.port), to: bob)
         let late = try #require(response(to: "late", from: peer))
