@@ -147,6 +147,16 @@ public final class VirtualEventLoop: EventLoopProtocol, @unchecked Sendable {
     }
 }
 
+/// The loop runs tasks too: a task that prefers it (`Task(executorPreference: loop)`) runs its jobs on the
+/// loop like any posted work, so when a callback resumes it, it continues at that virtual instant, before
+/// the clock moves on.
+extension VirtualEventLoop: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        post { [unowned self] in job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
 /// Timers by (deadline, order armed): a binary heap of keys with the actions beside it.
 struct VirtualTimerQueue {
     private struct Key: Comparable {

@@ -51,6 +51,41 @@ public final class VirtualWorld: Sendable {
         loop.run(until: condition, within: limit)
     }
 
+    /// Runs `work`, a call that waits on the network (such as `CallProvider.send(_:)` or
+    /// `sendOptions(to:)`), while virtual time moves until it returns or `limit` has passed. The work runs
+    /// as a task on the world's loop, so it sends its request before the clock moves and returns at the
+    /// virtual instant its answer arrives.
+    /// - Parameters:
+    ///   - limit: the most virtual time to let pass.
+    ///   - work: the call to run.
+    /// - Returns: what `work` returned.
+    /// - Throws: what `work` threw, or `VirtualWorld.TimedOut` when `limit` passed first.
+    public func run<T: Sendable>(
+        within limit: Duration, _ work: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let finished = FinishFlag()
+        let task = Task(executorPreference: loop) {
+            defer { finished.value.store(true, ordering: .releasing) }
+            return try await work()
+        }
+        guard loop.run(until: { finished.value.load(ordering: .acquiring) }, within: limit) else {
+            throw TimedOut(limit: limit)
+        }
+        return try await task.value
+    }
+
+    /// Thrown by `run(within:_:)` when the work has not returned within its limit of virtual time.
+    public struct TimedOut: Error, CustomStringConvertible {
+        /// The virtual time that passed.
+        public let limit: Duration
+
+        public var description: String { "the work did not return within \(limit) of virtual time" }
+    }
+
+    private final class FinishFlag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
     /// A provider on the host at `ip`. Its listeners and media bind on that address (the host part of
     /// each listener address is replaced by `ip`, the port kept; port 0 picks one).
     /// - Throws: `CallError` as `CallProvider.init` does.

@@ -66,6 +66,23 @@ import Testing
         provider.invalidate(timeout: .seconds(1))
     }
 
+    @Test func aCallThatWaitsOnTheNetworkReturnsAtTheInstantItsAnswerArrives() async throws {
+        let scenario = try Scenario(seed: 6)
+        scenario.world.network.setConditions(LinkConditions(latency: .milliseconds(40)))
+        let (alice, bob) = (scenario.alice, Handle(type: .generic, value: "sip:bob@10.0.0.2"))
+        let status = try await scenario.world.run(within: .seconds(5)) { try await alice.sendOptions(to: bob) }
+        #expect(status == 200)
+        // There and back over 40 ms links: the clock stopped at the 200, not at the limit.
+        #expect(scenario.world.loop.elapsedTime == .milliseconds(80))
+        scenario.world.network.setConditions(.down)
+        await #expect(throws: VirtualWorld.TimedOut.self) {
+            _ = try await scenario.world.run(within: .milliseconds(500)) { try await alice.sendOptions(to: bob) }
+        }
+        #expect(scenario.world.loop.elapsedTime == .milliseconds(580))
+        alice.invalidate(timeout: .seconds(1))
+        scenario.bob.invalidate(timeout: .seconds(1))
+    }
+
     /// A 200 to a raw request, with its Via, From, To (tagged), Call-ID and CSeq.
     static func ok(_ request: String, extra: String) -> String {
         let lines = request.components(separatedBy: "\r\n")
