@@ -1,5 +1,6 @@
 import Foundation
 import Switchboard
+import SwitchboardTesting
 import Synchronization
 import Testing
 
@@ -35,16 +36,18 @@ struct TLSRequestFormTests {
     }
 
     /// Bob listens on TLS and keeps every message he receives (his trace is open before Alice exists, so
-    /// the REGISTER and SUBSCRIBE she sends at start are in it); Alice's account uses TLS.
+    /// the REGISTER and SUBSCRIBE she sends at start are in it); Alice's account uses TLS. Both run in one
+    /// virtual world: the TLS handshakes and the requests take virtual time only.
     final class Setup: Sendable {
         let directory: String
+        let world = VirtualWorld(seed: 5)
         let bob: CallProvider
-        let bobDelegate = RecordingDelegate()
+        let bobDelegate: RecordingDelegate
         let alice: CallProvider
-        let aliceDelegate = RecordingDelegate()
-        let bobPort: String
+        let aliceDelegate: RecordingDelegate
         let received = Collected()
         let tracing: Task<Void, Never>
+        static let bobPort = 5061
 
         init(_ kind: Kind) throws {
             directory =
@@ -55,11 +58,13 @@ struct TLSRequestFormTests {
             let tls = CallProviderConfiguration.TLS(
                 trustedCAFile: certificate.certificateFile, certificateFile: certificate.certificateFile,
                 privateKeyFile: certificate.privateKeyFile)
+            bobDelegate = RecordingDelegate(world: world)
+            aliceDelegate = RecordingDelegate(world: world)
             var b = CallProviderConfiguration(
                 accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")],
-                listeners: [.init(.udp, "127.0.0.1:0"), .init(.tls, "127.0.0.1:0")], tls: tls)
+                listeners: [.init(.udp, "127.0.0.1:5060"), .init(.tls, "127.0.0.1:\(Self.bobPort)")], tls: tls)
             b.t1 = .milliseconds(100)
-            bob = try CallProvider(configuration: b)
+            bob = try world.makeProvider(configuration: b, host: "127.0.0.1")
             bob.setDelegate(bobDelegate, queue: nil)
             let traces = bob.traces
             let received = self.received
@@ -68,39 +73,33 @@ struct TLSRequestFormTests {
                     received.items.withLock { $0.append(SIPText(String(decoding: event.bytes, as: UTF8.self))) }
                 }
             }
-            let address = bob.listeners.first { $0.transport == .tls }?.address ?? ""
-            bobPort = String(address.split(separator: ":").last ?? "")
             let account = Account(
                 addressOfRecord: "sip:alice@127.0.0.1",
-                registrar: kind == .register ? "sip:127.0.0.1:\(bobPort)" : nil, transport: .tls,
+                registrar: kind == .register ? "sip:127.0.0.1:\(Self.bobPort)" : nil, transport: .tls,
                 subscribesToMessageSummary: kind == .subscribe,
-                messageSummaryURI: kind == .subscribe ? "sip:bob@127.0.0.1:\(bobPort)" : nil)
+                messageSummaryURI: kind == .subscribe ? "sip:bob@127.0.0.1:\(Self.bobPort)" : nil)
             var a = CallProviderConfiguration(
-                accounts: [account], listeners: [.init(.udp, "127.0.0.1:0"), .init(.tls, "127.0.0.1:0")], tls: tls)
+                accounts: [account], listeners: [.init(.udp, "127.0.0.1:5070"), .init(.tls, "127.0.0.1:5071")],
+                tls: tls)
             a.t1 = .milliseconds(100)
-            alice = try CallProvider(configuration: a)
+            alice = try world.makeProvider(configuration: a, host: "127.0.0.1")
             alice.setDelegate(aliceDelegate, queue: nil)
         }
 
-        var bobHandle: Handle { Handle(type: .generic, value: "sip:bob@127.0.0.1:\(bobPort)") }
+        var bobHandle: Handle { Handle(type: .generic, value: "sip:bob@127.0.0.1:\(Self.bobPort)") }
 
-        /// The first request Bob received that `match` takes, waiting up to 10 s for it.
+        /// Lets 5 s of virtual time pass, ends both providers (which finishes Bob's trace) and returns the
+        /// first request Bob received that `match` takes.
         func receivedRequest(_ match: @escaping @Sendable (SIPText) -> Bool) async -> SIPText? {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if let found = received.items.withLock({ $0.first(where: match) }) { return found }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
+            world.advance(by: .seconds(5))
+            close()
+            await tracing.value
+            return received.items.withLock { $0.first(where: match) }
         }
 
-        func close() async {
-            let (alice, bob) = (self.alice, self.bob)
-            await offPool {
-                alice.invalidate(timeout: .seconds(2))
-                bob.invalidate(timeout: .seconds(2))
-            }
-            tracing.cancel()
+        func close() {
+            alice.invalidate(timeout: .seconds(2))
+            bob.invalidate(timeout: .seconds(2))
             try? FileManager.default.removeItem(atPath: directory)
         }
     }
@@ -118,17 +117,20 @@ struct TLSRequestFormTests {
         case .message:
             let message = TextMessage(
                 from: Handle(type: .generic, value: "sip:alice@127.0.0.1"), to: setup.bobHandle, body: Array("hi".utf8))
-            _ = try await setup.alice.send(message)
+            let alice = setup.alice
+            _ = try await setup.world.run(within: .seconds(10)) { try await alice.send(message) }
         case .options:
-            #expect(try await setup.alice.sendOptions(to: setup.bobHandle) == 200)
+            let (alice, bob) = (setup.alice, setup.bobHandle)
+            #expect(try await setup.world.run(within: .seconds(10)) { try await alice.sendOptions(to: bob) } == 200)
         case .referredInvite:
             let call = try await controller.startCall(to: setup.bobHandle)
             let invite = try #require(await setup.bobDelegate.invite())
             let bobController = CallController(provider: setup.bob)
             try await bobController.answerCall(invite.callUUID)
             _ = try #require(await setup.aliceDelegate.connected(call))
+            _ = try #require(await setup.bobDelegate.connected(invite.callUUID))
             try await bobController.transfer(
-                invite.callUUID, to: Handle(type: .generic, value: "sip:carol@127.0.0.1:\(setup.bobPort)"))
+                invite.callUUID, to: Handle(type: .generic, value: "sip:carol@127.0.0.1:\(Setup.bobPort)"))
             return { $0.startLine.hasPrefix("INVITE ") && $0.startLine.contains("carol@") }
         }
         return { $0.startLine.hasPrefix(method + " ") }
@@ -142,10 +144,9 @@ struct TLSRequestFormTests {
             let match = try await start(kind, setup)
             request = await setup.receivedRequest(match)
         } catch {
-            await setup.close()
+            setup.close()
             throw error
         }
-        await setup.close()
         let sent = try #require(request, "no \(kind.method) arrived")
         #expect(sent.startLine.hasPrefix("\(kind.method) sips:"), "\(sent.startLine)")
         if kind.hasContact {
