@@ -107,8 +107,7 @@ struct TransportTests {
         let fixture = try LoopFixture()
         let layer = SIPTransportLayer(loop: fixture.loop)
         try await onLoop(fixture.loop) {
-            let address = try layer.listen(.udp, on: .loopback())
-            try layer.listen(.tcp, on: address)
+            let address = try Self.listenBelowEphemeralPorts(layer)
             let other = try layer.listen(.udp, on: .loopback())
             layer.stopListening(at: address)
             #expect(layer.listeningAddress(.tcp) == nil)
@@ -119,6 +118,19 @@ struct TransportTests {
         }
         try await fixture.stop([layer])
     }
+
+    /// Listens on UDP and TCP at one port below Linux's ephemeral range (32768 and up), so that no socket
+    /// another test binds to port 0 can take the port while this test has released it.
+    private static func listenBelowEphemeralPorts(_ layer: SIPTransportLayer) throws -> SocketAddress {
+        for port: UInt16 in 21_000..<21_200 {
+            guard let address = try? layer.listen(.udp, on: .loopback(port: port)) else { continue }
+            if (try? layer.listen(.tcp, on: address)) != nil { return address }
+            layer.stopListening(at: address)
+        }
+        throw NoFreePort()
+    }
+
+    private struct NoFreePort: Error {}
 
     @Test func largeUDPRequestsMoveToTCP() async throws {
         let fixture = try LoopFixture()
