@@ -28,7 +28,7 @@ extension InviteSession {
             actions.append(.sendResponse(makeResponse(to: request, status: 481), transaction: transaction))
             return
         }
-        if state == .terminated {
+        if isEnded {
             // A BYE crossing ours still gets 200; anything else finds the dialog gone.
             let status = request.method == .bye ? 200 : 481
             actions.append(.sendResponse(makeResponse(to: request, status: status), transaction: transaction))
@@ -74,16 +74,12 @@ extension InviteSession {
     ) {
         actions.append(.sendResponse(makeResponse(to: request, status: 200), transaction: transaction))
         let ending = EndReason(.remoteEnded, reasons: (try? request.reason) ?? [])
-        if let pending = pendingRemoteOffer {
-            pendingRemoteOffer = nil
-            offerAnswer.cancelPendingOffer()
-            actions.append(.sendResponse(makeResponse(to: pending.request, status: 487), transaction: pending.token))
-        }
-        if role == .uas, let incoming = incomingInvite, !incoming.isFinal {
+        refusePendingRemoteOffer(into: &actions)
+        if let incoming = incomingInvite {
             rejectIncoming(makeResponse(to: incoming.request, status: 487), ending, into: &actions)
             return
         }
-        if role == .uac, state == .calling || state == .early, outgoingInvite?.hasProvisional == true {
+        if isOutgoingPending, outgoingInvite?.hasProvisional == true {
             outgoingInvite?.cancel = .sent
             sendCancel(into: &actions)
         }
@@ -134,8 +130,7 @@ extension InviteSession {
             rejectIncoming(
                 response, EndReason(kind, statusCode: response.statusCode, reasons: reasons), into: &actions)
         case (_, .connecting):
-            deferredBye = reasons
-            end(EndReason(kind, reasons: reasons), into: &actions)
+            end(EndReason(kind, reasons: reasons), byeAfterACK: reasons, into: &actions)
         default:
             sendBye(reasons: reasons, into: &actions)
             end(EndReason(kind, reasons: reasons), into: &actions)
@@ -149,11 +144,14 @@ extension InviteSession {
         guard var request = makeInDialogRequest(.bye) else { return }
         for reason in reasons { request.headerFields.append(.reason, reason) }
         send(request, purpose: .bye, into: &actions)
-        if let pending = pendingRemoteOffer {
-            pendingRemoteOffer = nil
-            offerAnswer.cancelPendingOffer()
-            actions.append(.sendResponse(makeResponse(to: pending.request, status: 487), transaction: pending.token))
-        }
+        refusePendingRemoteOffer(into: &actions)
+    }
+
+    /// Answers a re-INVITE whose offer waits for the TU with 487: the call ends.
+    private mutating func refusePendingRemoteOffer(into actions: inout [SessionAction]) {
+        guard let pending = takePendingRemoteOffer() else { return }
+        offerAnswer.cancelPendingOffer()
+        actions.append(.sendResponse(makeResponse(to: pending.request, status: 487), transaction: pending.token))
     }
 
     // MARK: Other requests

@@ -6,7 +6,7 @@ import SIPMessage
 
 extension InviteSession {
     mutating func startIncoming(into actions: inout [SessionAction]) {
-        guard state == .incoming, dialog == nil, var incoming = incomingInvite, !incoming.isFinal else { return }
+        guard case .incoming(var incoming) = phase, dialog == nil else { return }
         let request = incoming.request
         do {
             dialog = try Dialog(uas: request, localTag: localTag)
@@ -35,7 +35,6 @@ extension InviteSession {
         incoming.peerSupportsTimer = lists("timer", in: required) || lists("timer", in: supported)
         peer.allowsUpdate = request.allows(.update) ?? false
         peer.supportsTimer = incoming.peerSupportsTimer
-        incomingInvite = incoming
         // RFC 3262 §3: a UAS that requires 100rel refuses an INVITE that does not support it.
         if configuration.reliableProvisionalResponses == .required, !incoming.peerSupports100rel {
             var response = makeResponse(to: request, status: 421)
@@ -64,7 +63,6 @@ extension InviteSession {
                 actions.append(.event(.offerReceived(offer)))
             }
         } catch {
-            incomingInvite = incoming
             rejectIncoming(
                 refuse(request, error),
                 EndReason(
@@ -72,9 +70,9 @@ extension InviteSession {
                     reasonPhrase: error.reasonPhrase), into: &actions)
             return
         }
-        incomingInvite = incoming
         // RFC 3262 §3: the first RSeq is random, below 2^31 (kept low enough never to wrap).
-        reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
+        incoming.reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
+        phase = .incoming(incoming)
     }
 
     /// UAS: sends a provisional response: 180 Ringing by default, 183 Session Progress with early media.
@@ -91,9 +89,7 @@ extension InviteSession {
     public mutating func ring(
         status: Int = 180, reasonPhrase: String? = nil, earlyMedia: Bool = false, headers: [SIPField] = []
     ) -> [SessionAction] {
-        guard role == .uas, state == .incoming || state == .early, var incoming = incomingInvite, !incoming.isFinal,
-            (101...199).contains(status)
-        else { return [] }
+        guard (101...199).contains(status), var incoming = incomingInvite else { return [] }
         var actions: [SessionAction] = []
         var response = makeDialogResponse(status: status, reason: reasonPhrase, for: &incoming)
         for field in headers { response.headerFields.append(field) }
@@ -128,8 +124,7 @@ extension InviteSession {
         if carriesSDP, incoming.hasOffer, incoming.answerDelivery != .reliable {
             incoming.answerDelivery = reliably ? .reliable : .unreliable
         }
-        incomingInvite = incoming
-        state = .early
+        phase = .earlyIncoming(incoming)
         announceDialog(into: &actions)
         if reliably {
             sendReliableProvisional(response, carriesSDP: carriesSDP, into: &actions)
@@ -172,13 +167,11 @@ extension InviteSession {
     /// ACK arrives; the call is `connected` on the ACK.
     /// - Parameter headers: extra header fields.
     public mutating func answer(headers: [SIPField] = []) -> [SessionAction] {
-        guard role == .uas, state == .incoming || state == .early, var incoming = incomingInvite, !incoming.isFinal
-        else { return [] }
+        guard let pending = incomingInvite.map({ $0.reliable?.pending }) else { return [] }
         var actions: [SessionAction] = []
         actions.reserveCapacity(8)  // the 2xx, its timers, the session timer, events: one allocation
-        if let pending = reliable?.pending, pending.carriesSDP {
-            incoming.deferredAnswerHeaders = headers
-            incomingInvite = incoming
+        if let pending, pending.carriesSDP {
+            modifyIncomingInvite { $0.deferredAnswerHeaders = headers }
             return actions
         }
         sendAnswer(headers: headers, into: &actions)
@@ -187,7 +180,7 @@ extension InviteSession {
     }
 
     mutating func sendAnswer(headers: [SIPField], into actions: inout [SessionAction]) {
-        guard var incoming = incomingInvite, !incoming.isFinal else { return }
+        guard var incoming = incomingInvite else { return }
         var response = makeDialogResponse(status: 200, for: &incoming)
         response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
         response.headerFields.append(.supported, configuration.supportedHeaderValue)
@@ -215,26 +208,23 @@ extension InviteSession {
         }
         for field in headers { response.headerFields.append(field) }
         stopReliableProvisionals(into: &actions)
-        incoming.isFinal = true
-        incoming.deferredAnswerHeaders = nil
-        incoming.responseFields = nil
-        incomingInvite = incoming
         dialog?.state = .confirmed
-        state = .connecting
-        announceDialog(into: &actions)
         let sequenceNumber = (try? incoming.request.cseq)??.sequenceNumber ?? 0
-        startAwaitingACK(
-            AwaitingACK(
-                token: incoming.token, response: response, sequenceNumber: sequenceNumber,
-                interval: configuration.t1, isInitial: true, expectsAnswer: expectsAnswer), into: &actions)
+        let waiting = AwaitingACK(
+            token: incoming.token, response: response, sequenceNumber: sequenceNumber, interval: configuration.t1,
+            expectsAnswer: expectsAnswer)
+        // The INVITE has its final response: what it was kept for ends here.
+        phase = .connecting(waiting)
+        announceDialog(into: &actions)
+        startRetransmitting(waiting, into: &actions)
         if let expires = incoming.sessionExpires {
             activateSessionTimer(expires, localRefresher: .uas, into: &actions)
         }
     }
 
-    /// Sends a 2xx to an INVITE and re-sends it on T1, 2*T1, ... up to T2 until the ACK; BYE after 64*T1.
-    mutating func startAwaitingACK(_ waiting: AwaitingACK, into actions: inout [SessionAction]) {
-        awaitingACK = waiting
+    /// Sends the 2xx of `waiting` (in the phase already) and re-sends it on T1, 2*T1, ... up to T2 until the
+    /// ACK; BYE after 64*T1.
+    mutating func startRetransmitting(_ waiting: AwaitingACK, into actions: inout [SessionAction]) {
         actions.append(.sendResponse(waiting.response, transaction: waiting.token))
         timers.start(.retransmit2xx, after: waiting.interval, into: &actions)
         timers.start(.ackTimeout, after: configuration.t1 * 64, into: &actions)
@@ -250,9 +240,7 @@ extension InviteSession {
     public mutating func reject(
         status: Int = 603, reasonPhrase: String? = nil, reason: Reason? = nil, headers: [SIPField] = []
     ) -> [SessionAction] {
-        guard role == .uas, state == .incoming || state == .early, let incoming = incomingInvite, !incoming.isFinal,
-            (300...699).contains(status)
-        else { return [] }
+        guard (300...699).contains(status), let incoming = incomingInvite else { return [] }
         var actions: [SessionAction] = []
         var response = makeResponse(to: incoming.request, status: status, reason: reasonPhrase)
         if let reason { response.headerFields.append(.reason, reason) }
@@ -265,9 +253,7 @@ extension InviteSession {
     }
 
     mutating func rejectIncoming(_ response: SIPResponse, _ reason: EndReason, into actions: inout [SessionAction]) {
-        guard var incoming = incomingInvite, !incoming.isFinal else { return }
-        incoming.isFinal = true
-        incomingInvite = incoming
+        guard let incoming = incomingInvite else { return }
         stopReliableProvisionals(into: &actions)
         actions.append(.sendResponse(response, transaction: incoming.token))
         offerAnswer.cancelPendingOffer()
@@ -278,7 +264,7 @@ extension InviteSession {
     /// the INVITE gets 487 and the call ends as `answeredElsewhere` (`Reason: SIP;cause=200`),
     /// `declinedElsewhere` (cause 603 or 600) or `cancelledByCaller`; after it, nothing happens.
     public mutating func receiveCancel(_ cancel: SIPRequest) -> [SessionAction] {
-        guard role == .uas, let incoming = incomingInvite, !incoming.isFinal else { return [] }
+        guard let incoming = incomingInvite else { return [] }
         var actions: [SessionAction] = []
         rejectIncoming(makeResponse(to: incoming.request, status: 487), EndReason(cancel: cancel), into: &actions)
         finishIfDone(into: &actions)
@@ -289,16 +275,14 @@ extension InviteSession {
     /// (an offer went in the 2xx), confirms the call (`connected`) or completes a re-INVITE. ACKs that match
     /// no 2xx (retransmissions) are ignored.
     public mutating func receiveACK(_ ack: SIPRequest) -> [SessionAction] {
-        guard let waiting = awaitingACK, let cseq = (try? ack.cseq) ?? nil,
-            cseq.sequenceNumber == waiting.sequenceNumber
+        guard let number = (try? ack.cseq)??.sequenceNumber, number == awaitingACK?.sequenceNumber,
+            case (let waiting, let wait)? = takeAwaitingACK()
         else { return [] }
         var actions: [SessionAction] = []
         actions.reserveCapacity(8)  // the timers cancelled, a queued offer, the events: one allocation
-        awaitingACK = nil
         timers.cancel(.retransmit2xx, into: &actions)
         timers.cancel(.ackTimeout, into: &actions)
-        if let reasons = deferredBye {
-            deferredBye = nil
+        if case .byeAfterACK(let reasons) = wait {
             sendBye(reasons: reasons, into: &actions)
             finishIfDone(into: &actions)
             return actions
@@ -308,7 +292,7 @@ extension InviteSession {
             do {
                 guard let answer = try ack.sessionDescription() else { throw MissingSessionDescription() }
                 let session = try offerAnswer.receiveAnswer(answer)
-                if !waiting.isInitial, session != before { actions.append(.event(.mediaUpdated(session))) }
+                if case .reinvite = wait, session != before { actions.append(.event(.mediaUpdated(session))) }
             } catch {
                 offerAnswer.cancelPendingOffer()
                 let phrase = (error as? SDPError)?.reasonPhrase ?? MissingSessionDescription().reasonPhrase
@@ -319,17 +303,7 @@ extension InviteSession {
                 return actions
             }
         }
-        if waiting.isInitial, state == .connecting {
-            state = .confirmed
-            // The INVITE is answered and its 2xx acknowledged: only a PRACK still awaited reads it again (its
-            // CSeq), so the whole request need not stay for the hours the call may last; nor does the book of
-            // reliable provisionals, which only the initial INVITE's 1xx use.
-            if reliable?.pending == nil {
-                incomingInvite = nil
-                reliable = nil
-            }
-            actions.append(.event(.connected(offerAnswer.session)))
-        }
+        if case .initial = wait { actions.append(.event(.connected(offerAnswer.session))) }
         sendQueuedOffer(into: &actions)
         finishIfDone(into: &actions)
         return actions
@@ -337,20 +311,22 @@ extension InviteSession {
 
     /// Timer: the 2xx goes again, the interval doubles up to T2 (§13.3.1.4).
     mutating func retransmit2xx(into actions: inout [SessionAction]) {
-        guard var waiting = awaitingACK else { return }
+        let t2 = configuration.t2
+        let waiting = modifyAwaitingACK { (waiting: inout AwaitingACK) -> AwaitingACK in
+            waiting.interval = min(waiting.interval * 2, t2)
+            return waiting
+        }
+        guard let waiting else { return }
         actions.append(.sendResponse(waiting.response, transaction: waiting.token))
-        waiting.interval = min(waiting.interval * 2, configuration.t2)
-        awaitingACK = waiting
         timers.start(.retransmit2xx, after: waiting.interval, into: &actions)
     }
 
     /// Timer: 64*T1 without ACK. The dialog is confirmed, but the session ends with BYE (§13.3.1.4).
     mutating func ackTimedOut(into actions: inout [SessionAction]) {
-        guard awaitingACK != nil else { return }
-        awaitingACK = nil
+        guard case (_, let wait)? = takeAwaitingACK() else { return }
         timers.cancel(.retransmit2xx, into: &actions)
-        let reasons = deferredBye ?? []
-        deferredBye = nil
+        var reasons: [Reason] = []
+        if case .byeAfterACK(let deferred) = wait { reasons = deferred }
         sendBye(reasons: reasons, into: &actions)
         end(EndReason(.timeout, reasonPhrase: "No ACK"), into: &actions)
     }

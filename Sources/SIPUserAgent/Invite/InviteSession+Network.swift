@@ -56,7 +56,7 @@ extension InviteSession {
         let phrase = failure == .timeout ? "Request Timeout" : "Transport Error"
         switch transaction.purpose {
         case .invite:
-            guard state == .calling || state == .early else { return }
+            guard isOutgoingPending else { return }
             offerAnswer.cancelPendingOffer()
             end(EndReason(kind, statusCode: status, reasonPhrase: phrase), into: &actions)
         case .reinvite, .update:
@@ -83,10 +83,7 @@ extension InviteSession {
         var actions: [SessionAction] = []
         let transaction = transactions.remove(at: index)
         acks.removeAll { $0.sequenceNumber == transaction.sequenceNumber }
-        if transaction.purpose == .invite {
-            outgoingInvite?.template = nil
-            outgoingInvite?.request = nil
-        }
+        if transaction.purpose == .invite { outgoingInvite = nil }
         finishIfDone(into: &actions)
         return actions
     }
@@ -97,8 +94,7 @@ extension InviteSession {
         var actions: [SessionAction] = []
         if awaitingACK?.token == transaction {
             ackTimedOut(into: &actions)
-        } else if let incoming = incomingInvite, incoming.token == transaction, !incoming.isFinal {
-            incomingInvite?.isFinal = true
+        } else if incomingInvite?.token == transaction {
             stopReliableProvisionals(into: &actions)
             end(EndReason(.unreachable, reasonPhrase: "Transport Error"), into: &actions)
         }

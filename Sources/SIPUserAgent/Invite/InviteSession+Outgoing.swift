@@ -18,7 +18,7 @@ extension InviteSession {
     }
 
     private mutating func startOutgoing(into actions: inout [SessionAction]) {
-        guard state == .idle, var outgoing = outgoingInvite, let call = outgoing.call else { return }
+        guard case .idle(let call) = phase else { return }
         var fields = SIPFields()
         for hop in call.routeSet { fields.append(.route, hop) }
         fields.append(.maxForwards, 70)
@@ -52,19 +52,15 @@ extension InviteSession {
             do {
                 request.setBody(try offerAnswer.makeOffer())
             } catch {
-                state = .terminated
                 end(EndReason(.failed, reasonPhrase: error.description), into: &actions)
                 return
             }
         }
-        outgoing.template = offerAnswer
-        outgoing.call = nil
         let nextHop = call.routeSet.first?.uri ?? call.requestURI
-        outgoing.nextHop = nextHop
-        outgoing.token = send(request, purpose: .invite, nextHop: nextHop, into: &actions)
-        outgoing.request = transactions.last?.request
-        outgoingInvite = outgoing
-        state = .calling
+        let token = send(request, purpose: .invite, nextHop: nextHop, into: &actions)
+        outgoingInvite = OutgoingInvite(
+            token: token, nextHop: nextHop, request: transactions.last?.request ?? request, template: offerAnswer)
+        phase = .calling(OutgoingAttempt())
     }
 
     /// UAC: cancels the INVITE (RFC 3261 §9.1) with an optional Reason (RFC 3326). The CANCEL goes out once a
@@ -75,8 +71,9 @@ extension InviteSession {
     }
 
     mutating func cancelInvite(reasons: [Reason], kind: EndReason.Kind) -> [SessionAction] {
-        guard role == .uac, state == .calling || state == .early, var outgoing = outgoingInvite else { return [] }
+        guard isOutgoingPending, var outgoing = outgoingInvite else { return [] }
         var actions: [SessionAction] = []
+        outgoingInvite = nil
         outgoing.cancelReasons = reasons
         outgoing.cancel = outgoing.hasProvisional ? .sent : .pending
         outgoingInvite = outgoing
@@ -88,9 +85,8 @@ extension InviteSession {
     }
 
     mutating func sendCancel(into actions: inout [SessionAction]) {
-        guard var outgoing = outgoingInvite, let invite = outgoing.request, let inviteToken = outgoing.token else {
-            return
-        }
+        guard let outgoing = outgoingInvite else { return }
+        let invite = outgoing.request
         var fields = SIPFields()
         fields.appendCopies(of: .route, from: invite.headerFields)
         fields.append(.maxForwards, 70)
@@ -102,11 +98,10 @@ extension InviteSession {
         for reason in outgoing.cancelReasons { fields.append(.reason, reason) }
         let cancel = SIPRequest(method: .cancel, uri: invite.uri, headerFields: fields)
         let token = makeToken()
-        let nextHop = outgoing.nextHop ?? invite.uri
-        transactions.append(ClientTransaction(token: token, purpose: .cancel, sequenceNumber: number, nextHop: nextHop))
-        actions.append(.sendCancel(cancel, token: token, cancelling: inviteToken))
-        outgoing.cancel = .sent
-        outgoingInvite = outgoing
+        transactions.append(
+            ClientTransaction(token: token, purpose: .cancel, sequenceNumber: number, nextHop: outgoing.nextHop))
+        actions.append(.sendCancel(cancel, token: token, cancelling: outgoing.token))
+        outgoingInvite?.cancel = .sent
     }
 
     // MARK: Responses to the INVITE
@@ -125,17 +120,16 @@ extension InviteSession {
     }
 
     private mutating func receiveInviteProvisional(_ response: SIPResponse, into actions: inout [SessionAction]) {
-        guard var outgoing = outgoingInvite else { return }
-        outgoing.hasProvisional = true
-        outgoingInvite = outgoing
-        if case .pending = outgoing.cancel { sendCancel(into: &actions) }
-        guard state == .calling || state == .early else { return }
+        guard let request = outgoingInvite?.request else { return }
+        outgoingInvite?.hasProvisional = true
+        if case .pending? = outgoingInvite?.cancel { sendCancel(into: &actions) }
+        guard isOutgoingPending else { return }
         if response.statusCode == 100 {
             actions.append(.event(.trying))
             return
         }
-        state = .early
-        guard let remoteTag = (try? response.to)??.tag, let request = outgoing.request else {
+        if case .calling(let attempt) = phase { phase = .earlyOutgoing(attempt) }
+        guard let remoteTag = (try? response.to)??.tag else {
             actions.append(
                 .event(.ringing(status: response.statusCode, reasonPhrase: response.reasonPhrase, dialog: nil)))
             return
@@ -149,8 +143,8 @@ extension InviteSession {
         if configuration.reliableProvisionalResponses != .disabled, response.requiresOption("100rel"),
             let value = (try? response.rseq) ?? nil
         {
-            if let last = remoteRSeq, value != last &+ 1 { return }
-            remoteRSeq = value
+            if case .earlyOutgoing(let attempt) = phase, let last = attempt.remoteRSeq, value != last &+ 1 { return }
+            modifyOutgoingAttempt { $0.remoteRSeq = value }
             rseq = value
         }
         var prackBody: SessionDescription?
@@ -189,27 +183,36 @@ extension InviteSession {
     /// Makes the early dialog with `remoteTag` the current one; `false` when there is none.
     mutating func makeCurrent(remoteTag: String) -> Bool {
         if dialog?.id.remoteTag == remoteTag { return true }
-        guard let index = forks.firstIndex(where: { $0.dialog.id.remoteTag == remoteTag }) else { return false }
-        let fork = forks[index]
+        guard forks.contains(where: { $0.dialog.id.remoteTag == remoteTag }),
+            case (var attempt, let isEarly)? = takeOutgoingAttempt()
+        else { return false }
+        defer { restoreOutgoingAttempt(attempt, isEarly: isEarly) }
+        guard let index = attempt.forks.firstIndex(where: { $0.dialog.id.remoteTag == remoteTag }) else { return false }
+        let fork = attempt.forks[index]
         if let current = dialog {
-            forks[index] = EarlyDialog(dialog: current, offerAnswer: offerAnswer, remoteRSeq: remoteRSeq)
+            attempt.forks[index] = EarlyDialog(
+                dialog: current, offerAnswer: offerAnswer, remoteRSeq: attempt.remoteRSeq)
         } else {
-            forks.remove(at: index)
+            attempt.forks.remove(at: index)
         }
         dialog = fork.dialog
         offerAnswer = fork.offerAnswer
-        remoteRSeq = fork.remoteRSeq
+        attempt.remoteRSeq = fork.remoteRSeq
         return true
     }
 
     /// Makes `leg`, a new dialog of the INVITE, the current one; the one it displaces becomes a fork.
     private mutating func adoptNewLeg(_ leg: Dialog, into actions: inout [SessionAction]) {
-        if let current = dialog {
-            forks.append(EarlyDialog(dialog: current, offerAnswer: offerAnswer, remoteRSeq: remoteRSeq))
-            if let template = outgoingInvite?.template { offerAnswer = template }
+        if case (var attempt, let isEarly)? = takeOutgoingAttempt() {
+            if let current = dialog {
+                attempt.forks.append(
+                    EarlyDialog(dialog: current, offerAnswer: offerAnswer, remoteRSeq: attempt.remoteRSeq))
+                if let template = outgoingInvite?.template { offerAnswer = template }
+            }
+            attempt.remoteRSeq = nil
+            restoreOutgoingAttempt(attempt, isEarly: isEarly)
         }
         dialog = leg
-        remoteRSeq = nil
         isDialogAnnounced = true
         actions.append(.dialogCreated(leg.id))
     }
@@ -220,7 +223,7 @@ extension InviteSession {
             actions.append(.sendACK(ack.request, nextHop: ack.nextHop))
             return
         }
-        if state == .calling || state == .early {
+        if isOutgoingPending {
             confirmOutgoing(response, remoteTag: remoteTag, sequenceNumber: cseq.sequenceNumber, into: &actions)
         } else {
             // A second fork answered, or the 2xx crossed our CANCEL: ACK it and end it (§13.2.2.4, §9.1).
@@ -242,7 +245,8 @@ extension InviteSession {
         }
         dialog?.confirm(with: response)
         for fork in forks { actions.append(.dialogTerminated(fork.dialog.id)) }
-        forks = []
+        // The call is up from here on (an offer/answer failure below ends it with BYE).
+        phase = .confirmed(nil)
         peer.allowsUpdate = response.allows(.update) ?? false
         peer.supportsTimer = response.supportsOption("timer")
 
@@ -280,7 +284,6 @@ extension InviteSession {
             end(EndReason(.notAcceptable, statusCode: 488, reasonPhrase: failure, reasons: [reason]), into: &actions)
             return
         }
-        state = .confirmed
         startSessionTimer(fromUACResponse: response, into: &actions)
         actions.append(.event(.connected(offerAnswer.session)))
         sendQueuedOffer(into: &actions)
@@ -317,7 +320,7 @@ extension InviteSession {
     }
 
     private mutating func receiveInviteFailure(_ response: SIPResponse, into actions: inout [SessionAction]) {
-        guard state == .calling || state == .early else { return }
+        guard isOutgoingPending else { return }
         if retryInvite(after: response, into: &actions) { return }
         offerAnswer.cancelPendingOffer()
         if (300...399).contains(response.statusCode) {
@@ -329,9 +332,13 @@ extension InviteSession {
     /// Sends the INVITE again after a 401/407 with credentials, or after a 422 with the Min-SE asked for
     /// (RFC 4028 §7.4); early dialogs of the refused attempt end.
     private mutating func retryInvite(after response: SIPResponse, into actions: inout [SessionAction]) -> Bool {
-        guard var outgoing = outgoingInvite, var request = outgoing.request, outgoing.retries < 3,
-            !outgoing.isCancelRequested
-        else { return false }
+        let retries: UInt8
+        switch phase {
+        case .calling(let attempt), .earlyOutgoing(let attempt): retries = attempt.retries
+        default: return false
+        }
+        guard var outgoing = outgoingInvite, retries < 3, !outgoing.isCancelRequested else { return false }
+        var request = outgoing.request
         switch response.statusCode {
         case 401, 407:
             guard var authenticator else { return false }
@@ -353,16 +360,14 @@ extension InviteSession {
         request.headerFields.set(.cseq, CSeq(number, .invite))
         for leg in dialogIDs { actions.append(.dialogTerminated(leg)) }
         dialog = nil
-        forks = []
-        remoteRSeq = nil
+        phase = .calling(OutgoingAttempt(retries: retries + 1))
         isDialogAnnounced = false
-        if let template = outgoing.template { offerAnswer = template }
-        outgoing.retries += 1
+        offerAnswer = outgoing.template
+        outgoingInvite = nil
         outgoing.hasProvisional = false
-        outgoing.token = send(request, purpose: .invite, nextHop: outgoing.nextHop ?? request.uri, into: &actions)
-        outgoing.request = transactions.last?.request
+        outgoing.token = send(request, purpose: .invite, nextHop: outgoing.nextHop, into: &actions)
+        outgoing.request = transactions.last?.request ?? request
         outgoingInvite = outgoing
-        state = .calling
         return true
     }
 }

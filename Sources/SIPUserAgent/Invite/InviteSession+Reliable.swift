@@ -9,48 +9,75 @@ extension InviteSession {
     mutating func sendReliableProvisional(
         _ response: SIPResponse, carriesSDP: Bool, into actions: inout [SessionAction]
     ) {
-        guard var book = reliable, let token = incomingInvite?.token else { return }
-        if book.pending != nil {
-            book.queued.append(response)
-            reliable = book
-            return
+        guard let token = incomingInvite?.token else { return }
+        let t1 = configuration.t1
+        let sending = modifyReliableProvisionals { book -> SIPResponse? in
+            if book.pending != nil {
+                book.queued.append(response)
+                return nil
+            }
+            var response = response
+            let rseq = book.nextRSeq
+            book.nextRSeq &+= 1
+            response.headerFields.append(.require, "100rel")
+            response.headerFields.append(.rseq, rseq)
+            book.pending = ReliableProvisionals.Pending(
+                response: response, rseq: rseq, interval: t1, carriesSDP: carriesSDP)
+            return response
         }
-        var response = response
-        let rseq = book.nextRSeq
-        book.nextRSeq &+= 1
-        response.headerFields.append(.require, "100rel")
-        response.headerFields.append(.rseq, rseq)
-        book.pending = ReliableProvisionals.Pending(
-            response: response, rseq: rseq, interval: configuration.t1, carriesSDP: carriesSDP)
-        reliable = book
+        guard let response = sending ?? nil else { return }
         actions.append(.sendResponse(response, transaction: token))
-        timers.start(.retransmitProvisional, after: configuration.t1, into: &actions)
-        timers.start(.provisionalTimeout, after: configuration.t1 * 64, into: &actions)
+        timers.start(.retransmitProvisional, after: t1, into: &actions)
+        timers.start(.provisionalTimeout, after: t1 * 64, into: &actions)
     }
 
     /// UAS timer: the reliable provisional response goes again; the interval doubles (§3).
     mutating func retransmitProvisional(into actions: inout [SessionAction]) {
-        guard var book = reliable, var pending = book.pending, let token = incomingInvite?.token else { return }
+        guard let token = incomingInvite?.token else { return }
+        let resending = modifyReliableProvisionals { book -> ReliableProvisionals.Pending? in
+            guard var pending = book.pending else { return nil }
+            pending.interval = pending.interval * 2
+            book.pending = pending
+            return pending
+        }
+        guard let pending = resending ?? nil else { return }
         actions.append(.sendResponse(pending.response, transaction: token))
-        pending.interval = pending.interval * 2
-        book.pending = pending
-        reliable = book
         timers.start(.retransmitProvisional, after: pending.interval, into: &actions)
     }
 
     /// UAS timer: no PRACK in 64*T1: the INVITE is rejected with a 5xx (§3).
     mutating func provisionalTimedOut(into actions: inout [SessionAction]) {
-        guard reliable?.pending != nil, let request = incomingInvite?.request else { return }
-        let response = makeResponse(to: request, status: 504, reason: "No PRACK")
+        guard let incoming = incomingInvite, incoming.reliable?.pending != nil else { return }
+        let response = makeResponse(to: incoming.request, status: 504, reason: "No PRACK")
         rejectIncoming(response, EndReason(.timeout, statusCode: 504, reasonPhrase: "No PRACK"), into: &actions)
     }
 
+    /// Disarms the timers of a reliable provisional response awaiting its PRACK: the INVITE has its final
+    /// response (the book of them goes with the INVITE).
     mutating func stopReliableProvisionals(into actions: inout [SessionAction]) {
-        guard reliable != nil else { return }
-        reliable?.pending = nil
-        reliable?.queued = []
         timers.cancel(.retransmitProvisional, into: &actions)
         timers.cancel(.provisionalTimeout, into: &actions)
+    }
+
+    /// Changes the UAS's reliable provisional responses in place; `nil` (and nothing done) before `start()`
+    /// and once the INVITE has its final response.
+    private mutating func modifyReliableProvisionals<Result>(
+        _ body: (inout ReliableProvisionals) -> Result
+    ) -> Result? {
+        let result = modifyIncomingInvite { incoming -> Result? in
+            guard var book = incoming.reliable else { return nil }
+            incoming.reliable = nil
+            let result = body(&book)
+            incoming.reliable = book
+            return result
+        }
+        return result ?? nil
+    }
+
+    /// Takes the first reliable provisional response that waited for the PRACK of the one before it.
+    private mutating func takeQueuedProvisional() -> SIPResponse? {
+        let next = modifyReliableProvisionals { book in book.queued.isEmpty ? nil : book.queued.removeFirst() }
+        return next ?? nil
     }
 
     /// UAS: a PRACK arrived (§3, §5): it must match the pending reliable response by RAck (else 481). Its
@@ -63,15 +90,11 @@ extension InviteSession {
                 .sendResponse(makeResponse(to: request, status: 400, reason: "Missing RAck"), transaction: transaction))
             return
         }
-        let inviteNumber = (try? incomingInvite?.request.cseq)??.sequenceNumber
-        guard var book = reliable, let pending = book.pending, rack.responseNumber == pending.rseq,
-            rack.method == .invite, rack.cseqNumber == inviteNumber
-        else {
+        guard rack == incomingInvite?.awaitedRAck else {
             actions.append(.sendResponse(makeResponse(to: request, status: 481), transaction: transaction))
             return
         }
-        book.pending = nil
-        reliable = book
+        modifyReliableProvisionals { book in book.pending = nil }
         timers.cancel(.retransmitProvisional, into: &actions)
         timers.cancel(.provisionalTimeout, into: &actions)
         var response = makeResponse(to: request, status: 200)
@@ -102,10 +125,8 @@ extension InviteSession {
         }
         actions.append(.sendResponse(response, transaction: transaction))
         if let headers = incomingInvite?.deferredAnswerHeaders {
-            reliable?.queued = []
             sendAnswer(headers: headers, into: &actions)
-        } else if var next = reliable?.queued.first {
-            reliable?.queued.removeFirst()
+        } else if var next = takeQueuedProvisional() {
             next.headerFields.removeAll(.rseq)
             sendReliableProvisional(next, carriesSDP: next.hasSDP, into: &actions)
         }

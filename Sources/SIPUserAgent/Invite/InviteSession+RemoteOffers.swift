@@ -45,7 +45,7 @@ extension InviteSession {
             if configuration.answersOffersAutomatically {
                 answerRemoteOffer(pending, into: &actions)
             } else {
-                pendingRemoteOffer = pending
+                phase = .confirmed(.awaitingAnswer(pending))
                 actions.append(.event(.offerReceived(offer)))
             }
             return
@@ -59,10 +59,11 @@ extension InviteSession {
             return
         }
         let number = (try? request.cseq)??.sequenceNumber ?? 0
-        startAwaitingACK(
-            AwaitingACK(
-                token: transaction, response: response, sequenceNumber: number, interval: configuration.t1,
-                isInitial: false, expectsAnswer: true), into: &actions)
+        let waiting = AwaitingACK(
+            token: transaction, response: response, sequenceNumber: number, interval: configuration.t1,
+            expectsAnswer: true)
+        phase = .confirmed(.awaitingACK(waiting))
+        startRetransmitting(waiting, into: &actions)
         applyRemoteSessionTimer(pending, into: &actions)
     }
 
@@ -160,12 +161,13 @@ extension InviteSession {
         }
         var response = makeRefreshResponse(for: pending)
         response.setBody(answer.sessionDescription)
-        if pending.request.method == .invite {
+        if pending.request.method == .invite, case .confirmed = phase {
             let number = (try? pending.request.cseq)??.sequenceNumber ?? 0
-            startAwaitingACK(
-                AwaitingACK(
-                    token: pending.token, response: response, sequenceNumber: number, interval: configuration.t1,
-                    isInitial: false, expectsAnswer: false), into: &actions)
+            let waiting = AwaitingACK(
+                token: pending.token, response: response, sequenceNumber: number, interval: configuration.t1,
+                expectsAnswer: false)
+            phase = .confirmed(.awaitingACK(waiting))
+            startRetransmitting(waiting, into: &actions)
         } else {
             actions.append(.sendResponse(response, transaction: pending.token))
         }
@@ -180,9 +182,8 @@ extension InviteSession {
     /// Answers the re-offer reported with `offerReceived` (when offers are not answered automatically),
     /// from the current offer/answer configuration.
     public mutating func answerOffer() -> [SessionAction] {
-        guard let pending = pendingRemoteOffer else { return [] }
+        guard let pending = takePendingRemoteOffer() else { return [] }
         var actions: [SessionAction] = []
-        pendingRemoteOffer = nil
         answerRemoteOffer(pending, into: &actions)
         finishIfDone(into: &actions)
         return actions
@@ -190,9 +191,8 @@ extension InviteSession {
 
     /// Refuses the re-offer reported with `offerReceived` (488 by default); the session keeps its media.
     public mutating func rejectOffer(status: Int = 488, reasonPhrase: String? = nil) -> [SessionAction] {
-        guard let pending = pendingRemoteOffer, (300...699).contains(status) else { return [] }
+        guard (300...699).contains(status), let pending = takePendingRemoteOffer() else { return [] }
         var actions: [SessionAction] = []
-        pendingRemoteOffer = nil
         offerAnswer.cancelPendingOffer()
         actions.append(
             .sendResponse(

@@ -101,7 +101,12 @@ extension InviteSession {
     mutating func sessionExpired(into actions: inout [SessionAction]) {
         guard state == .confirmed || state == .connecting else { return }
         let reason = Reason(protocol: "SIP", cause: 408, text: "Session expired")
-        if state == .confirmed { sendBye(reasons: [reason], into: &actions) } else { deferredBye = [reason] }
-        end(EndReason(.timeout, reasonPhrase: "Session expired", reasons: [reason]), into: &actions)
+        let ending = EndReason(.timeout, reasonPhrase: "Session expired", reasons: [reason])
+        if state == .confirmed {
+            sendBye(reasons: [reason], into: &actions)
+            end(ending, into: &actions)
+        } else {
+            end(ending, byeAfterACK: [reason], into: &actions)
+        }
     }
 }

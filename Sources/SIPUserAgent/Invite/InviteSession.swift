@@ -43,16 +43,12 @@ public struct InviteSession: Sendable {
 
     /// Which side of the INVITE this session is.
     public let role: Role
-    /// Where the call stands.
-    public internal(set) var state: State
     /// What the session does on its own; changes apply to the next message it builds.
     public var configuration: InviteSessionConfiguration
     /// The dialog: the confirmed one, the UAS's early one, or the UAC's most recently active early one.
     public internal(set) var dialog: Dialog?
     /// The offer/answer state of `dialog`: the negotiated session, hold flags, last descriptions.
     public internal(set) var offerAnswer: OfferAnswer
-    /// Why the call ended, once it has.
-    public internal(set) var endReason: EndReason?
     /// Answers 401 and 407 challenges to the session's requests (RFC 3261 §22.2); `nil` fails them.
     public var authenticator: DigestAuthenticator?
 
@@ -61,15 +57,12 @@ public struct InviteSession: Sendable {
     /// The Call-ID.
     public let callID: String
 
+    /// Where the call stands, with what only that stage of it needs.
+    var phase: Phase
+    /// UAC: the initial INVITE while its client transaction lives (past `confirmed`, for the 2xx of other forks).
     @OutOfLine var outgoingInvite: OutgoingInvite? = nil
-    @OutOfLine var incomingInvite: IncomingInvite? = nil
-    var forks: [EarlyDialog] = []
-    var remoteRSeq: UInt32?
     var transactions: [ClientTransaction] = []
     var acks: [SentACK] = []
-    @OutOfLine var awaitingACK: AwaitingACK? = nil
-    @OutOfLine var reliable: ReliableProvisionals? = nil
-    @OutOfLine var pendingRemoteOffer: PendingRemoteOffer? = nil
     var queuedOffer: LocalOffer?
     var glareRetry: LocalOffer?
     var sessionTimer: ActiveSessionTimer?
@@ -78,9 +71,7 @@ public struct InviteSession: Sendable {
     var random: SessionRandom
     var nextToken: UInt32 = 0
     var peer = PeerCapabilities()
-    var deferredBye: [Reason]?
     var isDialogAnnounced = false
-    var isFinishAnnounced = false
 
     /// A UAC session for an outgoing call; `start()` sends the INVITE.
     /// - Parameters:
@@ -95,14 +86,13 @@ public struct InviteSession: Sendable {
     ) {
         var generator = random
         self.role = .uac
-        self.state = .idle
+        self.phase = .idle(call)
         self.configuration = configuration
         self.offerAnswer = offerAnswer
         self.authenticator = authenticator
         self.localTag = call.localTag
         self.callID = call.callID
         self.random = SessionRandom(seed: generator.next())
-        self.outgoingInvite = OutgoingInvite(call: call)
     }
 
     /// A UAS session for an INVITE received outside any dialog; `start()` checks it and reports its offer.
@@ -119,19 +109,22 @@ public struct InviteSession: Sendable {
     ) {
         var generator = random
         self.role = .uas
-        self.state = .incoming
+        self.phase = .incoming(IncomingInvite(request: request, token: transaction))
         self.configuration = configuration
         self.offerAnswer = offerAnswer
         self.authenticator = nil
         self.localTag = localTag
         self.callID = (try? request.callID) ?? ""
         self.random = SessionRandom(seed: generator.next())
-        self.incomingInvite = IncomingInvite(request: request, token: transaction)
     }
 
     /// Whether the session has nothing left to do: ended, no transaction open, no timer armed.
     public var isFinished: Bool {
-        state == .terminated && transactions.isEmpty && awaitingACK == nil && timers.isEmpty
+        switch phase {
+        case .terminated(let ending): ending.byeAfterACK == nil && transactions.isEmpty && timers.isEmpty
+        case .finished: transactions.isEmpty && timers.isEmpty
+        default: false
+        }
     }
 
     /// The negotiated session in force, if any.
@@ -225,36 +218,48 @@ extension InviteSession {
     /// Supported in requests after the initial INVITE: no 100rel (re-INVITEs get no reliable 1xx from us).
     var inDialogSupported: [String] { configuration.supportedExtensions.filter { $0 != "100rel" } }
 
-    /// Ends the call once: records `reason`, tells the TU, disarms the timers of the call (a 2xx still
-    /// waiting for its ACK keeps its timers when a BYE waits for that ACK).
-    mutating func end(_ reason: EndReason, into actions: inout [SessionAction]) {
-        if endReason == nil {
-            endReason = reason
+    /// Ends the call once: records `reason`, tells the TU, disarms the timers of the call. With `byeAfterACK`
+    /// a 2xx still waiting for its ACK (in `connecting`) keeps its timers, and a BYE with those Reason values
+    /// goes once the ACK comes or is given up on.
+    mutating func end(_ reason: EndReason, byeAfterACK: [Reason]? = nil, into actions: inout [SessionAction]) {
+        var forks: [EarlyDialog] = []
+        var ending: Ending? = Ending(reason: reason)
+        var waitsForACK = false
+        switch phase {
+        case .terminated(let ended):
+            ending = nil
+            waitsForACK = ended.byeAfterACK != nil
+        case .finished:
+            ending = nil
+        case .connecting(let waiting):
+            if let byeAfterACK {
+                ending?.byeAfterACK = ByeAfterACK(waiting: waiting, reasons: byeAfterACK)
+                waitsForACK = true
+            }
+        case .calling(let attempt), .earlyOutgoing(let attempt):
+            forks = attempt.forks
+        default:
+            break
+        }
+        if let ending {
+            phase = .terminated(ending)
             actions.append(.event(.ended(reason)))
         }
-        state = .terminated
-        let keeping: [SessionTimer.Kind] = deferredBye != nil ? [.retransmit2xx, .ackTimeout] : []
-        timers.cancelAll(keeping: keeping, into: &actions)
-        if deferredBye == nil { awaitingACK = nil }
-        reliable?.pending = nil
-        reliable?.queued = []
+        timers.cancelAll(keeping: waitsForACK ? [.retransmit2xx, .ackTimeout] : [], into: &actions)
         queuedOffer = nil
         glareRetry = nil
-        pendingRemoteOffer = nil
         for fork in forks { actions.append(.dialogTerminated(fork.dialog.id)) }
-        forks = []
         if role == .uac { dialog?.state = .terminated }
     }
 
     /// Says `finished` (and stops routing the dialog) once nothing is left to do.
     mutating func finishIfDone(into actions: inout [SessionAction]) {
         // `isFinished` spelt out: through the getter the whole session was copied on each call.
-        guard !isFinishAnnounced, state == .terminated, transactions.isEmpty, awaitingACK == nil, timers.isEmpty
+        guard case .terminated(let ending) = phase, ending.byeAfterACK == nil, transactions.isEmpty, timers.isEmpty
         else { return }
-        isFinishAnnounced = true
+        phase = .finished(ending.reason)
         acks = []
         outgoingInvite = nil
-        incomingInvite = nil
         dialog?.state = .terminated
         if isDialogAnnounced, let dialog { actions.append(.dialogTerminated(dialog.id)) }
         actions.append(.finished)

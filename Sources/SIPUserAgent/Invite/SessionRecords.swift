@@ -27,7 +27,9 @@ struct LocalOffer: Sendable, Hashable {
     var method: OfferMethod
 }
 
-/// The UAC's initial INVITE while it is being answered.
+/// The UAC's initial INVITE while its client transaction lives: from `start()` until the transaction ends.
+/// It outlasts the call's early phases, as a 2xx from another fork or one crossing the CANCEL still has to be
+/// ACKed from it (§13.2.2.4).
 struct OutgoingInvite: Sendable {
     enum CancelState: Sendable {
         case none
@@ -36,21 +38,17 @@ struct OutgoingInvite: Sendable {
         case sent
     }
 
-    var call: OutgoingCall?
-    var token: RequestToken?
+    var token: RequestToken
     /// Where the INVITE went: the first pre-existing route, or the Request-URI.
-    var nextHop: URI?
-    /// The INVITE as sent (for CANCEL and retries); dropped once the call is confirmed.
-    var request: SIPRequest?
+    var nextHop: URI
+    /// The INVITE as sent (for CANCEL, retries and the ACKs of its 2xx).
+    var request: SIPRequest
     /// The offer/answer state right after the INVITE went out: each new fork starts from a copy.
-    var template: OfferAnswer?
+    var template: OfferAnswer
     var cancel: CancelState = .none
     /// The Reason values of the CANCEL, also put in the BYE of a 2xx that crosses it.
     var cancelReasons: [Reason] = []
     var hasProvisional = false
-    var retries: UInt8 = 0
-
-    init(call: OutgoingCall) { self.call = call }
 
     var isCancelRequested: Bool {
         if case .none = cancel { return false }
@@ -58,7 +56,18 @@ struct OutgoingInvite: Sendable {
     }
 }
 
-/// The UAS's initial INVITE until its final response.
+/// What the UAC knows while no 2xx has come (states `calling` and `early`): its early dialogs besides the
+/// current one, and the reliable provisional responses of the current one.
+struct OutgoingAttempt: Sendable {
+    /// The early dialogs other than `dialog` (a forked INVITE), each with its own offer/answer state.
+    var forks: [EarlyDialog] = []
+    /// The RSeq of the last reliable provisional response PRACKed in `dialog` (RFC 3262 §4).
+    var remoteRSeq: UInt32?
+    /// How many times the INVITE went again after a 401, 407 or 422.
+    var retries: UInt8 = 0
+}
+
+/// The UAS's initial INVITE until its final response (states `incoming` and `early`).
 struct IncomingInvite: Sendable {
     enum AnswerDelivery: Sendable {
         case none
@@ -72,7 +81,6 @@ struct IncomingInvite: Sendable {
     var answerDelivery = AnswerDelivery.none
     /// `answer()` waits for the PRACK of a reliable 1xx that carried SDP (RFC 3262 §3).
     var deferredAnswerHeaders: [SIPField]?
-    var isFinal = false
     var peerSupports100rel = false
     var peerRequires100rel = false
     var peerSupportsTimer = false
@@ -82,10 +90,19 @@ struct IncomingInvite: Sendable {
     /// Via, From, To with this side's tag, Call-ID and CSeq of the responses above 100 to it (RFC 3261
     /// §8.2.6.2): the same for each, made once.
     var responseFields: SIPFields?
+    /// The reliable provisional responses, once `start()` accepted the INVITE.
+    var reliable: ReliableProvisionals?
 
     init(request: SIPRequest, token: ServerTransactionToken) {
         self.request = request
         self.token = token
+    }
+
+    /// The RAck a PRACK must carry: the pending reliable provisional response's RSeq and the INVITE's CSeq
+    /// (RFC 3262 §7.2); `nil` when no reliable provisional response awaits its PRACK.
+    var awaitedRAck: RAck? {
+        guard let pending = reliable?.pending, let cseq = (try? request.cseq) ?? nil else { return nil }
+        return RAck(responseNumber: pending.rseq, cseqNumber: cseq.sequenceNumber, method: .invite)
     }
 }
 
@@ -133,13 +150,13 @@ struct SentACK: Sendable {
     var nextHop: URI
 }
 
-/// A 2xx to an INVITE, re-sent until its ACK arrives (§13.3.1.4).
+/// A 2xx to an INVITE, re-sent until its ACK arrives (§13.3.1.4): the initial INVITE's in state `connecting`,
+/// a re-INVITE's in `confirmed`.
 struct AwaitingACK: Sendable {
     var token: ServerTransactionToken
     var response: SIPResponse
     var sequenceNumber: UInt32
     var interval: Duration
-    var isInitial: Bool
     /// The 2xx carried an offer: the ACK carries the answer.
     var expectsAnswer: Bool
 }
