@@ -105,6 +105,28 @@ public protocol MediaClock: Sendable {
     func wallclock() -> NTPTimestamp
 }
 
+extension MediaClock {
+    /// The wall-clock time at the monotonic clock's origin (``MediaInstant/zero``), from one reading of
+    /// each: what ``MediaSessionConfiguration/wallclockAtOrigin`` takes, so that a session's sender reports
+    /// carry this clock's NTP time without the session reading a clock.
+    public func wallclockAtOrigin() -> NTPTimestamp {
+        let instant = now()
+        return NTPTimestamp(rawValue: wallclock().rawValue &- instant.ntpUnits)
+    }
+}
+
+extension MediaInstant {
+    /// The time since the origin in NTP units (2^-32 s), in two's complement before the origin.
+    var ntpUnits: UInt64 {
+        var (seconds, nanoseconds) = self.nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        if nanoseconds < 0 {
+            seconds -= 1
+            nanoseconds += 1_000_000_000
+        }
+        return UInt64(bitPattern: seconds) << 32 &+ UInt64(nanoseconds) << 32 / 1_000_000_000
+    }
+}
+
 /// `CLOCK_MONOTONIC` and `CLOCK_REALTIME`.
 public struct SystemMediaClock: MediaClock {
     public init() {}

@@ -1,16 +1,27 @@
 extension MediaSession {
-    /// Sets what the session does with media: playout and sending apart (see ``MediaActivity``).
+    /// Sets what the session does with media: playout and sending apart (see ``MediaActivity``). It ends
+    /// early media (``setEarlyMedia(_:)``) without bringing back what early media stood in for.
     /// - Parameter activity: e.g. ``MediaActivity/earlyMedia`` on a 183 with SDP, ``MediaActivity/active``
     ///   once the app activated audio.
-    public mutating func setActivity(_ activity: MediaActivity) { self.activity = activity }
+    public mutating func setActivity(_ activity: MediaActivity) {
+        activityAfterEarlyMedia = nil
+        self.activity = activity
+    }
 
-    /// Sets what goes out, keeping playout as it is.
+    /// Sets what goes out, keeping playout as it is; ends early media as ``setActivity(_:)`` does.
     /// - Parameter sending: nothing, silence or the captured audio.
-    public mutating func setSending(_ sending: MediaActivity.Sending) { activity.sending = sending }
+    public mutating func setSending(_ sending: MediaActivity.Sending) {
+        activityAfterEarlyMedia = nil
+        activity.sending = sending
+    }
 
-    /// Turns playout of received audio on or off, keeping sending as it is.
+    /// Turns playout of received audio on or off, keeping sending as it is; ends early media as
+    /// ``setActivity(_:)`` does.
     /// - Parameter isPlayingOut: whether received audio is handed out.
-    public mutating func setPlayout(_ isPlayingOut: Bool) { activity.isPlayingOut = isPlayingOut }
+    public mutating func setPlayout(_ isPlayingOut: Bool) {
+        activityAfterEarlyMedia = nil
+        activity.isPlayingOut = isPlayingOut
+    }
 
     /// Mutes or unmutes: while muted, silence goes out and the audio port is not asked for frames (a file
     /// source pauses). Telephone-events still go out.

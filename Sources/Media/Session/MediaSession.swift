@@ -29,6 +29,9 @@ public struct MediaSession<Address: Hashable & Sendable> {
     public internal(set) var activity = MediaActivity.inactive
     /// True while silence goes out instead of the captured audio.
     public internal(set) var isMuted = false
+    /// The activity early media stands in for, to come back when it ends; `nil` while there is no early media
+    /// (see ``setEarlyMedia(_:)``).
+    var activityAfterEarlyMedia: MediaActivity?
     /// Our RTCP CNAME.
     public let cname: String
 

@@ -61,4 +61,16 @@ public struct MediaAudioFrame: Hashable, Sendable {
     public var origin: Origin
     /// The tick of the frame.
     public var instant: MediaInstant
+
+    /// - Parameters:
+    ///   - samples: mono samples at `format`.
+    ///   - format: the codec's PCM format.
+    ///   - origin: where they came from.
+    ///   - instant: the tick of the frame.
+    public init(samples: [Int16], format: AudioFormat, origin: Origin, instant: MediaInstant) {
+        self.samples = samples
+        self.format = format
+        self.origin = origin
+        self.instant = instant
+    }
 }

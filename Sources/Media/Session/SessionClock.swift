@@ -17,16 +17,7 @@ final class SessionClock: MediaClock {
 
     func now() -> MediaInstant { MediaInstant(nanoseconds: nanoseconds.load(ordering: .relaxed)) }
 
-    func wallclock() -> NTPTimestamp {
-        var (seconds, nanoseconds) = self.nanoseconds.load(ordering: .relaxed).quotientAndRemainder(
-            dividingBy: 1_000_000_000)
-        if nanoseconds < 0 {
-            seconds -= 1
-            nanoseconds += 1_000_000_000
-        }
-        let units = UInt64(bitPattern: seconds) << 32 &+ UInt64(nanoseconds) << 32 / 1_000_000_000
-        return NTPTimestamp(rawValue: wallclockAtOrigin.rawValue &+ units)
-    }
+    func wallclock() -> NTPTimestamp { NTPTimestamp(rawValue: wallclockAtOrigin.rawValue &+ now().ntpUnits) }
 }
 
 /// SplitMix64, seeded once from the caller's generator: the session's own draws (a new SSRC, the RTCP

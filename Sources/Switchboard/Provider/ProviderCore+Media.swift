@@ -113,7 +113,7 @@ extension ProviderCore {
     /// Ie,eff, Id from the one-way delay (half the RTT, or the playout delay plus 20 ms of packetization
     /// when there is no RTT), Ie,eff from the codec's Ie and Bpl and the loss, then G.107 Annex B's
     /// R-to-MOS curve.
-    static func quality(_ figures: MediaFigures) -> CallQuality {
+    static func quality(_ figures: MediaSessionStatistics) -> CallQuality {
         let kind = figures.codec.flatMap { name in
             AudioCodecKind.allCases.first { $0.sdpCodec.encodingName.lowercased() == name.lowercased() }
         }
