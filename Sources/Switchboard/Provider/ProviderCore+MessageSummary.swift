@@ -39,13 +39,3 @@ extension ProviderCore {
                 credentials: entry.credentials))
     }
 }
-
-extension MessageSummary {
-    /// The public summary of a parsed message-summary body (voice-message counts).
-    init(_ summary: SIPUserAgent.MessageSummary) {
-        let voice = summary.voice
-        self.init(
-            messagesWaiting: summary.messagesWaiting, messageAccount: summary.account, newMessages: voice?.new ?? 0,
-            oldMessages: voice?.old ?? 0)
-    }
-}
