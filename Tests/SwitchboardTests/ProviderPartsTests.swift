@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
+import SwitchboardTesting
 import Testing
 
 @testable import Switchboard
 
-/// The provider's small coordination parts: the per-iteration outbox, the wind-down countdown and the
-/// listener plan.
-@Suite("Glue: outbox, countdown, listeners")
+/// The provider's small coordination parts: the per-iteration outbox, the wind-down countdown, the
+/// listener plan, and the timer book-keeping of the drivers (on a virtual loop).
+@Suite("Glue: outbox, countdown, listeners, timers")
 struct ProviderPartsTests {
     @Test func theOutboxAsksForOneFlushPerBatchAndKeepsOrder() {
         var outbox = EventOutbox()
@@ -48,5 +49,32 @@ struct ProviderPartsTests {
         #expect(ListenerSetup.address(of: .init(.udp, ":5062"))?.description == "0.0.0.0:5062")
         #expect(ListenerSetup.address(of: .init(.tls, "127.0.0.1"))?.port == 5061)
         #expect(ListenerSetup.address(of: .init(.udp, "not an address")) == nil)
+    }
+
+    @Test func timersReplaceCancelAndFireOnTheLoop() {
+        let loop = VirtualEventLoop()
+        var timers = LoopTimers<String>()
+        var fired: [String] = []
+        func arm(_ name: String, _ label: String, after delay: Duration) {
+            timers.start(name, after: delay, on: loop) {
+                timers.fired(name)
+                fired.append(label)
+            }
+        }
+        arm("a", "a1", after: .seconds(1))
+        arm("a", "a2", after: .seconds(2))
+        arm("b", "b", after: .seconds(1))
+        arm("c", "c", after: .seconds(1))
+        timers.cancel("c", on: loop)
+        #expect(timers.count == 2)
+        loop.advance(by: .milliseconds(1500))
+        #expect(fired == ["b"])
+        loop.advance(by: .seconds(1))
+        #expect(fired == ["b", "a2"])
+        #expect(timers.count == 0)
+        arm("d", "d", after: .seconds(1))
+        timers.cancelAll(on: loop)
+        loop.advance(by: .seconds(2))
+        #expect(fired == ["b", "a2"])
     }
 }

@@ -53,7 +53,7 @@ extension ProviderCore: SessionDriverDelegate {
         referredBy: NameAddress? = nil
     ) {
         let entry = record.call.account.flatMap { accounts[$0] }
-        let request = SessionDriver.OutgoingRequest(
+        let request = OutgoingRequest(
             target: target, from: entry?.addressOfRecord, displayName: entry?.account.displayName,
             outboundProxy: entry?.outboundProxy,
             transport: entry?.account.transport, credentials: entry?.credentials,
@@ -175,10 +175,11 @@ extension ProviderCore: SessionDriverDelegate {
             completion(.failure(error))
             return
         }
-        sessions.sendMessage(
-            to: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
-            transport: entry?.account.transport, credentials: entry?.credentials, contentType: message.contentType,
-            body: message.body
+        messages.send(
+            OutOfDialogRequest(
+                method: .message, target: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
+                transport: entry?.account.transport, credentials: entry?.credentials, contentType: message.contentType,
+                body: message.body)
         ) { status in completion(.success(status)) }
     }
 
@@ -198,8 +199,8 @@ extension ProviderCore: SessionDriverDelegate {
             completion(.failure(error))
             return
         }
-        sessions.send(
-            SessionDriver.OutOfDialogRequest(
+        messages.send(
+            OutOfDialogRequest(
                 method: .options, target: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
                 transport: entry?.account.transport, credentials: entry?.credentials)
         ) { status in completion(.success(status)) }

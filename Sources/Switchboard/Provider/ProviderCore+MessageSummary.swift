@@ -8,11 +8,6 @@ extension ProviderCore {
     /// Routes the NOTIFYs of subscription dialogs to the subscription driver before the session driver
     /// sees a request, and passes summaries on to the delegate.
     func wireSubscriptions() {
-        subscriptions.resolve = { [weak self] uri, transport, done in
-            guard let self else { return done(nil) }
-            self.sessions.resolve(uri, transport: transport, done)
-        }
-        subscriptions.ensureListening = { [weak self] destination in self?.sessions.ensureListening(for: destination) }
         subscriptions.onSummary = { [weak self] account, summary in
             self?.emit(.messageSummary(account: account, summary: MessageSummary(summary)))
         }

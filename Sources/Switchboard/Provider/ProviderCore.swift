@@ -73,6 +73,8 @@ final class ProviderCore: @unchecked Sendable {
     /// The calls in the order they began (sorted when asked: snapshots and the wind-down are rare).
     var callOrder: [UUID] { calls.values.sorted { $0.sequence < $1.sequence }.map(\.uuid) }
     var sessions: SessionDriver
+    /// MESSAGE and OPTIONS outside calls.
+    let messages: OutOfDialogSender
     /// The accounts' message-summary subscriptions.
     var subscriptions: SubscriptionDriver
     var sessionToCall: [SessionKey: UUID] = [:]
@@ -95,7 +97,8 @@ final class ProviderCore: @unchecked Sendable {
             self.accounts[entry.account.id] = entry
             accountOrder.append(entry.account.id)
         }
-        sessions = SessionDriver(engine: engine, settings: SessionDriver.Settings(configuration))
+        sessions = SessionDriver(engine: engine, settings: SessionSetup.Settings(configuration))
+        messages = OutOfDialogSender(engine: engine, userAgent: configuration.localizedName)
         subscriptions = SubscriptionDriver(
             engine: engine, logger: logger, t1: configuration.t1, userAgent: configuration.localizedName)
     }
@@ -124,6 +127,10 @@ final class ProviderCore: @unchecked Sendable {
         case .failed(let error), .sharedPortTaken(let error, _): return error
         }
         sessions.delegate = self
+        sessions.onMessage = { [weak self] request in self?.sessionDriver(receivedMessage: request) }
+        sessions.onMessageSummary = { [weak self] summary, request in
+            self?.sessionDriver(receivedMessageSummary: summary, request: request)
+        }
         wireSubscriptions()
         sessions.mediaAddress = { [weak self] key, host in self?.openMedia(key, host: host) ?? (host, 0) }
         engine.transport.onTrace = { [weak self] record in self?.trace(record) }
