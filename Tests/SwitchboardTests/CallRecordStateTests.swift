@@ -1,3 +1,4 @@
+import Foundation
 import SIPMessage
 import Testing
 
@@ -22,6 +23,59 @@ struct CallRecordStateTests {
         routing.redirected(to: targets)
         let beyond = routing.nextRedirection()
         #expect(beyond == nil)
+    }
+
+    // MARK: Record changes
+
+    @Test func onlyARealRemoteHoldChangeIsReported() {
+        let record = Parts.record()
+        #expect(record.remoteHoldChanged(false) == nil)
+        #expect(record.remoteHoldChanged(true)?.isRemoteHeld == true)
+        #expect(record.call.isRemoteHeld)
+        #expect(record.remoteHoldChanged(true) == nil)
+    }
+
+    @Test func anUnansweredIncomingCallEndsAsACancelledInvite() {
+        let date = Date(timeIntervalSince1970: 9)
+        let ringing = Parts.record(direction: .incoming, state: .ringing)
+        let cancelled = ringing.end(CallEndDetails(reason: .answeredElsewhere), at: date)
+        #expect(cancelled?.callUUID == ringing.uuid)
+        #expect(cancelled?.reason == .answeredElsewhere)
+        #expect(ringing.state == .ended)
+        #expect(ringing.call.endedAt == date)
+        #expect(ringing.call.endDetails?.reason == .answeredElsewhere)
+        // Not when this side ended it, when it failed, when it was answered, or for an outgoing call.
+        let declined = Parts.record(direction: .incoming, state: .ringing)
+        #expect(declined.end(CallEndDetails(reason: .localEnded), at: date) == nil)
+        let failed = Parts.record(direction: .incoming, state: .ringing)
+        #expect(failed.end(CallEndDetails(reason: .failed), at: date) == nil)
+        let answered = Parts.record(direction: .incoming, state: .ringing)
+        answered.connected(at: date)
+        #expect(answered.state == .connected)
+        #expect(answered.end(CallEndDetails(reason: .remoteEnded), at: date) == nil)
+        let outgoing = Parts.record(direction: .outgoing, state: .ringing)
+        #expect(outgoing.end(CallEndDetails(reason: .unanswered), at: date) == nil)
+    }
+
+    @Test func aReconnectionStartsOnceOnAConnectedCall() {
+        let record = Parts.record(state: .connected)
+        let ends = [record.finishReconnecting()]
+        let starts = [record.startReconnecting(), record.startReconnecting()]
+        let finishes = [record.finishReconnecting(), record.finishReconnecting()]
+        #expect(ends == [false])
+        #expect(starts == [true, false])
+        #expect(finishes == [true, false])
+        let ringing = Parts.record(state: .ringing)
+        #expect(!ringing.startReconnecting())
+    }
+
+    @Test func theUnansweredTimerIsCancelledOnce() {
+        let record = Parts.record(direction: .incoming, state: .ringing)
+        var cancels = 0
+        record.unansweredTimer = TimerHandleBox { cancels += 1 }
+        record.cancelUnansweredTimer()
+        record.cancelUnansweredTimer()
+        #expect(cancels == 1)
     }
 
     // MARK: Transfers

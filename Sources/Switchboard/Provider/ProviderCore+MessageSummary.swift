@@ -21,16 +21,9 @@ extension ProviderCore {
     /// Subscribes an account that asks for it (`Account.subscribesToMessageSummary`), unless it already
     /// has a subscription or the provider is winding down.
     func subscribeToMessageSummary(_ id: String) {
-        guard !isWindingDown, let entry = accounts[id], entry.account.subscribesToMessageSummary,
+        guard !calls.isWindingDown, let entry = accounts[id], entry.account.subscribesToMessageSummary,
             !subscriptions.isSubscribed(id)
         else { return }
-        var from = NameAddress(uri: .sip(entry.addressOfRecord))
-        from.displayName = entry.account.displayName
-        subscriptions.start(
-            id,
-            SubscriptionDriver.Target(
-                uri: entry.messageSummaryURI, from: from, outboundProxy: entry.outboundProxy,
-                transport: entry.account.transport, expires: entry.account.messageSummaryExpires,
-                credentials: entry.credentials))
+        subscriptions.start(id, entry.messageSummaryTarget)
     }
 }
