@@ -119,7 +119,11 @@ let package = Package(
         .testTarget(
             name: "SwitchboardTestingTests", dependencies: ["SwitchboardTesting", "Switchboard", "SIPTransport"]),
         .testTarget(
-            name: "SwitchboardTests", dependencies: ["Switchboard", "SwitchboardTesting", "SIPTransport", "Media"]),
+            name: "SwitchboardTests",
+            dependencies: [
+                "Switchboard", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPUserAgent",
+                "SDP", "Media",
+            ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "Switchboard", "Media"]),
     ],

@@ -12,7 +12,7 @@ import SIPUserAgent
 //
 // - dialog-uas: `InviteSession(incoming:)` for sipp's INVITE (PCMU offer), answered 200, its ACK received:
 //   state confirmed, no timer or transaction left; the session sits in an array and its dialog in a
-//   `DialogTable`, as SessionDriver keeps them.
+//   `DialogTable`, as SessionDirectory keeps them.
 // - registration: `RegistrationClient.start()`, a 401 digest challenge, the authorized REGISTER, a 200 with
 //   the binding (expires 3600): state registered, the refresh timer armed.
 
@@ -86,7 +86,7 @@ private func ack(_ i: Int, toTag: String) throws -> SIPRequest {
         """)
 }
 
-/// The provider's session settings (SessionDriver.sessionConfiguration): 100rel supported, session timer
+/// The provider's session settings (SessionSetup.configuration): 100rel supported, session timer
 /// 1800 s, a User-Agent.
 private func sessionConfiguration() throws -> InviteSessionConfiguration {
     InviteSessionConfiguration(
@@ -94,7 +94,7 @@ private func sessionConfiguration() throws -> InviteSessionConfiguration {
         sessionTimer: SessionTimerConfiguration(interval: 1800), userAgent: "Switchboard/bench")
 }
 
-/// The provider's codecs (SessionDriver.offerAnswer): one list, shared by every session.
+/// The provider's codecs (SessionSetup.offerAnswer): one list, shared by every session.
 private let codecs: [Codec] = [.opus(), .pcmu, .pcma, .telephoneEvent()]
 
 private func offerAnswer() -> OfferAnswer {

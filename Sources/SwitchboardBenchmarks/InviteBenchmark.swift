@@ -7,7 +7,7 @@ import SIPUserAgent
 // transaction layer or provider. One call is the bench corpus's INVITE (01_invite.sip, an offer of PCMU, PCMA,
 // G722 and telephone-event) parsed, `InviteSession(incoming:)`, `start()`, `ring()` (180), `answer()` (200
 // with the SDP answer), its ACK (05_ack.sip) and BYE (06_bye.sip) parsed and received, each response sent
-// serialized. The session is configured as SessionDriver configures it (100rel supported, session timer
+// serialized. The session is configured as SessionSetup configures it (100rel supported, session timer
 // 1800 s, a User-Agent, Opus/PCMU/PCMA + telephone-event, SRTP off).
 //
 // Rows (ns per call or per operation; min/median/max over the repetitions):
@@ -30,7 +30,7 @@ private struct CallMessages {
     var bye: [UInt8]
 }
 
-/// What the session needs that stays the same from call to call (SessionDriver keeps these per provider).
+/// What the session needs that stays the same from call to call (SessionSetup keeps these per provider).
 private struct InviteBenchSetup {
     var configuration: InviteSessionConfiguration
     var offerAnswerConfiguration: OfferAnswerConfiguration

@@ -162,13 +162,15 @@ enum AnswerCommand {
     ) {
         let printer = harness.printer
         let controller = harness.controller
-        switch event {
-        case .registration(_, let registration):
+        switch event.kind {
+        case .registration:
+            guard let registration = event.registrationState else { return }
             if let final = printRegistration(registration, printer: printer) {
                 state.values.withLock { $0.registration = final }
                 state.wake.signal()
             }
-        case .invite(let invite):
+        case .invite:
+            guard let invite = event.invite else { return }
             if !quiet {
                 printer.emit(
                     "incoming", [("from", .string(invite.from.value)), ("call-id", .string(invite.callID))])
@@ -206,7 +208,8 @@ enum AnswerCommand {
                     _ in
                 }
             }
-        case .connected(let call):
+        case .connected:
+            guard let call = event.call else { return }
             if !quiet { CallOutput.connected(call, printer: printer) }
             media.runScript(for: call.uuid, controller: controller, printer: printer)
             if let duration {
@@ -214,7 +217,9 @@ enum AnswerCommand {
                     controller.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }
                 }
             }
-        case .transferred(let call, let target, let newCall):
+        case .transferred:
+            guard let call = event.call, let target = event.transferTarget, let newCall = event.newCallUUID
+            else { return }
             if !quiet { CallOutput.transferred(to: target, printer: printer) }
             let number = state.values.withLock { values -> Int in
                 values.transferredAway.insert(call.uuid)
@@ -222,11 +227,12 @@ enum AnswerCommand {
                 return values.invites
             }
             harness.provider.setAudio(media.audio(callNumber: number), for: newCall)
-        case .updated(_, let update):
-            if !quiet, let held = update.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
-        case .dtmfReceived(_, let digit):
-            if !quiet { printer.emit("dtmf-received", [("digit", .string(String(digit)))]) }
-        case .ended(let call, let details):
+        case .updated:
+            if !quiet, let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
+        case .dtmfReceived:
+            if !quiet, let digit = event.digit { printer.emit("dtmf-received", [("digit", .string(String(digit)))]) }
+        case .ended:
+            guard let call = event.call, let details = event.endDetails else { return }
             if !quiet { CallOutput.ended(call, details, printer: printer) }
             // Only calls this command took count: rejected ones (486 beyond --count, no terminal) do not.
             let taken = call.connectedAt != nil || details.reason != .localEnded

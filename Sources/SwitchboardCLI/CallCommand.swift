@@ -82,18 +82,24 @@ enum CallCommand {
                 options, needs: .init(registers: registers, defaultListen: nil, target: target), io: io,
                 printer: printer
             ) { event in
-                switch event {
-                case .registration(_, let registration):
+                switch event.kind {
+                case .registration:
+                    guard let registration = event.registrationState else { return }
                     if let final = printRegistration(registration, printer: printer) {
                         state.values.withLock { if $0.registered == nil || !final { $0.registered = final } }
                         state.wake.signal()
                     }
                 case .startedConnecting:
                     printer.emit("trying")
-                case .ringing(let call, let status, let hasEarlyMedia):
+                case .ringing:
+                    guard let call = event.call, let status = event.statusCode else { return }
                     CallOutput.ringing(
-                        status: status, earlyMediaCodec: call.codec, hasEarlyMedia: hasEarlyMedia, printer: printer)
-                case .transferred(let call, let target, let newCall):
+                        status: status, earlyMediaCodec: call.codec, hasEarlyMedia: event.hasEarlyMedia,
+                        printer: printer)
+                case .transferred:
+                    guard let call = event.call, let target = event.transferTarget,
+                        let newCall = event.newCallUUID
+                    else { return }
                     CallOutput.transferred(to: target, printer: printer)
                     // The new call is the one followed from now on; the old one ends by itself.
                     let number = state.values.withLock { values -> Int? in
@@ -108,7 +114,8 @@ enum CallCommand {
                         }
                         provider.setAudio(media.audio(transferredFrom: number), for: newCall)
                     }
-                case .connected(let call):
+                case .connected:
+                    guard let call = event.call else { return }
                     CallOutput.connected(call, printer: printer)
                     if let controller = controllerBox.withLock({ $0 }) {
                         media.runScript(for: call.uuid, controller: controller, printer: printer)
@@ -121,11 +128,14 @@ enum CallCommand {
                     }
                     state.values.withLock { $0.connected = true }
                     state.wake.signal()
-                case .updated(_, let update):
-                    if let held = update.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
-                case .dtmfReceived(_, let digit):
-                    printer.emit("dtmf-received", [("digit", .string(String(digit)))])
-                case .ended(let call, let details):
+                case .updated:
+                    if let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
+                case .dtmfReceived:
+                    if let digit = event.digit {
+                        printer.emit("dtmf-received", [("digit", .string(String(digit)))])
+                    }
+                case .ended:
+                    guard let call = event.call, let details = event.endDetails else { return }
                     CallOutput.ended(call, details, printer: printer)
                     // A call transferred away ends on its own; the command goes on with the new one.
                     let isCurrent = state.values.withLock { values -> Bool in

@@ -82,7 +82,7 @@ private final class EventLog: Sendable {
     }
 
     var digits: String {
-        events.withLock { String($0.compactMap { if case .dtmfReceived(_, let d) = $0 { d } else { nil } }) }
+        events.withLock { String($0.compactMap(\.digit)) }
     }
 }
 
@@ -92,6 +92,12 @@ private final class Heard: Sendable {
 }
 
 private final class Demo: Sendable {
+    /// The call and details of an `ended` event.
+    static func ending(_ event: CallProviderEvent) -> (Call, CallEndDetails)? {
+        guard let call = event.call, let details = event.endDetails else { return nil }
+        return (call, details)
+    }
+
     static let sampleRate = 16000
     let io: CommandIO
     let printer: EventPrinter
@@ -171,7 +177,7 @@ private final class Demo: Sendable {
         let aliceLog = EventLog(alice)
         // Bob's app answers every incoming call, as a delegate would.
         let bobLog = EventLog(bob) { event in
-            if case .invite(let invite) = event {
+            if let invite = event.invite {
                 Task { try? await bobController.answerCall(invite.callUUID) }
             }
         }
@@ -184,12 +190,12 @@ private final class Demo: Sendable {
         } catch {
             return step("call", false, "the start-call action failed: \(error)")
         }
-        let connected = await aliceLog.wait { if case .connected(let call) = $0 { call } else { nil } }
+        let connected = await aliceLog.wait { $0.kind == .connected ? $0.call : nil }
         guard let connected else {
-            let ended = await aliceLog.wait(seconds: 0) { if case .ended(_, let d) = $0 { d } else { nil } }
+            let ended = await aliceLog.wait(seconds: 0) { $0.endDetails }
             return step("call", false, ended.map { "ended: \($0)" } ?? "not connected within 10 s")
         }
-        guard let bobCall = await bobLog.wait(seconds: 5, { if case .connected(let c) = $0 { c.uuid } else { nil } })
+        guard let bobCall = await bobLog.wait(seconds: 5, { $0.kind == .connected ? $0.callUUID : nil })
         else {
             return step("call", false, "bob never saw the call connect")
         }
@@ -224,7 +230,7 @@ private final class Demo: Sendable {
         // 6. Hold and resume by re-INVITE.
         try? await aliceController.setHeld(aliceCall, true)
         let held = await bobLog.wait(seconds: 5) {
-            if case .updated(let call, let update) = $0, call.uuid == bobCall, update.isRemoteHeld == true {
+            if let update = $0.update, $0.callUUID == bobCall, update.isRemoteHeld == true {
                 true
             } else {
                 nil
@@ -233,7 +239,7 @@ private final class Demo: Sendable {
         step("hold", held == true, held == true ? "bob sees the call held (sendonly)" : "bob never saw the hold")
         try? await aliceController.setHeld(aliceCall, false)
         let resumed = await bobLog.wait(seconds: 5) {
-            if case .updated(let call, let update) = $0, call.uuid == bobCall, update.isRemoteHeld == false {
+            if let update = $0.update, $0.callUUID == bobCall, update.isRemoteHeld == false {
                 true
             } else {
                 nil
@@ -244,8 +250,8 @@ private final class Demo: Sendable {
 
         // 7. Hang-up.
         try? await aliceController.endCall(aliceCall)
-        let aliceEnd = await aliceLog.wait { if case .ended(let c, let d) = $0 { (c, d) } else { nil } }
-        let bobEnd = await bobLog.wait { if case .ended(let c, let d) = $0 { (c, d) } else { nil } }
+        let aliceEnd = await aliceLog.wait(Self.ending)
+        let bobEnd = await bobLog.wait(Self.ending)
         step(
             "hang-up", aliceEnd?.1.reason == .localEnded && bobEnd?.1.reason == .remoteEnded,
             "alice \(aliceEnd.map { $0.1.reason.rawValue } ?? "not ended"), bob \(bobEnd.map { $0.1.reason.rawValue } ?? "not ended")"

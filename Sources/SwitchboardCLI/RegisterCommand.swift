@@ -65,11 +65,11 @@ enum RegisterCommand {
             harness = try ProviderHarness.start(
                 options, needs: .init(registers: true, defaultListen: nil, target: nil), io: io, printer: printer
             ) { event in
-                if case .messageSummary(_, let summary) = event {
+                if let summary = event.messageSummary {
                     printMessageSummary(summary, printer: printer)
                     return
                 }
-                guard case .registration(_, let state) = event else { return }
+                guard let state = event.registrationState else { return }
                 switch printRegistration(state, printer: printer) {
                 case true?:
                     outcome.state.withLock { $0.registered = true }

@@ -49,7 +49,7 @@ struct AnsweredElsewhereTests {
                 extra: "Reason: SIP;cause=\(cause);text=\"elsewhere\"\r\n"),
             toPort: port)
         let cancelled = try #require(
-            await pair.bobDelegate.wait { if case .inviteCancelled(let c) = $0 { c } else { nil } })
+            await pair.bobDelegate.wait { $0.cancelledInvite })
         #expect(cancelled.callUUID == invite.callUUID)
         #expect(cancelled.reason == expected)
         #expect(await pair.bobDelegate.ended(invite.callUUID)?.reason == expected)

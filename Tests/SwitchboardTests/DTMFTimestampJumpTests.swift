@@ -64,7 +64,7 @@ import Testing
         }
         world.advance(by: .milliseconds(500))
         let digits = delegate.events.withLock {
-            $0.compactMap { if case .dtmfReceived(_, let digit) = $0 { digit } else { nil } }
+            $0.compactMap(\.digit)
         }
         #expect(String(digits) == "1234")
     }

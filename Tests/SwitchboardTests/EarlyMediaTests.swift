@@ -48,7 +48,7 @@ struct EarlyMediaTests {
         peer.startMedia(toPort: offeredPort)
         let status = try #require(
             await delegate.wait { event -> Int? in
-                if case .ringing(let ringing, let status, true) = event, ringing.uuid == call { status } else { nil }
+                event.hasEarlyMedia && event.callUUID == call ? event.statusCode : nil
             })
         #expect(status == 183)
         // It is played before the answer (the recording is the app's output).

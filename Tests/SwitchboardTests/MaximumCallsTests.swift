@@ -7,7 +7,7 @@ import Testing
 @Suite("Maximum calls", .serialized)
 struct MaximumCallsTests {
     static func invites(_ delegate: RecordingDelegate) -> Int {
-        delegate.events.withLock { $0.filter { if case .invite = $0 { true } else { false } }.count }
+        delegate.events.withLock { $0.filter { $0.kind == .invite }.count }
     }
 
     @Test func theCallBeyondTheLimitGets486AndAnEndedCallFreesItsPlace() async throws {
@@ -26,7 +26,7 @@ struct MaximumCallsTests {
         let third = try await pair.aliceController.startCall(to: pair.bobHandle)
         let invite = try #require(
             await pair.bobDelegate.wait { event -> CallInvite? in
-                if case .invite(let invite) = event, invite.callUUID != firstAtBob { invite } else { nil }
+                if let invite = event.invite, invite.callUUID != firstAtBob { invite } else { nil }
             })
         try await pair.bobController.answerCall(invite.callUUID)
         _ = try #require(await pair.aliceDelegate.connected(third))

@@ -52,7 +52,7 @@ struct MediaCallTests {
             CallTransaction(action: PlayDTMFCallAction(call: alice, digits: "159#")))
         let digits = await pair.bobDelegate.wait(seconds: 5) { _ -> String? in
             let received = pair.bobDelegate.events.withLock {
-                String($0.compactMap { if case .dtmfReceived(_, let d) = $0 { d } else { nil } })
+                String($0.compactMap(\.digit))
             }
             return received.count >= 4 ? received : nil
         }
@@ -62,7 +62,7 @@ struct MediaCallTests {
         _ = await pair.aliceDelegate.ended(alice)
 
         let final = pair.bobDelegate.events.withLock {
-            String($0.compactMap { if case .dtmfReceived(_, let d) = $0 { d } else { nil } })
+            String($0.compactMap(\.digit))
         }
         #expect(digits == "159#")
         #expect(final == "159#")

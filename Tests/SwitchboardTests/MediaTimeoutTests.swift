@@ -8,7 +8,7 @@ import Testing
 @Suite("Media timeout", .serialized)
 struct MediaTimeoutTests {
     static func endings(_ delegate: RecordingDelegate) -> Int {
-        delegate.events.withLock { $0.filter { if case .ended = $0 { true } else { false } }.count }
+        delegate.events.withLock { $0.filter { $0.kind == .ended }.count }
     }
 
     @Test func flowingMediaAndHoldNeverTimeOut() async throws {

@@ -31,7 +31,7 @@ struct MessageTransportTests {
             to: Handle(type: .generic, value: "sip:bob@\(bobAddress)"), body: Array("over tcp".utf8))
         let status = try await alice.send(message)
         #expect(status == 200)
-        let received = await bobDelegate.wait { if case .message(let m) = $0 { m } else { nil } }
+        let received = await bobDelegate.wait { $0.message }
         #expect(received.map { String(decoding: $0.body, as: UTF8.self) } == "over tcp")
     }
 }

@@ -35,7 +35,7 @@ struct MessageWaitingTests {
         #expect(response.hasPrefix("SIP/2.0 200"))
         let summary = try #require(
             await pair.bobDelegate.wait(seconds: 10) {
-                if case .messageSummary(let account, let summary) = $0 { (account, summary) } else { nil }
+                if let account = $0.account, let summary = $0.messageSummary { (account, summary) } else { nil }
             })
         #expect(summary.0 == "sip:bob@127.0.0.1")
         #expect(summary.1.messagesWaiting)

@@ -20,14 +20,14 @@ struct ProviderCallTests {
         #expect(aliceEnd.reason == .localEnded)
         #expect(bobEnd.reason == .remoteEnded)
         // Audio was activated on connect and deactivated at the end, on both sides.
-        #expect(await pair.bobDelegate.wait { if case .audioActivated(bob) = $0 { true } else { nil } } == true)
-        #expect(await pair.bobDelegate.wait { if case .audioDeactivated(bob) = $0 { true } else { nil } } == true)
+        #expect(await pair.bobDelegate.wait { $0.kind == .audioActivated && $0.callUUID == bob ? true : nil } == true)
+        #expect(await pair.bobDelegate.wait { $0.kind == .audioDeactivated && $0.callUUID == bob ? true : nil } == true)
     }
 
     @Test func theFirstDelegateHearsDidBegin() async throws {
         let pair = try ProviderPair()
         defer { pair.close() }
-        #expect(await pair.aliceDelegate.wait(seconds: 2) { if case .didBegin = $0 { true } else { nil } } == true)
+        #expect(await pair.aliceDelegate.wait(seconds: 2) { $0.kind == .didBegin ? true : nil } == true)
     }
 
     @Test func theCalleeHangsUp() async throws {
@@ -68,11 +68,11 @@ struct ProviderCallTests {
         let alice = try await pair.aliceController.startCall(to: pair.bobHandle)
         let invite = try #require(await pair.bobDelegate.invite())
         // CANCEL only after a provisional response (§9.1): wait for the 180.
-        _ = await pair.aliceDelegate.wait { if case .ringing = $0 { true } else { nil } }
+        _ = await pair.aliceDelegate.wait { $0.kind == .ringing ? true : nil }
         try await pair.aliceController.endCall(alice)
         let cancelled = try #require(
             await pair.bobDelegate.wait {
-                if case .inviteCancelled(let c) = $0 { c } else { nil }
+                $0.cancelledInvite
             })
         #expect(cancelled.callUUID == invite.callUUID)
         #expect(cancelled.reason == .unanswered)
@@ -89,7 +89,7 @@ struct ProviderCallTests {
         let (alice, bob) = try await pair.connect()
         try await pair.aliceController.setHeld(alice, true)
         let held = await pair.bobDelegate.wait {
-            if case .updated(let call, let update) = $0, call.uuid == bob, update.isRemoteHeld == true {
+            if let update = $0.update, $0.callUUID == bob, update.isRemoteHeld == true {
                 true
             } else {
                 nil
@@ -99,7 +99,7 @@ struct ProviderCallTests {
         #expect(pair.alice.call(with: alice)?.isOnHold == true)
         try await pair.aliceController.setHeld(alice, false)
         let resumed = await pair.bobDelegate.wait {
-            if case .updated(let call, let update) = $0, call.uuid == bob, update.isRemoteHeld == false {
+            if let update = $0.update, $0.callUUID == bob, update.isRemoteHeld == false {
                 true
             } else {
                 nil
@@ -127,13 +127,13 @@ struct ProviderCallTests {
         try await pair.aliceController.playDTMF(alice, digits: "1#9")
         for _ in 0..<300 {
             let digits = pair.bobDelegate.events.withLock {
-                $0.compactMap { if case .dtmfReceived(_, let d) = $0 { d } else { nil } }
+                $0.compactMap(\.digit)
             }
             if digits.count == 3 { break }
             try await pair.pause(.milliseconds(10))
         }
         let digits = pair.bobDelegate.events.withLock {
-            $0.compactMap { if case .dtmfReceived(_, let d) = $0 { d } else { nil } }
+            $0.compactMap(\.digit)
         }
         #expect(String(digits) == "1#9")
     }
@@ -170,7 +170,7 @@ struct ProviderCallTests {
         let alice = try await pair.aliceController.startCall(to: pair.bobHandle)
         let invite = try #require(await pair.bobDelegate.invite())
         try await pair.bobController.answerCall(invite.callUUID)
-        let timedOut = await pair.bobDelegate.wait { if case .actionTimedOut(let a) = $0 { a } else { nil } }
+        let timedOut = await pair.bobDelegate.wait { $0.kind == .actionTimedOut ? $0.action : nil }
         #expect(timedOut is AnswerCallAction)
         #expect(timedOut?.isComplete == true)
         let details = try #require(await pair.aliceDelegate.ended(alice))
@@ -195,7 +195,7 @@ struct ProviderCallTests {
         defer { pair.close() }
         queue.setSpecific(key: pair.bobDelegate.queueKey, value: "test.delegate")
         // providerDidBegin went to the first queue (ProviderPair set none): wait for it, then start afresh.
-        _ = await pair.bobDelegate.wait(seconds: 2) { if case .didBegin = $0 { true } else { nil } }
+        _ = await pair.bobDelegate.wait(seconds: 2) { $0.kind == .didBegin ? true : nil }
         pair.bob.setDelegate(pair.bobDelegate, queue: queue)
         pair.bobDelegate.queuesSeen.withLock { $0 = [] }
         _ = try await pair.connect()
@@ -212,8 +212,8 @@ struct ProviderCallTests {
         queue.async { usleep(300_000) }
         await offPool { pair.bob.invalidate(timeout: .seconds(2)) }
         let events = pair.bobDelegate.events.withLock { $0 }
-        #expect(events.contains { if case .ended(let call, _) = $0 { call.uuid == bob } else { false } })
-        if case .didReset = events.last {} else { Issue.record("providerDidReset is not the last callback") }
+        #expect(events.contains { $0.kind == .ended && $0.callUUID == bob })
+        #expect(events.last?.kind == .didReset, "providerDidReset is not the last callback")
     }
 
     @Test func requestsAreCheckedBeforeTheDelegateSeesThem() async throws {
@@ -241,7 +241,7 @@ struct ProviderCallTests {
         let collector = Task {
             var names: [String] = []
             for await event in events {
-                switch event {
+                switch event.kind {
                 case .startedConnecting: names.append("connecting")
                 case .connected: names.append("connected")
                 case .ended:

@@ -103,24 +103,24 @@ final class RecordingDelegate: CallProviderDelegate {
         return nil
     }
 
-    var invites: [CallInvite] { events.withLock { $0.compactMap { if case .invite(let i) = $0 { i } else { nil } } } }
+    var invites: [CallInvite] { events.withLock { $0.compactMap(\.invite) } }
 
     func ended(_ uuid: UUID, seconds: Double = 10) async -> CallEndDetails? {
         await wait(seconds: seconds) {
-            if case .ended(let call, let details) = $0, call.uuid == uuid { return details }
+            if let details = $0.endDetails, $0.callUUID == uuid { return details }
             return nil
         }
     }
 
     func connected(_ uuid: UUID? = nil, seconds: Double = 10) async -> Call? {
         await wait(seconds: seconds) {
-            if case .connected(let call) = $0, uuid == nil || call.uuid == uuid { return call }
+            if $0.kind == .connected, let call = $0.call, uuid == nil || call.uuid == uuid { return call }
             return nil
         }
     }
 
     func invite(seconds: Double = 10) async -> CallInvite? {
-        await wait(seconds: seconds) { if case .invite(let invite) = $0 { return invite } else { return nil } }
+        await wait(seconds: seconds) { $0.invite }
     }
 }
 

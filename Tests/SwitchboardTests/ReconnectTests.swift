@@ -75,7 +75,7 @@ struct ReconnectTests {
         // The connection dies; bob reconnects to carol's Contact with a re-INVITE.
         caller.close()
         #expect(
-            await pair.bobDelegate.wait(seconds: 3) { if case .reconnecting(let c) = $0 { c.uuid } else { nil } }
+            await pair.bobDelegate.wait(seconds: 3) { $0.kind == .reconnecting ? $0.callUUID : nil }
                 == invite.callUUID)
         let fresh = try #require(listener.accept(within: .seconds(5)))
         defer { fresh.close() }
@@ -89,7 +89,7 @@ struct ReconnectTests {
         reply += "Content-Type: application/sdp\r\nContent-Length: \(Self.sdp.utf8.count)\r\n\r\n\(Self.sdp)"
         fresh.send(reply)
         #expect(
-            await pair.bobDelegate.wait(seconds: 3) { if case .reconnected(let c) = $0 { c.uuid } else { nil } }
+            await pair.bobDelegate.wait(seconds: 3) { $0.kind == .reconnected ? $0.callUUID : nil }
                 == invite.callUUID)
         let ack = fresh.message(within: .seconds(3))
         #expect(ack?.hasPrefix("ACK ") == true)

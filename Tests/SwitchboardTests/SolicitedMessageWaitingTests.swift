@@ -174,7 +174,7 @@ struct SolicitedMessageWaitingTests {
 
         func summaries() -> [MessageSummary] {
             delegate.events.withLock {
-                $0.compactMap { if case .messageSummary(_, let summary) = $0 { summary } else { nil } }
+                $0.compactMap(\.messageSummary)
             }
         }
 

@@ -33,16 +33,20 @@ struct TransferTests {
         try await pair.bobController.transfer(bobCall, to: Handle(type: .generic, value: carolURI))
         let (old, target, newCall) = try #require(
             await pair.aliceDelegate.wait { event -> (Call, Handle, UUID)? in
-                if case .transferred(let call, let target, let new) = event { (call, target, new) } else { nil }
+                if let call = event.call, let target = event.transferTarget, let new = event.newCallUUID {
+                    (call, target, new)
+                } else {
+                    nil
+                }
             })
         #expect(old.uuid == aliceCall)
         #expect(target.value == carolURI)
         // The app hears of the transfer before anything of the new call.
         let order = pair.aliceDelegate.events.withLock { events in
             events.compactMap { event -> String? in
-                switch event {
+                switch event.kind {
                 case .transferred: "transferred"
-                case .startedConnecting(let call) where call.uuid == newCall: "new call"
+                case .startedConnecting where event.callUUID == newCall: "new call"
                 default: nil
                 }
             }
@@ -85,7 +89,7 @@ struct TransferTests {
         peer.sendInDialog("REFER", of: invite, cseq: 1, headers: ["Refer-To: <\(carolURI)>"])
         let newCall = try #require(
             await aliceDelegate.wait { event -> UUID? in
-                if case .transferred(let old, _, let new) = event, old.uuid == call { new } else { nil }
+                event.callUUID == call ? event.newCallUUID : nil
             })
         let carolInvite = try #require(await carolDelegate.invite())
         try await CallController(provider: carol).answerCall(carolInvite.callUUID)

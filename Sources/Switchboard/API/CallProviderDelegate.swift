@@ -104,32 +104,6 @@ extension CallProviderDelegate {
     public func provider(_ provider: CallProvider, account: String, didReceive summary: MessageSummary) {}
 }
 
-/// Everything the delegate hears, as values: `CallProvider.events` yields them for `for await` loops.
-public enum CallProviderEvent: Sendable {
-    case didBegin
-    case didReset
-    case invite(CallInvite)
-    case inviteCancelled(CancelledCallInvite)
-    /// An action was handed to the delegate (or, with no delegate, fulfilled automatically).
-    case action(CallAction)
-    case actionTimedOut(CallAction)
-    case audioActivated(UUID)
-    case audioDeactivated(UUID)
-    case startedConnecting(Call)
-    case ringing(Call, statusCode: Int, hasEarlyMedia: Bool)
-    case connected(Call)
-    case reconnecting(Call)
-    case reconnected(Call)
-    case updated(Call, CallUpdate)
-    case ended(Call, CallEndDetails)
-    case dtmfReceived(Call, digit: Character)
-    /// The other side transferred the call to `to`; the stack placed `newCallUUID` there.
-    case transferred(Call, to: Handle, newCallUUID: UUID)
-    case registration(account: String, state: RegistrationState)
-    case message(TextMessage)
-    case messageSummary(account: String, summary: MessageSummary)
-}
-
 /// A MESSAGE (RFC 3428), received or to send.
 public struct TextMessage: Sendable, Hashable {
     /// The sender.

@@ -94,7 +94,7 @@ package final class RegistrationDriver: @unchecked Sendable {
                 destination.transport = transport
             }
             self.destination = destination
-            ensureListening(for: destination)
+            HopResolver(engine: engine).ensureListening(for: destination)
             let configuration = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
                 contact: contact(for: destination), expires: settings.expires, instanceID: settings.instanceID,
@@ -114,16 +114,6 @@ package final class RegistrationDriver: @unchecked Sendable {
             return
         }
         run { $0.stop() }
-    }
-
-    /// A UDP listener is needed to send at all; streams connect on demand.
-    private func ensureListening(for destination: Destination) {
-        let family = destination.address.family
-        if engine.transport.listeningAddress(.udp, family: family) == nil {
-            let any = family == .ipv4 ? SocketAddress.loopback() : SocketAddress.loopbackIPv6()
-            let wildcard = SocketAddress(ip: family == .ipv4 ? "0.0.0.0" : "::", port: 0) ?? any
-            _ = try? engine.transport.listen(.udp, on: wildcard)
-        }
     }
 
     /// The REGISTER's Request-URI: the registrar in the account transport's form (`TransportForm`: a TLS

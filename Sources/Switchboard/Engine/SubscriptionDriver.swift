@@ -30,8 +30,7 @@ final class SubscriptionDriver {
     final class Entry {
         let target: Target
         var subscription: Subscription?
-        var clients: [RequestToken: TransactionID] = [:]
-        var timers: [SessionTimer: TimerHandle] = [:]
+        var timers = LoopTimers<SessionTimer>()
         var dialogs: Set<DialogID> = []
         var transport: TransportProtocol?
         /// Run when the subscription has finished (after an unsubscribe).
@@ -54,10 +53,8 @@ final class SubscriptionDriver {
     var userAgent: String
     /// The back-off after failures: from 10*T1 (5 s), doubling up to 600*T1 (5 min).
     var retry: Subscription.RetryPolicy
-    /// Resolves a URI to its first destination (the session driver's RFC 3263 resolution).
-    var resolve: (URI, TransportProtocol?, @escaping (Destination?) -> Void) -> Void = { _, _, done in done(nil) }
-    /// Makes sure a listener can send toward a destination.
-    var ensureListening: (Destination) -> Void = { _ in }
+    /// Resolves first hops (RFC 3263) and makes sure a listener can send toward them.
+    private let hops: HopResolver
     /// A NOTIFY's message summary for an account.
     var onSummary: ((String, SIPUserAgent.MessageSummary) -> Void)?
 
@@ -75,6 +72,7 @@ final class SubscriptionDriver {
         self.t1 = t1
         self.userAgent = userAgent
         retry = Subscription.RetryPolicy(initialDelay: t1 * 10, maximumDelay: t1 * 600)
+        hops = HopResolver(engine: engine)
     }
 
     var core: SIPCore { engine.core }
@@ -98,7 +96,7 @@ final class SubscriptionDriver {
 
     private func begin(_ account: String, _ entry: Entry) {
         let firstHop: URI = entry.target.outboundProxy.map { .sip($0) } ?? entry.requestURI
-        resolve(firstHop, entry.target.transport?.transportProtocol) { [weak self] destination in
+        hops.resolve(firstHop, transport: entry.target.transport?.transportProtocol) { [weak self] destination in
             guard let self, let current = self.entries[account], current === entry, !entry.isAbandoned else { return }
             guard let destination else {
                 self.resolutionFailed(account, entry)
@@ -124,21 +122,11 @@ final class SubscriptionDriver {
 
     private func subscribe(_ account: String, _ entry: Entry, toward destination: Destination) {
         entry.transport = destination.transport
-        ensureListening(destination)
-        let local = engine.transport.localAddress(for: destination) ?? .loopback()
+        hops.ensureListening(for: destination)
+        let local = hops.localAddress(toward: destination)
         let user = entry.target.from.uri.sipURI?.user ?? "switchboard"
         let contact = TransportForm.contact(
-            user: user, host: SessionDriver.host(local), port: local.port, flow: destination.transport)
-        var routeSet: [NameAddress] = []
-        if var proxy = entry.target.outboundProxy {
-            if !proxy.isLooseRouter { proxy.parameters.set("lr", to: nil) }
-            routeSet.append(NameAddress(uri: .sip(proxy)))
-        }
-        var to = NameAddress(uri: entry.target.uri)
-        if case .sip(var sip) = entry.target.uri {
-            sip.parameters = Parameters()
-            to = NameAddress(uri: .sip(sip))
-        }
+            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport)
         var configuration = Subscription.Configuration(
             expires: entry.target.expires, contact: NameAddress(uri: .sip(contact)))
         configuration.t1 = t1
@@ -146,8 +134,9 @@ final class SubscriptionDriver {
         configuration.retry = retry
         var subscription = Subscription(
             target: OutgoingCall(
-                requestURI: entry.requestURI, from: entry.target.from, to: to, callID: core.makeCallID(),
-                localTag: core.makeTag(), initialSequence: 1, routeSet: routeSet),
+                requestURI: entry.requestURI, from: entry.target.from, to: .callee(entry.target.uri),
+                callID: core.makeCallID(), localTag: core.makeTag(), initialSequence: 1,
+                routeSet: [NameAddress](outboundProxy: entry.target.outboundProxy)),
             configuration: configuration, authenticator: DigestAuthenticator(credentials: entry.target.credentials))
         let actions = subscription.start()
         entry.subscription = subscription
@@ -175,7 +164,7 @@ final class SubscriptionDriver {
     /// Drops every subscription without sending anything (the provider is going away).
     func reset() {
         for entry in entries.values {
-            for handle in entry.timers.values { engine.loop.cancelTimer(handle) }
+            entry.timers.cancelAll(on: engine.loop)
             if let timer = entry.resolutionTimer { engine.loop.cancelTimer(timer) }
         }
         entries = [:]
@@ -212,14 +201,13 @@ final class SubscriptionDriver {
             case .sendResponse(let response, let transaction):
                 core.respond(response, to: TransactionID(transaction.rawValue))
             case .startTimer(let timer, let after):
-                if let old = entry.timers[timer] { engine.loop.cancelTimer(old) }
-                entry.timers[timer] = engine.loop.scheduleTimer(after: after) { [weak self] in
+                entry.timers.start(timer, after: after, on: engine.loop) { [weak self] in
                     guard let self, let entry = self.entries[account] else { return }
-                    entry.timers[timer] = nil
+                    entry.timers.fired(timer)
                     self.perform(account) { $0.timerFired(timer) }
                 }
             case .cancelTimer(let timer):
-                if let handle = entry.timers.removeValue(forKey: timer) { engine.loop.cancelTimer(handle) }
+                entry.timers.cancel(timer, on: engine.loop)
             case .dialogCreated(let id):
                 dialogs.insert(account, for: id)
                 entry.dialogs.insert(id)
@@ -268,7 +256,7 @@ final class SubscriptionDriver {
 
     private func finish(_ account: String) {
         guard let entry = entries.removeValue(forKey: account) else { return }
-        for handle in entry.timers.values { engine.loop.cancelTimer(handle) }
+        entry.timers.cancelAll(on: engine.loop)
         if let timer = entry.resolutionTimer { engine.loop.cancelTimer(timer) }
         for id in entry.dialogs where dialogs[id] == account { dialogs.remove(id) }
         for done in entry.onFinished { done() }
@@ -276,17 +264,16 @@ final class SubscriptionDriver {
 
     /// Resolves the next hop and sends `request` in a client transaction (the core adds Via).
     private func send(_ request: SIPRequest, token: RequestToken, nextHop: URI, account: String, entry: Entry) {
-        resolve(nextHop, entry.transport) { [weak self] destination in
+        hops.resolve(nextHop, transport: entry.transport) { [weak self] destination in
             guard let self, let current = self.entries[account], current === entry else { return }
             guard let destination else {
                 self.perform(account) { $0.transactionFailed(token, .transportError) }
                 return
             }
             do {
-                let id = try self.core.sendRequest(request, to: destination) { [weak self] event in
+                try self.core.sendRequest(request, to: destination) { [weak self] event in
                     self?.clientEvent(event, token: token, account: account, entry: entry)
                 }
-                entry.clients[token] = id
             } catch {
                 self.perform(account) { $0.transactionFailed(token, .transportError) }
             }
@@ -303,7 +290,7 @@ final class SubscriptionDriver {
         case .transportError:
             perform(account) { $0.transactionFailed(token, .transportError) }
         case .terminated:
-            entry.clients[token] = nil
+            break
         }
     }
 }

@@ -53,11 +53,7 @@ public final class CallProvider: Sendable {
         let transport = TransportConfiguration(
             parserLimits: limits, maximumConnections: configuration.maximumConnections, tls: tls)
         let timers = TransactionTimers(t1: configuration.t1, t2: configuration.t2, t4: configuration.t4)
-        var accounts: [ProviderCore.AccountEntry] = []
-        for account in configuration.accounts { accounts.append(try ProviderCore.AccountEntry(account)) }
-        if Set(accounts.map(\.account.id)).count != accounts.count {
-            throw CallError.configuration("two accounts have the same id")
-        }
+        let accounts = try AccountBook(configuration.accounts)
         do {
             engine = try Engine(
                 transport: transport,
@@ -106,17 +102,17 @@ public final class CallProvider: Sendable {
     }
 
     /// The calls in progress, newest last.
-    public var calls: [Call] { engine.loop.run { [core] in core.callSnapshots() } }
+    public var calls: [Call] { engine.loop.run { [core] in core.calls.snapshots() } }
 
     /// One call, if the provider knows it.
-    public func call(with uuid: UUID) -> Call? { engine.loop.run { [core] in core.snapshot(uuid) } }
+    public func call(with uuid: UUID) -> Call? { engine.loop.run { [core] in core.calls.snapshot(uuid) } }
 
     /// Where the provider listens, after ports 0 were resolved (`udp:127.0.0.1:40612`).
     public var listeners: [CallProviderConfiguration.Listener] { engine.loop.run { [core] in core.listeners() } }
 
     /// An account's registration state.
     public func registrationState(for account: String) -> RegistrationState? {
-        engine.loop.run { [core] in core.accounts[account]?.state }
+        engine.loop.run { [core] in core.registrations.state(of: account) }
     }
 
     /// Registers `account` (from the configuration) now.
@@ -134,18 +130,18 @@ public final class CallProvider: Sendable {
     /// Starts audio for a call when `usesManualAudioActivation` is set (what an iOS app calls from
     /// CallKit's `didActivate`). Until then outgoing audio is silence.
     public func activateAudio(for callUUID: UUID) {
-        engine.execute { [core] in core.activateAudio(callUUID, active: true) }
+        engine.execute { [core] in core.calls.activateAudio(callUUID, active: true) }
     }
 
     /// Sets where a call's audio comes from and goes (instead of `CallProviderConfiguration.audio`).
     /// Call it from the invite callback, right after starting a call, or during the call.
     public func setAudio(_ audio: CallAudio, for callUUID: UUID) {
-        engine.execute { [core] in core.setAudio(audio, for: callUUID) }
+        engine.execute { [core] in core.calls.setAudio(audio, for: callUUID) }
     }
 
     /// Stops audio for a call (CallKit's `didDeactivate`).
     public func deactivateAudio(for callUUID: UUID) {
-        engine.execute { [core] in core.activateAudio(callUUID, active: false) }
+        engine.execute { [core] in core.calls.activateAudio(callUUID, active: false) }
     }
 
     /// Sends a MESSAGE (RFC 3428) outside any call from `account` (the first account when `nil`).
@@ -190,7 +186,7 @@ public final class CallProvider: Sendable {
             completion(.providerUnavailable)
             return
         }
-        engine.execute { [core] in core.request(transaction, completion: completion) }
+        engine.execute { [core] in core.actions.request(transaction, completion: completion) }
     }
 
     /// Checks and carries out a transaction; `completion` runs on `queue`, handed over with the events of
@@ -204,7 +200,7 @@ public final class CallProvider: Sendable {
             return
         }
         engine.execute { [core] in
-            core.request(transaction) { error in core.post(on: queue) { completion(error) } }
+            core.actions.request(transaction) { error in core.post(on: queue) { completion(error) } }
         }
     }
 }

@@ -184,7 +184,7 @@ final class EventOutlet: Sendable {
     private static func deliver(
         _ event: CallProviderEvent, to delegate: any CallProviderDelegate, from provider: CallProvider
     ) {
-        switch event {
+        switch event.payload {
         case .didBegin: delegate.providerDidBegin(provider)
         case .didReset: delegate.providerDidReset(provider)
         case .invite(let invite): delegate.provider(provider, didReceive: invite)

@@ -8,11 +8,6 @@ extension ProviderCore {
     /// Routes the NOTIFYs of subscription dialogs to the subscription driver before the session driver
     /// sees a request, and passes summaries on to the delegate.
     func wireSubscriptions() {
-        subscriptions.resolve = { [weak self] uri, transport, done in
-            guard let self else { return done(nil) }
-            self.sessions.resolve(uri, transport: transport, done)
-        }
-        subscriptions.ensureListening = { [weak self] destination in self?.sessions.ensureListening(for: destination) }
         subscriptions.onSummary = { [weak self] account, summary in
             self?.emit(.messageSummary(account: account, summary: MessageSummary(summary)))
         }
@@ -26,26 +21,9 @@ extension ProviderCore {
     /// Subscribes an account that asks for it (`Account.subscribesToMessageSummary`), unless it already
     /// has a subscription or the provider is winding down.
     func subscribeToMessageSummary(_ id: String) {
-        guard !isWindingDown, let entry = accounts[id], entry.account.subscribesToMessageSummary,
+        guard !calls.isWindingDown, let entry = accounts[id], entry.account.subscribesToMessageSummary,
             !subscriptions.isSubscribed(id)
         else { return }
-        var from = NameAddress(uri: .sip(entry.addressOfRecord))
-        from.displayName = entry.account.displayName
-        subscriptions.start(
-            id,
-            SubscriptionDriver.Target(
-                uri: entry.messageSummaryURI, from: from, outboundProxy: entry.outboundProxy,
-                transport: entry.account.transport, expires: entry.account.messageSummaryExpires,
-                credentials: entry.credentials))
-    }
-}
-
-extension MessageSummary {
-    /// The public summary of a parsed message-summary body (voice-message counts).
-    init(_ summary: SIPUserAgent.MessageSummary) {
-        let voice = summary.voice
-        self.init(
-            messagesWaiting: summary.messagesWaiting, messageAccount: summary.account, newMessages: voice?.new ?? 0,
-            oldMessages: voice?.old ?? 0)
+        subscriptions.start(id, entry.messageSummaryTarget)
     }
 }

@@ -1,0 +1,107 @@
+import SIPCore
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+import SIPUserAgent
+
+/// Names one INVITE session in the driver.
+struct SessionKey: Hashable, Sendable, CustomStringConvertible {
+    let raw: UInt64
+    var description: String { "session-\(raw)" }
+}
+
+/// One session and the driver's bookkeeping around it.
+final class SessionEntry {
+    var session: InviteSession?
+    /// The INVITEs sent (top Via and destination) per token, for their CANCELs (§9.1).
+    var sentInvites: [RequestToken: (via: String, destination: Destination)] = [:]
+    var timers = LoopTimers<SessionTimer>()
+    /// Where the initial INVITE went or came from: in-dialog requests reuse its transport.
+    var transport: SIPTransport.TransportProtocol?
+    /// The flow an incoming INVITE arrived on, held while the session lives.
+    var flow: FlowID?
+    /// The server transaction of an incoming INVITE (for its CANCEL).
+    var inviteTransaction: TransactionID?
+    /// Ended before the session existed (while resolving).
+    var isAbandoned = false
+    /// Dropped from the directory: late callbacks (a resolution, a transaction event) find nothing to do.
+    var isFinished = false
+
+    /// Runs `body` on the session where it is stored, if there is one. The session is a large value:
+    /// copying it out and back (or reading a property through a copy) costs more than the step.
+    func withSession<T>(_ body: (inout InviteSession) -> T) -> T? {
+        session?.inPlace(body)
+    }
+}
+
+extension InviteSession {
+    /// `body` applied to the session in place (through optional chaining on its storage).
+    fileprivate mutating func inPlace<T>(_ body: (inout InviteSession) -> T) -> T { body(&self) }
+}
+
+/// The driver's sessions and the ways to find one: by key, by dialog (in-dialog requests, ACKs, Replaces)
+/// and by the server transaction of its INVITE (CANCELs). Pure: no I/O.
+struct SessionDirectory {
+    private(set) var entries: [SessionKey: SessionEntry] = [:]
+    private var dialogs = DialogTable<SessionKey>()
+    /// Incoming INVITE server transactions, for their CANCELs.
+    private var invitesByTransaction: [TransactionID: SessionKey] = [:]
+    private var nextKey: UInt64 = 0
+
+    subscript(key: SessionKey) -> SessionEntry? { entries[key] }
+
+    /// Files a new session under a key no other session had.
+    mutating func add() -> (SessionKey, SessionEntry) {
+        nextKey += 1
+        let key = SessionKey(raw: nextKey)
+        let entry = SessionEntry()
+        entries[key] = entry
+        return (key, entry)
+    }
+
+    /// Remembers that `transaction` is the INVITE of session `key` (an incoming call).
+    mutating func addInvite(_ transaction: TransactionID, for key: SessionKey) {
+        invitesByTransaction[transaction] = key
+        entries[key]?.inviteTransaction = transaction
+    }
+
+    /// The session whose INVITE is `transaction`.
+    func session(invitedBy transaction: TransactionID) -> SessionKey? { invitesByTransaction[transaction] }
+
+    /// Which dialog, if any, `request` belongs to.
+    func match(_ request: SIPRequest) -> DialogMatch<SessionKey> { dialogs.match(request) }
+
+    /// The session of the dialog a Replaces header field names (RFC 3891).
+    func match(_ replaces: Replaces) -> SessionKey? { dialogs.match(replaces)?.1 }
+
+    /// Session `key` has dialog `id` (one per fork).
+    mutating func addDialog(_ id: DialogID, for key: SessionKey) { dialogs.insert(key, for: id) }
+
+    /// Dialog `id` of session `key` ended.
+    mutating func removeDialog(_ id: DialogID, of key: SessionKey) {
+        if dialogs[id] == key { dialogs.remove(id) }
+    }
+
+    /// Drops session `key` with its dialogs and INVITE transaction, and marks it finished.
+    mutating func remove(_ key: SessionKey) -> SessionEntry? {
+        guard let entry = entries.removeValue(forKey: key) else { return nil }
+        entry.isFinished = true
+        if let ids = entry.withSession({ $0.dialogIDs }) {
+            for id in ids { removeDialog(id, of: key) }
+        }
+        if let transaction = entry.inviteTransaction, invitesByTransaction[transaction] == key {
+            invitesByTransaction[transaction] = nil
+        }
+        return entry
+    }
+
+    /// Drops every session, marked finished; returns them.
+    mutating func removeAll() -> [SessionEntry] {
+        let all = Array(entries.values)
+        for entry in all { entry.isFinished = true }
+        entries = [:]
+        dialogs = DialogTable()
+        invitesByTransaction = [:]
+        return all
+    }
+}

@@ -1,0 +1,161 @@
+import COpenSSL
+import SDP
+import SIPAuthentication
+import SIPCore
+import SIPMessage
+import SIPTransport
+import SIPUserAgent
+
+/// Builds what a new `InviteSession` needs: its configuration (Contact in the flow's form, 100rel, session
+/// timer, T1/T2), its offer/answer engine with the codecs, SRTP policy and media address of the call, and
+/// an outgoing call's From, To, route set and extra header fields.
+struct SessionSetup {
+    /// The provider's session settings.
+    struct Settings {
+        var userAgent: String
+        var t1: Duration
+        var t2: Duration
+        var reliableProvisionals: ReliableProvisionalPolicy
+        var sessionInterval: UInt32?
+        var codecs: [Codec]
+        var srtp: SRTPPolicy
+
+        init(_ configuration: CallProviderConfiguration) {
+            userAgent = configuration.localizedName
+            t1 = configuration.t1
+            t2 = configuration.t2
+            reliableProvisionals = configuration.supportsReliableProvisionals ? .supported : .disabled
+            sessionInterval = configuration.sessionInterval
+            codecs = configuration.codecs
+            srtp = configuration.srtp
+        }
+    }
+
+    var settings: Settings
+    let random: EngineRandom
+    /// The media address and RTP port the offer/answer engine writes for a new session, given the
+    /// signalling address the session uses: the SDP/media hand-off (the provider opens the session's stream).
+    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16) = { _, host in (host, 0) }
+    /// The SDP codec list last built: sessions with the same codecs share its storage.
+    private var codecListCache: (codecs: [Codec], list: [SDP.Codec])?
+
+    init(settings: Settings, random: EngineRandom) {
+        self.settings = settings
+        self.random = random
+    }
+
+    /// The session configuration for a session whose Contact is `user` at `local`, in the form of the flow
+    /// toward `destination`.
+    func configuration(contactUser user: String, local: SocketAddress, _ destination: Destination)
+        -> InviteSessionConfiguration
+    {
+        let contactURI = TransportForm.contact(
+            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport)
+        var configuration = InviteSessionConfiguration(
+            contact: NameAddress(uri: .sip(contactURI)), reliableProvisionalResponses: settings.reliableProvisionals,
+            sessionTimer: settings.sessionInterval.map { SessionTimerConfiguration(interval: $0) },
+            userAgent: settings.userAgent)
+        configuration.t1 = settings.t1
+        configuration.t2 = settings.t2
+        return configuration
+    }
+
+    /// The offer/answer engine of session `key`, signalling from `local`: it announces the stream
+    /// `mediaAddress` opens for the session, with `codecs` (and telephone-event) under `srtp` (the
+    /// provider's when nil: an incoming call's).
+    mutating func offerAnswer(
+        _ key: SessionKey, local: SocketAddress, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil
+    ) -> OfferAnswer {
+        let media = mediaAddress(key, local.host)
+        let configuration = OfferAnswerConfiguration(
+            address: media.host, rtpPort: media.port, codecs: codecList(codecs ?? settings.codecs),
+            srtpPolicy: Self.policy(srtp ?? settings.srtp))
+        return OfferAnswer(
+            configuration: configuration, random: random.generator,
+            keySource: CryptographicKeySource(random: random))
+    }
+
+    /// `codecs` as SDP codecs with telephone-event last, shared with the last session that had the same.
+    private mutating func codecList(_ codecs: [Codec]) -> [SDP.Codec] {
+        if let cached = codecListCache, cached.codecs == codecs { return cached.list }
+        let list = Self.sdpCodecs(codecs)
+        codecListCache = (codecs, list)
+        return list
+    }
+
+    /// `codecs` as SDP codecs, telephone-event last. Pure.
+    static func sdpCodecs(_ codecs: [Codec]) -> [SDP.Codec] {
+        codecs.map {
+            switch $0.code {
+            case .opus: .opus()
+            case .pcmu: .pcmu
+            case .pcma: .pcma
+            }
+        } + [.telephoneEvent()]
+    }
+
+    /// The SDP layer's SRTP policy for the API's. Pure.
+    static func policy(_ srtp: SRTPPolicy) -> SDP.SRTPPolicy {
+        switch srtp.code {
+        case .off: .off
+        case .optional: .optional
+        case .mandatory: .mandatory
+        }
+    }
+
+    /// The outgoing call of `request`: From (the account's AOR, else `switchboard` at `local`), To (the
+    /// callee without URI parameters), the outbound proxy as a loose route, and the extra fields (Replaces
+    /// and Referred-By of a transfer included). Pure.
+    static func outgoingCall(
+        _ request: OutgoingRequest, requestURI: URI, callID: String, localTag: String, initialSequence: UInt32,
+        local: SocketAddress
+    ) -> OutgoingCall {
+        let fromURI = request.from ?? SIPURI(user: request.contactUser, host: HopResolver.host(local))
+        var from = NameAddress(uri: .sip(fromURI))
+        from.displayName = request.displayName
+        var headers = request.headers
+        if let replaces = request.replaces { headers.append(SIPField(name: .replaces, value: replaces.description)) }
+        if let referredBy = request.referredBy {
+            headers.append(SIPField(name: .referredBy, value: referredBy.description))
+        }
+        return OutgoingCall(
+            requestURI: requestURI, from: from, to: .callee(request.target), callID: callID, localTag: localTag,
+            initialSequence: initialSequence, routeSet: [NameAddress](outboundProxy: request.outboundProxy),
+            headers: headers)
+    }
+}
+
+/// An outgoing call to place.
+struct OutgoingRequest {
+    var target: URI
+    var from: SIPURI?
+    var displayName: String?
+    var outboundProxy: SIPURI?
+    var transport: SIPTransportKind?
+    var credentials: (@Sendable (String) -> DigestCredentials?)?
+    var codecs: [Codec]
+    var srtp: SRTPPolicy
+    var headers: [SIPField]
+    var replaces: Replaces?
+    var referredBy: NameAddress?
+
+    /// The user part of the Contact (and of From, without an account).
+    var contactUser: String { from?.user ?? "switchboard" }
+}
+
+/// SRTP master keys from OpenSSL's CSPRNG (`RAND_bytes`), as RFC 4568 §6.1 asks; from the engine's own
+/// source when it brings one (a seeded one in tests).
+struct CryptographicKeySource: SRTPKeySource {
+    let random: EngineRandom
+
+    mutating func makeKeyMaterial(count: Int) -> [UInt8]? {
+        guard count > 0, count <= 1024 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        if random !== EngineRandom.system {
+            bytes.withUnsafeMutableBytes { random.bytes.fill($0) }
+            return bytes
+        }
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        return ok == 1 ? bytes : nil
+    }
+}

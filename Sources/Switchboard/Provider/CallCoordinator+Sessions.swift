@@ -1,0 +1,157 @@
+import Foundation
+import SDP
+import SIPCore
+import SIPMessage
+import SIPTransport
+import SIPUserAgent
+
+/// What the calls' sessions report, turned into record changes and provider events.
+extension CallCoordinator: SessionDriverDelegate {
+    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool {
+        guard admission.admitsIncoming(liveCalls: table.liveCount) else { return false }
+        let uuid = engine.environment.random.uuid()
+        let account = accounts.matching((try? request.to)?.uri.sipURI)?.id
+        let incoming = IncomingInvite(request, offer: offer, uuid: uuid, account: account, date: engine.date)
+        let record = CallRecord(call: incoming.call)
+        add(record, on: key)
+        if let wait = configuration.unansweredTimeout {
+            let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
+                self?.end(uuid, rejectStatus: 480, reason: .unanswered)
+            }
+            record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
+        }
+        emit(.invite(incoming.invite))
+        return true
+    }
+
+    func sessionDriver(_ key: SessionKey, event: SessionEvent) {
+        guard let record = table[session: key] else { return }
+        switch event {
+        case .trying, .offerReceived, .infoReceived:
+            break
+        case .ringing(let status, let phrase, _):
+            if record.state == .connecting { record.state = .ringing }
+            // The session reports a provisional's new early answer (`earlyMedia`) just before the provisional.
+            emit(.ringing(record.call, statusCode: status, hasEarlyMedia: record.media.takeNewEarlyMedia()))
+            if let referral = record.transfer.referral {
+                sessions.notifyRefer(referral.session, id: referral.id, status: status, phrase: phrase)
+            }
+        case .earlyMedia(let session):
+            apply(session, to: record)
+            if record.call.direction == .outgoing {
+                record.media.earlyAnswerArrived()
+                media.startEarlyMedia(record)
+            }
+        case .redirected(let contacts):
+            // Followed in `ended` below: the session ends with `redirected`.
+            record.routing.redirected(to: contacts.compactMap(\.nameAddress?.uri))
+        case .connected(let session):
+            connected(record, session)
+        case .mediaUpdated(let session):
+            finishReconnecting(record)
+            media.configure(session, for: record)
+            if let update = record.mediaUpdated(session) { emit(.updated(record.call, update)) }
+        case .remoteHoldChanged(let held):
+            if let update = record.remoteHoldChanged(held) { emit(.updated(record.call, update)) }
+        case .offerRejected:
+            finishReconnecting(record)
+            // A hold or resume that the other side refused: the call stays as it was.
+            record.call.isOnHold = record.call.isOnHold ? false : record.call.isOnHold
+            emit(.updated(record.call, CallUpdate()))
+        case .sessionRefreshed(let interval):
+            finishReconnecting(record)
+            logger.debug("session refreshed", metadata: ["call": "\(record.uuid)", "interval": "\(interval)"])
+        case .dtmfReceived(let relay):
+            if let digit = relay.signal.first { emit(.dtmfReceived(record.call, digit: digit)) }
+        case .messageReceived(let request):
+            emit(.message(TextMessage(request, account: record.call.account)))
+        case .requestCompleted(let method, let status, let phrase):
+            logger.debug("\(method) completed \(status) \(phrase)", metadata: ["call": "\(record.uuid)"])
+        case .referReceived(let refer):
+            acceptReferral(refer, on: key, from: record)
+        case .referAnswered(let status, _):
+            record.transfer.referAnswered(status: status)
+        case .referProgress(let status, _, let isFinal):
+            if record.transfer.referProgress(status: status, isFinal: isFinal) {
+                end(record.uuid, rejectStatus: 603, reason: .localEnded)
+            }
+        case .ended(let reason):
+            if reason.kind == .redirected, let next = record.routing.nextRedirection() {
+                record.media.forgetEarlyMedia()
+                _ = unbind(key)
+                placeCall(record, to: next, headers: [])
+                return
+            }
+            finish(
+                record,
+                CallEndDetails(
+                    reason, direction: record.call.direction, wasConnected: record.call.connectedAt != nil,
+                    localEndReason: record.localEndReason))
+        }
+    }
+
+    func sessionDriverFinished(_ key: SessionKey) {
+        media.close(key)
+        guard let record = unbind(key) else { return }
+        if record.state != .ended {
+            finish(record, CallEndDetails(reason: .failed, reasonPhrase: "the session ended"))
+        }
+        if record.session == key { forget(record) }
+    }
+
+    /// The connection of a connected call died: tell the app, and re-establish the session with a
+    /// re-INVITE over a new connection (its success is `reconnected`; its failure ends the call).
+    func sessionDriver(_ key: SessionKey, flowLost flow: FlowID) {
+        guard let record = table[session: key], record.startReconnecting() else { return }
+        emit(.reconnecting(record.call))
+        sessions.refresh(key)
+    }
+
+    // MARK: Helpers
+
+    private func connected(_ record: CallRecord, _ session: NegotiatedSession?) {
+        if let session { apply(session, to: record) }
+        record.connected(at: engine.date)
+        media.stopEarlyMedia(record)
+        emit(.connected(record.call))
+        if let referral = record.transfer.takeReferral() {
+            // The transfer worked (RFC 3515 §2.4.5): the final NOTIFY carries the 200.
+            sessions.notifyRefer(referral.session, id: referral.id, status: 200, phrase: "OK")
+        }
+        if record.media.mayPlay(manualActivation: configuration.usesManualAudioActivation) {
+            activateAudio(record.uuid, active: true)
+        }
+    }
+
+    /// A re-INVITE after a lost connection got its answer: the call is back.
+    private func finishReconnecting(_ record: CallRecord) {
+        if record.finishReconnecting() { emit(.reconnected(record.call)) }
+    }
+
+    /// Applies a negotiated session to the call's stream, then to its snapshot.
+    private func apply(_ session: NegotiatedSession, to record: CallRecord) {
+        media.configure(session, for: record)
+        record.apply(session)
+    }
+
+    /// The transferee's side of REFER (RFC 3515): accept, place the new call, NOTIFY its progress.
+    private func acceptReferral(_ refer: ReferRequest, on key: SessionKey, from record: CallRecord) {
+        guard admission.admitsReferral(liveCalls: table.liveCount) else {
+            sessions.rejectRefer(key, id: refer.id, status: 603)
+            return
+        }
+        sessions.acceptRefer(key, id: refer.id)
+        let uuid = engine.environment.random.uuid()
+        let transferred = CallRecord(
+            call: .outgoing(
+                uuid, account: record.call.account, local: record.call.localHandle, remote: Handle(uri: refer.target),
+                date: engine.date))
+        transferred.routing.target = refer.target
+        transferred.transfer.referral = refer.suppressesNotifications ? nil : (key, refer.id)
+        add(transferred)
+        // The app hears of the transfer before the new call's first event. The old call ends on the
+        // transferor's BYE, or on this side's own after the final NOTIFY (InviteSession.transferHangUpDelay).
+        emit(.transferred(record.call, to: Handle(uri: refer.target), newCallUUID: uuid))
+        placeCall(transferred, to: refer.target, headers: [], replaces: refer.replaces, referredBy: refer.referredBy)
+    }
+}

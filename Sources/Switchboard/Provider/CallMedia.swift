@@ -1,0 +1,163 @@
+import Foundation
+import Media
+import SDP
+import SIPTransport
+import SIPUserAgent
+
+/// The calls' media streams, one per session that has one, kept in step with each call's record: opened
+/// when a session's offer or answer is built, configured by every negotiated session, switched for early
+/// media, activation, hold, mute and DTMF, read for quality, and closed when the call ends. Every change
+/// runs on the media loop.
+struct CallMedia {
+    /// Where and how streams open.
+    struct Settings {
+        /// The address SDP announces, when not the signalling one (`CallProviderConfiguration.mediaAddress`).
+        var address: String?
+        var ports: ClosedRange<UInt16>
+        var audio: CallAudio
+        var timeout: Duration?
+        var usesManualActivation: Bool
+
+        init(_ configuration: CallProviderConfiguration) {
+            address = configuration.mediaAddress
+            ports = configuration.mediaPorts
+            audio = configuration.audio
+            timeout = configuration.mediaTimeout
+            usesManualActivation = configuration.usesManualAudioActivation
+        }
+    }
+
+    private let engine: MediaEngine
+    let settings: Settings
+    private let logger: Logger
+    private var streams: [SessionKey: MediaStream] = [:]
+
+    init(engine: MediaEngine, settings: Settings, logger: Logger) {
+        self.engine = engine
+        self.settings = settings
+        self.logger = logger
+    }
+
+    // MARK: Streams
+
+    /// Opens the media stream of session `key` and returns the address and port its SDP announces. When
+    /// no port is free the SDP carries port 0 and the call has no audio (logged).
+    mutating func open(_ key: SessionKey, host: String, events: MediaStreamEvents) -> (host: String, port: UInt16) {
+        let address = settings.address ?? host
+        do throws(TransportError) {
+            let stream = try engine.open(
+                host: address, ports: settings.ports, audio: settings.audio, mediaTimeout: settings.timeout,
+                events: events)
+            streams[key] = stream
+            return (address, stream.port)
+        } catch {
+            logger.error("no media port", metadata: ["error": "\(error)"])
+            return (address, 0)
+        }
+    }
+
+    /// Closes the stream of session `key` (its RTCP BYE goes out).
+    mutating func close(_ key: SessionKey) {
+        guard let stream = streams.removeValue(forKey: key) else { return }
+        engine.perform { stream.close() }
+    }
+
+    private func stream(of record: CallRecord) -> MediaStream? { record.session.flatMap { streams[$0] } }
+
+    /// Runs `change` on the media loop with the call's stream, when it has one; returns whether it had.
+    @discardableResult
+    private func change(_ record: CallRecord, _ change: @escaping @Sendable (MediaStream) -> Void) -> Bool {
+        guard let stream = stream(of: record) else { return false }
+        engine.perform { change(stream) }
+        return true
+    }
+
+    // MARK: Calls
+
+    /// Applies a negotiated session to the call's stream (first answer, early media, re-offers), with the
+    /// app's audio when the stream does not have it yet.
+    func configure(_ session: NegotiatedSession, for record: CallRecord) {
+        guard let key = record.session, let stream = streams[key] else { return }
+        let audio = record.media.pendingAudio(for: key)
+        engine.perform {
+            if let audio { stream.setAudio(audio) }
+            stream.configure(session)
+        }
+    }
+
+    /// Sets a call's audio; applied now when its stream has negotiated media, else when media is negotiated.
+    func setAudio(_ audio: CallAudio, for record: CallRecord) {
+        record.media.setAudio(audio)
+        guard let key = record.session, streams[key] != nil, record.call.codec != nil,
+            let pending = record.media.pendingAudio(for: key)
+        else { return }
+        change(record) { $0.setAudio(pending) }
+    }
+
+    /// Starts early media on an outgoing call: the stream plays and records what an early dialog sends
+    /// (ringback, announcements, IVR prompts), as a softphone must, once audio may run (automatic activation,
+    /// or the app asked for it, as CallKit apps do for outgoing calls at start).
+    ///
+    /// - Forking: one stream follows the most recent early dialog that sent a new SDP answer; each such
+    ///   answer reconfigures it (`configure`), and a repeat of an answer already taken changes nothing.
+    ///   The dialog whose 2xx arrives takes over at the answer.
+    /// - Sending: nothing goes out before the 2xx, not even silence: RFC 3960's gateway model, and what
+    ///   softphones do. The early dialog's media is a one-way announcement, a 183 may come from several forks,
+    ///   and this side's audio is only for the party that answers.
+    func startEarlyMedia(_ record: CallRecord) {
+        guard stream(of: record) != nil,
+            record.media.startEarlyMedia(state: record.state, manualActivation: settings.usesManualActivation)
+        else { return }
+        change(record) { $0.setEarlyMedia(true) }
+    }
+
+    /// Ends early media (the answer came, or the app deactivated audio): the stream's activation decides again.
+    func stopEarlyMedia(_ record: CallRecord) {
+        guard record.media.stopEarlyMedia() else { return }
+        change(record) { $0.setEarlyMedia(false) }
+    }
+
+    func setActive(_ record: CallRecord, _ active: Bool) { change(record) { $0.setActive(active) } }
+
+    /// Resuming: the stream takes media as soon as the re-offer goes out (RFC 3264 §5.1).
+    func prepareToReceive(_ record: CallRecord) { change(record) { $0.prepareToReceive() } }
+
+    func setMuted(_ record: CallRecord, _ muted: Bool) { change(record) { $0.setMuted(muted) } }
+
+    /// Sends digits as RFC 4733 events when the peer negotiated telephone-event; returns false when the
+    /// caller must send them otherwise (SIP INFO).
+    func sendDigits(_ digits: String, on record: CallRecord) -> Bool {
+        guard record.media.sendsTelephoneEvents else { return false }
+        let tones = digits.compactMap { DTMFDigit($0) }
+        return change(record) { _ = $0.sendDigits(tones) }
+    }
+
+    /// Copies the stream's figures into the call's snapshot.
+    func refreshQuality(_ record: CallRecord) {
+        guard let stream = stream(of: record) else { return }
+        let figures = stream.figures
+        guard figures.codec != nil else { return }
+        record.call.quality = CallQuality(figures)
+    }
+}
+
+extension CallQuality {
+    /// Figures as `CallQuality`, with the MOS from the simplified E-model (ITU-T G.107): R = 93.2 − Id −
+    /// Ie,eff, Id from the one-way delay (half the RTT, or the playout delay plus 20 ms of packetization
+    /// when there is no RTT), Ie,eff from the codec's Ie and Bpl and the loss, then G.107 Annex B's
+    /// R-to-MOS curve. Pure.
+    init(_ figures: MediaSessionStatistics) {
+        let kind = figures.codec.flatMap { name in
+            AudioCodecKind.allCases.first { $0.sdpCodec.encodingName.lowercased() == name.lowercased() }
+        }
+        let oneWay =
+            (figures.roundTripMilliseconds.map { $0 / 2 } ?? 0) + figures.playoutDelayMilliseconds + 20
+        let mos = EModel.meanOpinionScore(
+            codec: kind?.impairment ?? .g711, oneWayDelay: oneWay, packetLoss: figures.lossFraction * 100)
+        self.init(
+            packetsSent: figures.packetsSent, packetsReceived: figures.packetsReceived,
+            packetsLost: max(0, figures.packetsLost), lossFraction: figures.lossFraction,
+            jitterMilliseconds: figures.jitterMilliseconds, roundTripMilliseconds: figures.roundTripMilliseconds,
+            meanOpinionScore: figures.packetsReceived > 0 ? mos : 1)
+    }
+}

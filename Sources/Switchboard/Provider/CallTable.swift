@@ -1,0 +1,57 @@
+import Foundation
+
+/// The provider's calls: each record by UUID and by the session that carries it, which of them are still
+/// live, and the order they began in. Every operation is O(1) whatever the number of calls (a load test keeps
+/// thousands). Pure: no I/O.
+struct CallTable {
+    private var records: [UUID: CallRecord] = [:]
+    /// The calls not yet ended, so that the limit check costs O(1) per new call.
+    private var live = Set<UUID>()
+    private var nextSequence: UInt64 = 0
+    private var bySession: [SessionKey: UUID] = [:]
+
+    subscript(uuid: UUID) -> CallRecord? { records[uuid] }
+
+    /// The record whose session is `key`.
+    subscript(session key: SessionKey) -> CallRecord? { bySession[key].flatMap { records[$0] } }
+
+    /// How many calls have not ended.
+    var liveCount: Int { live.count }
+
+    /// The calls in the order they began (sorted when asked: snapshots and the wind-down are rare).
+    var inOrder: [CallRecord] { records.values.sorted { $0.sequence < $1.sequence } }
+
+    /// Files a new, live call, after every call filed before it.
+    mutating func add(_ record: CallRecord) {
+        nextSequence &+= 1
+        record.sequence = nextSequence
+        records[record.uuid] = record
+        live.insert(record.uuid)
+    }
+
+    /// Makes `key` the session of `record` (its first, or the next after a 3xx).
+    mutating func bind(_ key: SessionKey, to record: CallRecord) {
+        record.session = key
+        bySession[key] = record.uuid
+    }
+
+    /// Forgets which call session `key` carried; returns that call's UUID.
+    @discardableResult
+    mutating func unbind(_ key: SessionKey) -> UUID? { bySession.removeValue(forKey: key) }
+
+    /// The call ended: it no longer counts against the limit.
+    mutating func markEnded(_ uuid: UUID) { live.remove(uuid) }
+
+    /// Forgets `record` and its current session.
+    mutating func remove(_ record: CallRecord) {
+        records[record.uuid] = nil
+        live.remove(record.uuid)
+        if let key = record.session { bySession[key] = nil }
+    }
+
+    /// Forgets every call (sessions stay mapped: the session driver drops them itself).
+    mutating func removeAll() {
+        records = [:]
+        live = []
+    }
+}

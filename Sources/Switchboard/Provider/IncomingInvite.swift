@@ -1,0 +1,66 @@
+import Foundation
+import SDP
+import SIPMessage
+
+/// What an incoming INVITE tells the app: the call's first snapshot and the invite handed to the delegate
+/// (caller from P-Asserted-Identity, else From; the codecs and SRTP it offers; its header fields with
+/// credentials redacted). Pure.
+struct IncomingInvite {
+    let call: Call
+    let invite: CallInvite
+
+    /// - Parameters:
+    ///   - request: the INVITE.
+    ///   - offer: its SDP offer, when it has one.
+    ///   - uuid: the UUID the call gets.
+    ///   - account: the account the INVITE is for, if one matched.
+    ///   - date: when it arrived.
+    init(_ request: SIPRequest, offer: SessionDescription?, uuid: UUID, account: String?, date: Date) {
+        let from = try? request.from
+        let to = try? request.to
+        let identity = (try? request.pAssertedIdentity)?.first
+        let remoteURI = identity?.uri ?? from?.uri
+        let remote = remoteURI.map(Handle.init(uri:)) ?? Handle(type: .generic, value: "anonymous")
+        let local = to.map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "")
+        let callID = (try? request.callID) ?? ""
+        call = Call(
+            uuid: uuid, callID: callID, account: account, direction: .incoming, state: .ringing,
+            localHandle: local, remoteHandle: remote, remoteDisplayName: identity?.displayName ?? from?.displayName,
+            isOnHold: false, isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil,
+            startedAt: date, connectedAt: nil, endedAt: nil, endDetails: nil)
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(request.headerFields.count)
+        for field in request.headerFields {
+            let redacted = field.name == .authorization || field.name == .proxyAuthorization
+            headers.append((field.name.description, redacted ? "<redacted>" : field.value))
+        }
+        let audio = offer?.media.first { $0.mediaType.matches(.audio) }
+        invite = CallInvite(
+            callUUID: uuid, callID: callID, from: remote, callerName: call.remoteDisplayName, to: local,
+            account: account, offeredCodecs: audio.map(Self.codecNames) ?? [],
+            offersSRTP: audio.map { $0.transport.matches(.rtpSAVP) || !((try? $0.cryptos) ?? []).isEmpty } ?? false,
+            headers: headers)
+    }
+
+    /// The encoding names of an m= line's payload types, in its order (static types by their RFC 3551
+    /// names), without telephone-event and comfort noise.
+    static func codecNames(_ media: MediaDescription) -> [String] {
+        ((try? media.payloadTypes) ?? []).compactMap { type in
+            let map = (try? media.rtpMap(for: type)) ?? nil
+            guard let name = (map ?? RTPMap.staticAudio(type))?.encodingName else { return nil }
+            let lower = name.lowercased()
+            return lower == "telephone-event" || lower == "cn" ? nil : name
+        }
+    }
+}
+
+extension Call {
+    /// The first snapshot of an outgoing call placed from `account` to `remote` (by the app or a REFER).
+    static func outgoing(_ uuid: UUID, account: String?, local: Handle, remote: Handle, date: Date) -> Call {
+        Call(
+            uuid: uuid, callID: "", account: account, direction: .outgoing, state: .connecting, localHandle: local,
+            remoteHandle: remote, remoteDisplayName: nil, isOnHold: false, isRemoteHeld: false, isMuted: false,
+            codec: nil, isSecure: false, quality: nil, startedAt: date, connectedAt: nil, endedAt: nil,
+            endDetails: nil)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import SDP
+import SIPMessage
+import SIPTransaction
+import SIPTransport
+import SIPUserAgent
+import Testing
+
+@testable import Switchboard
+
+/// The session driver's pure parts: the answers outside any dialog, the session directory, what a new
+/// session is built from, and the request outside a dialog.
+@Suite("Glue: session driver parts")
+struct SessionDriverPartsTests {
+    private let responder = OutsideDialogResponder(userAgent: "Switchboard test")
+
+    private func status(_ outcome: OutsideDialogResponder.Outcome) -> Int? {
+        switch outcome {
+        case .invite: nil
+        case .respond(let response), .message(let response), .messageSummary(let response, _): response.statusCode
+        }
+    }
+
+    // MARK: Outside a dialog
+
+    @Test(arguments: [
+        ("REGISTER", 405), ("SUBSCRIBE", 489), ("BYE", 481), ("INFO", 481), ("REFER", 481), ("PUBLISH", 501),
+        ("OPTIONS", 200), ("MESSAGE", 200), ("NOTIFY", 481),
+    ])
+    func requestsOutsideADialogGetTheirAnswer(method: String, expected: Int) throws {
+        var tags = 0
+        let outcome = responder.outcome(for: try Parts.request(method)) {
+            tags += 1
+            return "t\(tags)"
+        }
+        #expect(status(outcome) == expected)
+        // One To tag per answer, as the core's own responses take.
+        #expect(tags == 1)
+    }
+
+    @Test func anInviteIsLeftToTheDriverWithoutATag() throws {
+        var tags = 0
+        let outcome = responder.outcome(for: try Parts.request("INVITE")) {
+            tags += 1
+            return "t"
+        }
+        guard case .invite = outcome else {
+            Issue.record("an INVITE makes a session")
+            return
+        }
+        #expect(tags == 0)
+    }
+
+    @Test func theRefusalsSayWhatIsAllowed() throws {
+        guard case .respond(let options) = responder.outcome(for: try Parts.request("OPTIONS"), tag: { "t" }),
+            case .respond(let register) = responder.outcome(for: try Parts.request("REGISTER"), tag: { "t" }),
+            case .respond(let subscribe) = responder.outcome(for: try Parts.request("SUBSCRIBE"), tag: { "t" })
+        else {
+            Issue.record("answers expected")
+            return
+        }
+        #expect(options.headerFields[.server] == "Switchboard test")
+        #expect(options.headerFields[.allow] != nil)
+        #expect(register.headerFields[.allow] == responder.allow)
+        #expect(subscribe.headerFields[.allowEvents] == "refer")
+        #expect(try options.to?.tag == "t")
+    }
+
+    @Test func anUnsolicitedMessageSummaryIsTaken() throws {
+        let notify = try Parts.request(
+            "NOTIFY", extra: "Event: message-summary\nContent-Type: application/simple-message-summary\n",
+            body: "Messages-Waiting: yes\r\nVoice-Message: 1/0\r\n")
+        guard case .messageSummary(let response, let summary) = responder.outcome(for: notify, tag: { "t" }) else {
+            Issue.record("a message-summary NOTIFY is taken")
+            return
+        }
+        #expect(response.statusCode == 200)
+        #expect(summary.messagesWaiting)
+        let other = try Parts.request("NOTIFY", extra: "Event: presence\n")
+        #expect(status(responder.outcome(for: other, tag: { "t" })) == 481)
+    }
+
+    // MARK: Directory
+
+    @Test func sessionsAreFiledUnderNewKeysAndFoundByTheirInvite() {
+        var directory = SessionDirectory()
+        let (first, _) = directory.add()
+        let (second, entry) = directory.add()
+        #expect(first != second)
+        let transaction = TransactionID(42)
+        directory.addInvite(transaction, for: second)
+        #expect(entry.inviteTransaction == transaction)
+        #expect(directory.session(invitedBy: transaction) == second)
+        let removed = directory.remove(second)
+        #expect(removed === entry)
+        #expect(entry.isFinished)
+        #expect(directory.session(invitedBy: transaction) == nil)
+        let again = directory.remove(second)
+        #expect(again == nil)
+        let remaining = directory.removeAll()
+        #expect(remaining.count == 1)
+        #expect(remaining.allSatisfy { $0.isFinished })
+        #expect(directory[first] == nil)
+        // Keys are never reused.
+        let (third, _) = directory.add()
+        #expect(third.raw == 3)
+    }
+
+    // MARK: Building sessions
+
+    @Test func codecsBecomeSDPCodecsWithTelephoneEventLast() {
+        let list = SessionSetup.sdpCodecs([.pcma, .opus])
+        #expect(list.map(\.encodingName) == ["PCMA", "opus", "telephone-event"])
+        #expect(SessionSetup.policy(.mandatory) == SDP.SRTPPolicy.mandatory)
+        #expect(SessionSetup.policy(.off) == SDP.SRTPPolicy.off)
+    }
+
+    @Test func anOutgoingCallCarriesItsAddressingAndTransferFields() throws {
+        let target = try URI("sip:bob@example.com;transport=tcp")
+        var request = OutgoingRequest(
+            target: target, from: try SIPURI("sip:alice@example.com"), displayName: "Alice",
+            outboundProxy: try SIPURI("sip:proxy.example.com"), transport: .tcp, credentials: nil, codecs: [.pcmu],
+            srtp: .off, headers: [SIPField(name: .subject, value: "hi")], replaces: nil,
+            referredBy: try NameAddress("<sip:carol@example.com>"))
+        let local = try #require(SocketAddress(ip: "10.0.0.1", port: 5060))
+        let call = SessionSetup.outgoingCall(
+            request, requestURI: target, callID: "c1", localTag: "t1", initialSequence: 7, local: local)
+        #expect(call.from.description == "\"Alice\" <sip:alice@example.com>")
+        #expect(call.to.uri.description == "sip:bob@example.com")
+        #expect(call.routeSet.map(\.uri.description) == ["sip:proxy.example.com;lr"])
+        #expect(call.headers.map(\.name) == [.subject, .referredBy])
+        #expect(call.initialSequence == 7)
+        request.from = nil
+        #expect(request.contactUser == "switchboard")
+        let anonymous = SessionSetup.outgoingCall(
+            request, requestURI: target, callID: "c1", localTag: "t1", initialSequence: 1, local: local)
+        #expect(anonymous.from.uri.description == "sip:switchboard@10.0.0.1")
+    }
+
+    @Test func routeSetsAndCalleesAreWrittenOneWay() throws {
+        #expect([NameAddress](outboundProxy: nil).isEmpty)
+        let loose = [NameAddress](outboundProxy: try SIPURI("sip:proxy.example.com;lr"))
+        #expect(loose.map(\.uri.description) == ["sip:proxy.example.com;lr"])
+        #expect(
+            NameAddress.callee(try URI("sip:bob@example.com;transport=tls")).uri.description == "sip:bob@example.com")
+        #expect(NameAddress.callee(try URI("tel:+15551234")).uri.description == "tel:+15551234")
+    }
+
+    @Test func optionsCarryAContactInTheFlowsFormAndMessagesNone() throws {
+        let local = try #require(SocketAddress(ip: "10.0.0.1", port: 5070))
+        let options = OutOfDialogSender.request(
+            OutOfDialogRequest(
+                method: .options, target: try URI("sip:bob@example.com"), from: nil,
+                outboundProxy: try SIPURI("sip:proxy.example.com"), transport: nil, credentials: nil),
+            requestURI: try URI("sip:bob@example.com"), local: local, flow: .tcp, callID: "c1", localTag: "t1",
+            userAgent: "test")
+        #expect(options.method == .options)
+        #expect(options.headerFields[.contact] == "<sip:switchboard@10.0.0.1:5070;transport=tcp>")
+        #expect(options.headerFields[.accept] == "application/sdp")
+        #expect(options.headerFields[.route] == "<sip:proxy.example.com;lr>")
+        #expect(options.headerFields[.userAgent] == "test")
+        let message = OutOfDialogSender.request(
+            OutOfDialogRequest(
+                method: .message, target: try URI("sip:bob@example.com"), from: try SIPURI("sip:alice@example.com"),
+                outboundProxy: nil, transport: nil, credentials: nil, contentType: "text/plain",
+                body: Array("hi".utf8)),
+            requestURI: try URI("sip:bob@example.com"), local: local, flow: .udp, callID: "c2", localTag: "t2",
+            userAgent: "test")
+        #expect(message.headerFields[.contact] == nil)
+        #expect(message.headerFields[.contentType] == "text/plain")
+        #expect(Array(message.body) == Array("hi".utf8))
+        #expect(try message.from?.uri.description == "sip:alice@example.com")
+    }
+}
