@@ -1,6 +1,4 @@
 import Foundation
-import SIPMessage
-import SIPTransport
 import Switchboard
 
 /// The account and transport flags shared by `register`, `call` and `answer` (CLI.md "Accounts and
@@ -85,16 +83,6 @@ struct AccountOptions {
     subscript(_ key: String) -> String? { values[key] }
     func has(_ key: String) -> Bool { values[key] != nil && values[key] != "false" }
 
-    var transport: TransportProtocol? {
-        get throws(UsageError) {
-            guard let text = values["transport"] else { return nil }
-            guard let t = TransportProtocol(token: text) else {
-                throw UsageError(message: "bad value for --transport: \(text)")
-            }
-            return t
-        }
-    }
-
     var transportKind: SIPTransportKind? {
         get throws(UsageError) {
             guard let text = values["transport"] else { return nil }
@@ -159,27 +147,18 @@ struct AccountOptions {
         }
     }
 
-    var proxy: SIPURI? {
-        get throws(UsageError) {
-            guard let text = values["proxy"] else { return nil }
-            guard let uri = try? SIPURI(text.hasPrefix("sip") ? text : "sip:" + text) else {
-                throw UsageError(message: "bad value for --proxy: \(text)")
-            }
-            return uri
-        }
+    var proxy: SIPAddress? {
+        get throws(UsageError) { try uri("proxy") }
     }
 
-    /// `ADDR:PORT` for a listener, with the transport's default port when none is given.
-    func listenAddressText(_ text: String, transport: SIPTransportKind) throws(UsageError) -> String {
-        guard let kind = TransportProtocol(rawValue: transport.rawValue) else {
-            throw UsageError(message: "unknown transport \(transport.rawValue)")
-        }
-        var body = text
-        if body.hasPrefix(":") { body = "0.0.0.0" + body }
-        guard let address = SocketAddress(parsing: body, defaultPort: kind.defaultPort) else {
+    /// A listener over `transport` on `--listen`-style `text` (the transport's default port when none is
+    /// given, every IPv4 address for `:PORT`).
+    func listener(_ text: String, transport: SIPTransportKind) throws(UsageError) -> CallProviderConfiguration.Listener {
+        do throws(CallError) {
+            return try CallProviderConfiguration.Listener(transport, parsing: text)
+        } catch {
             throw UsageError(message: "bad value for --listen: \(text)")
         }
-        return address.description
     }
 
     var duration: Double? {
@@ -191,28 +170,16 @@ struct AccountOptions {
     }
 
     /// `--mwi-uri`: the mailbox subscribed to with `--mwi`.
-    var messageSummaryURI: SIPURI? {
-        get throws(UsageError) {
-            guard let text = values["mwi-uri"] else { return nil }
-            guard let uri = try? SIPURI(text.hasPrefix("sip") ? text : "sip:" + text) else {
-                throw UsageError(message: "bad value for --mwi-uri: \(text)")
-            }
-            return uri
-        }
+    var messageSummaryURI: SIPAddress? {
+        get throws(UsageError) { try uri("mwi-uri") }
     }
 
-    var registrar: SIPURI? {
-        get throws(UsageError) {
-            guard let text = values["registrar"] else { return nil }
-            guard let uri = try? SIPURI(text.hasPrefix("sip") ? text : "sip:" + text) else {
-                throw UsageError(message: "bad value for --registrar: \(text)")
-            }
-            return uri
-        }
+    var registrar: SIPAddress? {
+        get throws(UsageError) { try uri("registrar") }
     }
 
     /// The address of record: `user@domain`, or the user at the registrar's host, or at `fallbackHost`.
-    func addressOfRecord(fallbackHost: String) throws(UsageError) -> SIPURI {
+    func addressOfRecord(fallbackHost: String) throws(UsageError) -> SIPAddress {
         guard let user = values["user"], !user.isEmpty else { throw UsageError(message: "--user is required") }
         var text = user
         if text.hasPrefix("sip:") || text.hasPrefix("sips:") {
@@ -225,22 +192,23 @@ struct AccountOptions {
             host = String(text[text.index(after: at)...])
         } else {
             name = text
-            host = (try? registrar)?.host.description ?? fallbackHost
+            host = (try? registrar)?.host ?? fallbackHost
         }
-        guard let parsedHost = SIPHost(host) else { throw UsageError(message: "bad value for --user: \(user)") }
-        return SIPURI(user: name, host: parsedHost)
+        guard let address = try? SIPAddress(user: name, host: host) else {
+            throw UsageError(message: "bad value for --user: \(user)")
+        }
+        return address
+    }
+
+    /// The URI flag `flag` (`sip:` added when it has no scheme), `nil` when it is not given.
+    private func uri(_ flag: String) throws(UsageError) -> SIPAddress? {
+        guard let text = values[flag] else { return nil }
+        guard let address = try? SIPAddress(text.hasPrefix("sip") ? text : "sip:" + text) else {
+            throw UsageError(message: "bad value for --\(flag): \(text)")
+        }
+        return address
     }
 
     var authUser: String? { values["auth-user"] }
     var password: String? { values["password"] }
-
-    func listenAddress(default transport: TransportProtocol) throws(UsageError) -> SocketAddress? {
-        guard let text = values["listen"] else { return nil }
-        var body = text
-        if body.hasPrefix(":") { body = "0.0.0.0" + body }
-        guard let address = SocketAddress(parsing: body, defaultPort: transport.defaultPort) else {
-            throw UsageError(message: "bad value for --listen: \(text)")
-        }
-        return address
-    }
 }

@@ -174,10 +174,10 @@ final class ProviderHarness: Sendable {
         // requests over UDP leave from the listening socket.
         if let listen = options["listen"] ?? needs.defaultListen {
             let kind = transport ?? .udp
-            let address = try options.listenAddressText(listen, transport: kind)
-            configuration.listeners = [.init(kind, address)]
-            if kind != .udp { configuration.listeners.append(.init(.udp, address)) }
-            if kind == .udp, options["transport"] == nil { configuration.listeners.append(.init(.tcp, address)) }
+            let listener = try options.listener(listen, transport: kind)
+            configuration.listeners = [listener]
+            if kind != .udp { configuration.listeners.append(.init(.udp, listener.address)) }
+            if kind == .udp, options["transport"] == nil { configuration.listeners.append(.init(.tcp, listener.address)) }
         }
         var accountID: String?
         if let user = options["user"], !user.isEmpty {

@@ -129,6 +129,10 @@ public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterab
     /// TLS over TCP (RFC 5246, RFC 8446).
     public static let tls = SIPTransportKind(code: .tls)
 
+    /// The port a server listens on for this transport when a URI names none: 5060, or 5061 for TLS
+    /// (RFC 3261 §19.1.2).
+    public var defaultPort: UInt16 { transportProtocol.defaultPort }
+
     /// Every transport this version knows, in the order `udp`, `tcp`, `tls`.
     public static var allCases: [SIPTransportKind] { Code.allCases.map(SIPTransportKind.init(code:)) }
 

@@ -29,9 +29,7 @@ struct ListenerSetup {
 
     /// The address a listener names (`:5060` is any IPv4 address); nil when it does not parse. Pure.
     static func address(of listener: CallProviderConfiguration.Listener) -> SocketAddress? {
-        var text = listener.address
-        if text.hasPrefix(":") { text = "0.0.0.0" + text }
-        return SocketAddress(parsing: text, defaultPort: listener.transport.transportProtocol.defaultPort)
+        CallProviderConfiguration.Listener.socketAddress(listener.address, transport: listener.transport)
     }
 
     /// Opens the configured listeners (see `plan`); returns the first failure.
