@@ -153,7 +153,8 @@ struct AccountOptions {
 
     /// A listener over `transport` on `--listen`-style `text` (the transport's default port when none is
     /// given, every IPv4 address for `:PORT`).
-    func listener(_ text: String, transport: SIPTransportKind) throws(UsageError) -> CallProviderConfiguration.Listener {
+    func listener(_ text: String, transport: SIPTransportKind) throws(UsageError) -> CallProviderConfiguration.Listener
+    {
         do throws(CallError) {
             return try CallProviderConfiguration.Listener(transport, parsing: text)
         } catch {

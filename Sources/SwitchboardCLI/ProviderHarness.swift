@@ -177,7 +177,9 @@ final class ProviderHarness: Sendable {
             let listener = try options.listener(listen, transport: kind)
             configuration.listeners = [listener]
             if kind != .udp { configuration.listeners.append(.init(.udp, listener.address)) }
-            if kind == .udp, options["transport"] == nil { configuration.listeners.append(.init(.tcp, listener.address)) }
+            if kind == .udp, options["transport"] == nil {
+                configuration.listeners.append(.init(.tcp, listener.address))
+            }
         }
         var accountID: String?
         if let user = options["user"], !user.isEmpty {

@@ -3,11 +3,12 @@ import Testing
 
 /// What an app or the CLI reads from its user is checked by the public API, the way the provider checks it.
 @Suite struct ConfigurationInputTests {
-    @Test(arguments: [
-        ("sip:alice@example.com", "alice", "example.com", nil, false),
-        ("sips:pbx.example.com:5061", nil, "pbx.example.com", 5061, true),
-        ("sip:bob@[2001:db8::1]:5070", "bob", "[2001:db8::1]", 5070, false),
-    ] as [(String, String?, String, UInt16?, Bool)])
+    @Test(
+        arguments: [
+            ("sip:alice@example.com", "alice", "example.com", nil, false),
+            ("sips:pbx.example.com:5061", nil, "pbx.example.com", 5061, true),
+            ("sip:bob@[2001:db8::1]:5070", "bob", "[2001:db8::1]", 5070, false),
+        ] as [(String, String?, String, UInt16?, Bool)])
     func sipAddressesParse(text: String, user: String?, host: String, port: UInt16?, secure: Bool) throws {
         let address = try SIPAddress(text)
         #expect(address.user == user)
