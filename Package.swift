@@ -129,3 +129,15 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Let the compiler hold the layers: an import is internal unless written `public import`, a file sees only
+// the members of modules it imports itself, and an existential type says `any`.
+let layering: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+let cTargets: Set<String> = ["CAllocationCounter", "CSystem"]
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + layering
+}

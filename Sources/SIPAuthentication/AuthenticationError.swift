@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// Why digest authentication could not go on (RFC 3261 §22, RFC 7616, RFC 8760).
 ///

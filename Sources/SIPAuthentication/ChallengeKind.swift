@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// Which pair of header fields a challenge came in (RFC 3261 §22.2, §22.3): a closed set.
 public enum ChallengeKind: Sendable, Hashable, CustomStringConvertible {

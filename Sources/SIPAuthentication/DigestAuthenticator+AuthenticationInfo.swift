@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 extension DigestAuthenticator {
     /// Reads Authentication-Info from the response to a request this authenticator authorized (RFC 3261 §20.6,

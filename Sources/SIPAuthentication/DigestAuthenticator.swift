@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The client side of SIP digest authentication (RFC 3261 §22.2-22.4, RFC 7616 §3.4, RFC 8760 §2.4): answers
 /// 401 and 407 challenges, keeps each realm's nonce to authorize later requests pre-emptively, and checks

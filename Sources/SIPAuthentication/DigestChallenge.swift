@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// A Digest challenge this module can answer (RFC 7616 §3.3, RFC 8760 §2.4), read from a `Challenge`.
 public struct DigestChallenge: Sendable, Hashable, CustomStringConvertible {

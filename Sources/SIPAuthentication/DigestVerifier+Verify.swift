@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 extension DigestVerifier {
     /// Verifies the request's Authorization (or Proxy-Authorization) for this realm (RFC 3261 §22.4,

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The server side of SIP digest authentication (RFC 3261 §22.4, RFC 7616 §3.3-3.5, RFC 8760 §2.3), for a UAS,
 /// registrar or proxy: issues challenges and verifies credentials.

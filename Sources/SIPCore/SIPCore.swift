@@ -1,6 +1,6 @@
-import SIPMessage
-import SIPTransaction
-import SIPTransport
+public import SIPMessage
+public import SIPTransaction
+public import SIPTransport
 
 /// The peer of a transaction as the transport names it: where requests go, or where a request came from
 /// (with its connection, so responses return over it, RFC 3261 §18.2.2).

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The INVITE client transaction of RFC 3261 §17.1.1, with the Accepted state of RFC 6026 §8.4.
 ///

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The INVITE server transaction of RFC 3261 §17.2.1, with the Accepted state of RFC 6026 §8.7.
 ///

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The non-INVITE client transaction of RFC 3261 §17.1.2.
 ///

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// One transaction of a `TransactionLayer`: one of the four state machines of RFC 3261 §17.
 public enum Transaction: Sendable {

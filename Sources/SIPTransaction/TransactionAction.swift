@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// What one of the four transaction state machines asks its owner to do after an event. The owner (normally
 /// a `TransactionLayer`) carries the actions out in order: it knows the peer address and the transaction's

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 extension TransactionLayer {
     /// What the driver must do after an event, in order. Every case is a plain value.

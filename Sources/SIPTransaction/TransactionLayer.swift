@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The transaction layer of RFC 3261 §17, sans-I/O: it holds the table of transactions, matches incoming
 /// messages to them (§17.1.3, §17.2.3) and turns every event into `Action`s for a driver to carry out. It

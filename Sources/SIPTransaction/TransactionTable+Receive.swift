@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// What became of a response from the transport.
 @usableFromInline

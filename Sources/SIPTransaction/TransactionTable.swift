@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The non-generic core of `TransactionLayer`: every transaction, the indexes that match messages to them,
 /// and the limits. It knows nothing of addresses, so it is compiled (and optimized) once, here; the generic

@@ -1,6 +1,6 @@
 import CSystem
 import Dispatch
-import SIPMessage
+public import SIPMessage
 
 #if canImport(Glibc)
     import Glibc

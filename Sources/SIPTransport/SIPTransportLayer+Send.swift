@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 extension SIPTransportLayer {
     // MARK: Requests

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The SIP transport layer (RFC 3261 §18) on one event loop: UDP, TCP and TLS listeners and connections,
 /// stream framing, Via `received`/`rport` (§18.2.1, RFC 3581), response routing (§18.2.2), connection

@@ -1,9 +1,9 @@
-import CSystem
+public import CSystem
 
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #elseif canImport(Musl)
-    import Musl
+    public import Musl
 #endif
 
 /// An IPv4 or IPv6 address and port, as a value.

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// A SIP transport protocol.
 public enum TransportProtocol: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import CAllocationCounter
+import Foundation
 import SDP
 import SIPAuthentication
 import SIPMessage

@@ -119,7 +119,7 @@ func runInviteBenchmark(n: Int, repetitions: Int, corpus: String) {
         var sink = 0
         func row(_ name: String, _ bytes: Int, _ body: (UInt64) throws -> Int) throws {
             for i in 0..<max(1, calls / 10) { sink &+= try body(UInt64(i) * 2) }
-            var failure: Error?
+            var failure: (any Error)?
             let m = measure(repetitions: reps, messagesPerRepetition: calls) {
                 do {
                     for i in 0..<calls { sink &+= try body(UInt64(i) * 2) }

@@ -1,4 +1,5 @@
 import Media
+import SDP
 
 /// The SRTP implementation a media benchmark runs (`--srtp native|libsrtp`, libsrtp by default: what MediaStream runs today).
 enum SRTPBackend: String, Sendable, CaseIterable {

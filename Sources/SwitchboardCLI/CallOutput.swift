@@ -60,7 +60,7 @@ enum CallOutput {
 final class LiveStatus: @unchecked Sendable {
     // @unchecked Sendable: `timer` is set once in init and only cancelled afterwards; DispatchSource's
     // methods are thread-safe, it is just not annotated.
-    private let timer: DispatchSourceTimer?
+    private let timer: (any DispatchSourceTimer)?
     private let isTerminal: Bool
 
     init(provider: CallProvider, call: UUID) {

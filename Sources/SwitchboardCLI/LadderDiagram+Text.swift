@@ -1,3 +1,5 @@
+import Switchboard
+
 /// Call-flow (ladder) diagrams of SIP messages, like sngrep's flow view: one column per endpoint
 /// (address:port), one arrow per message in the order they were traced, each labelled with the method or
 /// status and the CSeq.

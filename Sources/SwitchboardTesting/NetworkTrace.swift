@@ -1,4 +1,4 @@
-import SIPTransport
+public import SIPTransport
 
 /// One datagram or stream segment that crossed the virtual network.
 public struct NetworkRecord: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import SIPTransport
+public import SIPTransport
 import Synchronization
 
 /// A raw UDP endpoint on a virtual world's network, for scripting a SIP peer by hand: it sends the text

@@ -1,4 +1,4 @@
-import SIPTransport
+public import SIPTransport
 import Synchronization
 
 /// A raw TCP connection on a virtual world's network, for scripting a SIP peer by hand over a stream:

@@ -1,4 +1,4 @@
-import SIPCore
+public import SIPCore
 import Synchronization
 
 /// A deterministic generator (SplitMix64): the same seed gives the same numbers on every run, so tags,

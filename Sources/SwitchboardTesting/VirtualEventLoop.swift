@@ -1,5 +1,5 @@
 import Foundation
-import SIPTransport
+public import SIPTransport
 import Synchronization
 
 /// An event loop whose clock moves only when a test says so. Work posted from any thread runs at once, in

@@ -1,6 +1,6 @@
-import SIPCore
-import SIPTransaction
-import SIPTransport
+public import SIPCore
+public import SIPTransaction
+public import SIPTransport
 
 extension VirtualNetwork {
     /// A SIP transport layer for the host at `ip`, on this network's loop: the real transport code over

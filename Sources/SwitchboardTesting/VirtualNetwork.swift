@@ -1,4 +1,4 @@
-import SIPTransport
+package import SIPTransport
 
 /// An in-memory IP network on a `VirtualEventLoop`: hosts with addresses, UDP datagrams and TCP-like
 /// streams between them, with per-link latency, jitter, loss and duplication drawn from a seeded

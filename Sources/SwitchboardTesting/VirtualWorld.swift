@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import Media
 import SIPCore
 import SIPTransport
-import Switchboard
+public import Switchboard
 import Synchronization
 
 /// Providers, a network and a clock in one process, in virtual time: the whole stack (SIP, SDP, RTP,

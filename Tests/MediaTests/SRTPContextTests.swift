@@ -23,12 +23,12 @@ enum SRTPPairing: String, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     func make(suite: CryptoSuite, key: [UInt8], mki: SRTPKeyParameters.MasterKeyIdentifier? = nil) throws -> (
-        SRTPEndpoint, SRTPEndpoint
+        any SRTPEndpoint, any SRTPEndpoint
     ) {
-        func native(_ direction: SRTPContext.Direction) throws -> SRTPEndpoint {
+        func native(_ direction: SRTPContext.Direction) throws -> any SRTPEndpoint {
             try SRTPContext(suite: suite, masterKeySalt: key, direction: direction, mki: mki)
         }
-        func libsrtp(_ direction: SRTPSession.Direction) throws -> SRTPEndpoint {
+        func libsrtp(_ direction: SRTPSession.Direction) throws -> any SRTPEndpoint {
             try SRTPSession(suite: suite, masterKeySalt: key, direction: direction, mki: mki)
         }
         switch self {

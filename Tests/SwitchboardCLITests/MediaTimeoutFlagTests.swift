@@ -1,3 +1,5 @@
+import SIPAuthentication
+import Switchboard
 import Testing
 
 @testable import SwitchboardCLI

@@ -1,3 +1,4 @@
+import Switchboard
 import Testing
 
 @testable import SwitchboardCLI

@@ -1,6 +1,7 @@
 import Foundation
 import Switchboard
 import SwitchboardTesting
+import Synchronization
 import Testing
 
 /// TLS runs over the virtual network as over sockets (OpenSSL over memory BIOs): certificates and host

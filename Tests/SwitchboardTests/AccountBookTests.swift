@@ -1,5 +1,7 @@
 import Foundation
+import SIPAuthentication
 import SIPMessage
+import SIPTransport
 import SIPUserAgent
 import Testing
 

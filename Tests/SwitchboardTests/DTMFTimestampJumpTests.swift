@@ -1,6 +1,7 @@
 import Foundation
 import Switchboard
 import SwitchboardTesting
+import Synchronization
 import Testing
 
 /// A PBX that keeps its SSRC and sequence numbers but jumps its RTP timestamp after the first RFC 4733

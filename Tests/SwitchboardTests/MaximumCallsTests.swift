@@ -1,5 +1,6 @@
 import Foundation
 import Switchboard
+import Synchronization
 import Testing
 
 /// `CallProviderConfiguration.maximumCalls`: an INVITE beyond the limit is refused with 486 before the

@@ -1,5 +1,7 @@
 import Foundation
+import SIPAuthentication
 import Switchboard
+import Synchronization
 import Testing
 
 /// `CallProviderConfiguration.mediaTimeout` counts only while RTP is due: a call whose media flows, or that

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
+import SIPTransport
 import Switchboard
+import Synchronization
 import Testing
 
 /// Two providers on loopback drive every action and every end reason (issue 6 §1).

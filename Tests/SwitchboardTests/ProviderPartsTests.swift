@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SIPTransport
 import SwitchboardTesting
 import Testing
 

@@ -1,4 +1,4 @@
-import SDP
+public import SDP
 
 /// The audio codecs this library implements, and the bridge from SDP negotiation to encoders and decoders.
 public enum AudioCodecKind: Sendable, Hashable, CaseIterable {

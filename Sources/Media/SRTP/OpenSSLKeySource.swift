@@ -1,5 +1,5 @@
 import COpenSSL
-import SDP
+public import SDP
 
 /// SRTP master keys and salts from OpenSSL's CSPRNG (`RAND_bytes`): the key source to give the SDP
 /// offer/answer engine (RFC 4568 §6.1 requires keys that are random and fresh per session).

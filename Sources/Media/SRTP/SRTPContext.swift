@@ -1,5 +1,5 @@
 import COpenSSL
-import SDP
+public import SDP
 
 /// One direction of SRTP and SRTCP (RFC 3711) on OpenSSL's libcrypto, for AES_CM_128_HMAC_SHA1_80 and
 /// AES_CM_128_HMAC_SHA1_32 keyed by SDES (RFC 4568): the same operations as ``SRTPSession``, without libsrtp2.

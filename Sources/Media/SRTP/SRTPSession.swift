@@ -1,5 +1,5 @@
 import CSRTP
-import SDP
+public import SDP
 
 /// One direction of SRTP and SRTCP (RFC 3711) through libsrtp2: an outbound session protects what we send,
 /// an inbound one unprotects what we receive, each keyed from an SDES master key and salt (RFC 4568).

@@ -1,4 +1,4 @@
-import SDP
+public import SDP
 
 extension MediaSession {
     /// Applies a negotiated session: the first answer, a re-offer's, or a new early answer.

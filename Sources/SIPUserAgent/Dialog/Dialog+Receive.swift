@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 extension Dialog {
     /// Checks a request received in this dialog and takes its CSeq (RFC 3261 §12.2.2): a CSeq lower than the

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 extension Dialog {
     /// The Request-URI and Route values of a request in this dialog (RFC 3261 §12.2.1.1).

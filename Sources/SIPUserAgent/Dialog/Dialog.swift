@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The state of one dialog (RFC 3261 §12): the peer-to-peer relationship an INVITE, a SUBSCRIBE or a REFER
 /// creates, a value.

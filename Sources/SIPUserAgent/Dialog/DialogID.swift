@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The identifier of a dialog (RFC 3261 §12): the Call-ID with the local and the remote tag, each from this
 /// user agent's point of view.

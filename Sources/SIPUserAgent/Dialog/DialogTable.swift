@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// Where a received request belongs (RFC 3261 §12.2.2, §8.2.2.2).
 public enum DialogMatch<Value: Sendable>: Sendable {

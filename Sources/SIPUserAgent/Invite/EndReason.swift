@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// Why a call ended, for the API layer: a kind that maps to CallKit's end reasons, with the SIP status and
 /// Reason values that told it (RFC 3326).

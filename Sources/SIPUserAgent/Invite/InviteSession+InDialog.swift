@@ -1,5 +1,5 @@
 import SDP
-import SIPMessage
+public import SIPMessage
 
 // Requests received inside the dialog (RFC 3261 §12.2.2) and the ones this side sends besides offers:
 // BYE both ways (§15), INFO, MESSAGE, OPTIONS and other methods.

@@ -1,5 +1,5 @@
 import SDP
-import SIPMessage
+public import SIPMessage
 
 // The UAS's initial INVITE (RFC 3261 §13.3): checks, provisional responses, the 2xx retransmitted until the
 // ACK (§13.3.1.4), rejection and CANCEL (§9.2).

@@ -1,4 +1,5 @@
-import SIPMessage
+import SDP
+public import SIPMessage
 
 // What the driver reports: responses to the session's requests, transaction failures and ends, timer
 // expiries.

@@ -1,4 +1,5 @@
-import SDP
+public import SDP
+import SIPAuthentication
 import SIPMessage
 
 // Re-offers this side makes (RFC 3261 §14.1, RFC 3311, RFC 6337 §3): hold, resume, a media change or a

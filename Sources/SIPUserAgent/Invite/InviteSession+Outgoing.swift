@@ -1,5 +1,6 @@
 import SDP
-import SIPMessage
+import SIPAuthentication
+public import SIPMessage
 
 // The UAC's initial INVITE (RFC 3261 §13.2): the request, its provisional and final responses, forking,
 // the ACK for each 2xx (§13.2.2.4) and CANCEL (§9.1).

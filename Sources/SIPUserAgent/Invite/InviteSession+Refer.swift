@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 // REFER inside the dialog (RFC 3515): blind and attended transfer (RFC 3891 §7) with Referred-By
 // (RFC 3892), and the implicit subscription whose NOTIFYs carry `message/sipfrag` progress, in both roles.

@@ -1,6 +1,6 @@
-import SDP
-import SIPAuthentication
-import SIPMessage
+public import SDP
+public import SIPAuthentication
+public import SIPMessage
 
 /// One call, in either role: the INVITE usage of a dialog (RFC 3261 §13-§15) with its offer/answer
 /// (RFC 3264, RFC 6337), re-INVITE, UPDATE (RFC 3311), reliable provisional responses (RFC 3262) and session

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// When to use reliable provisional responses (RFC 3262, option tag `100rel`).
 public enum ReliableProvisionalPolicy: Sendable, Hashable {

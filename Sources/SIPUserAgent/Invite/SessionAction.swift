@@ -1,5 +1,5 @@
 import SDP
-import SIPMessage
+public import SIPMessage
 
 /// Names a client transaction a session or subscription asked the driver to start. The session chooses it;
 /// the driver keeps it next to the transaction it started and hands it back with each response, timeout,

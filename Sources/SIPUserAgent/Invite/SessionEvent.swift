@@ -1,5 +1,5 @@
-import SDP
-import SIPMessage
+public import SDP
+public import SIPMessage
 
 /// What a session tells its transaction user (the API layer): progress, media, requests received in the
 /// dialog, the end.

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// Refer-To values (RFC 3515 §2.1) with an embedded Replaces for attended transfer (RFC 3891 §7):
 /// `<sip:bob@example.com?Replaces=call%40host%3Bto-tag%3Da%3Bfrom-tag%3Db>`.

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// The status line of a `message/sipfrag` body (RFC 3420) as REFER's NOTIFYs carry it (RFC 3515 §2.4.5):
 /// `SIP/2.0 200 OK`.

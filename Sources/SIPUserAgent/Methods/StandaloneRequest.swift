@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// Requests outside any dialog (RFC 3261 §8.1.1): OPTIONS for a qualify, MESSAGE, SUBSCRIBE.
 public enum StandaloneRequest {

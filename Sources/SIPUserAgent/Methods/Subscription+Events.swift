@@ -1,4 +1,5 @@
-import SIPMessage
+import SIPAuthentication
+public import SIPMessage
 
 extension Subscription {
     /// A response to a SUBSCRIBE of this subscription.

@@ -1,5 +1,5 @@
-import SIPAuthentication
-import SIPMessage
+public import SIPAuthentication
+public import SIPMessage
 
 /// What a subscription asks its driver to do (the subscription counterpart of `SessionAction`).
 public enum SubscriptionAction: Sendable {

@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// What this user agent supports, as OPTIONS answers say it (RFC 3261 §11.2): Allow, Accept,
 /// Accept-Encoding, Accept-Language and Supported.

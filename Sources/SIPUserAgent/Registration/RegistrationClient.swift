@@ -1,5 +1,5 @@
-import SIPAuthentication
-import SIPMessage
+public import SIPAuthentication
+public import SIPMessage
 
 /// The registration state machine (RFC 3261 §10.2; RFC 5626 keep-alive and re-registration), sans-I/O:
 /// the driver sends the REGISTERs it asks for (each in a new client transaction, with a fresh Via), feeds

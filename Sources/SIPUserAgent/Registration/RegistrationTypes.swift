@@ -1,4 +1,4 @@
-import SIPMessage
+public import SIPMessage
 
 /// Settings of one registration (RFC 3261 §10; RFC 5626 for outbound).
 public struct RegistrationConfiguration: Sendable {

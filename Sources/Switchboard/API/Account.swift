@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import SIPTransport
 
 /// A SIP identity: its address of record, its credentials and, when it registers, its registrar.
 public struct Account: Sendable, Identifiable, CustomStringConvertible {

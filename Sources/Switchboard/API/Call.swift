@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A snapshot of one call: what the provider knew when it made the value. Delivered with every call event;
 /// `CallProvider.calls` gives the current ones.

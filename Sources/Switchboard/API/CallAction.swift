@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Something the app asks the stack to do with a call, as CallKit's `CXCallAction`: the provider hands it to

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the provider tells the app, on the delegate's queue (never on the signalling loop). Only
 /// `providerDidReset(_:)` is required. Every `provider(_:perform:)` must end with the action's `fulfill()`

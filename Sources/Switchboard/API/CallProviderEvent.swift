@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Everything the delegate hears, as values: `CallProvider.events` yields them for `for await` loops.
 ///

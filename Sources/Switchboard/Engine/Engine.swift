@@ -1,8 +1,8 @@
-import Foundation
-import SIPCore
+package import Foundation
+package import SIPCore
 import SIPMessage
-import SIPTransaction
-import SIPTransport
+package import SIPTransaction
+package import SIPTransport
 import SIPUserAgent
 
 /// The machinery of one provider: the signalling loop, the transport layer and the transaction core, and

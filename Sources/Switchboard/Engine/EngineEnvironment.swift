@@ -1,7 +1,7 @@
-import Foundation
-import Media
-import SIPCore
-import SIPTransport
+package import Foundation
+package import Media
+package import SIPCore
+package import SIPTransport
 
 /// What an engine takes from the world around it: loops, sockets, randomness and clocks. The system's
 /// (epoll threads, the kernel's sockets, getrandom, the wall clock) by default; the testing product

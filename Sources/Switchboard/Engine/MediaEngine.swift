@@ -1,5 +1,5 @@
 import Foundation
-import SIPTransport
+package import SIPTransport
 
 /// The media side of a provider: one event loop of its own (so a busy signalling loop or a slow delegate
 /// never delays RTP) and the RTP port pairs its streams hold.

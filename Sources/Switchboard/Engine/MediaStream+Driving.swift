@@ -1,5 +1,6 @@
 import Media
 import SIPTransport
+import Synchronization
 
 /// The I/O half of a stream: socket reads into the session, the timer that advances it, and the session's
 /// outputs onto the sockets and to the signalling side.

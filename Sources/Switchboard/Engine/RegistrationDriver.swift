@@ -1,8 +1,8 @@
-import SIPAuthentication
+package import SIPAuthentication
 import SIPCore
-import SIPMessage
-import SIPTransport
-import SIPUserAgent
+package import SIPMessage
+package import SIPTransport
+package import SIPUserAgent
 
 /// Runs a `RegistrationClient` over the engine: resolves the registrar (RFC 3263), sends each REGISTER in
 /// a client transaction, fills the contact from the transport, keeps the registration's TCP/TLS flow open and

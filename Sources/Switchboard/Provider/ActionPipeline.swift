@@ -1,4 +1,5 @@
 import Foundation
+import SIPTransport
 
 /// Carries out the app's call transactions CallKit's way: checks each one, hands its actions to the
 /// delegate one at a time with the action timeout, and carries each out on the calls once fulfilled (or

@@ -1,5 +1,5 @@
-import Dispatch
-import Foundation
+public import Dispatch
+public import Foundation
 
 /// Requests actions from the provider, as CallKit's `CXCallController`: each transaction is checked and,
 /// when it fits, its actions go to the delegate to perform. The completion says whether the request was

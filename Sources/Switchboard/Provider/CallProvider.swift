@@ -1,5 +1,5 @@
-import Dispatch
-import Foundation
+public import Dispatch
+public import Foundation
 import SIPCore
 import SIPMessage
 import SIPTransaction

@@ -1,4 +1,5 @@
 import Foundation
+import SIPMessage
 import SIPUserAgent
 
 /// The accounts' registrations: one `RegistrationDriver` per registering account, the state each reports
