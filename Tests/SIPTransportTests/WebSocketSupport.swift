@@ -1,3 +1,5 @@
+import Testing
+
 @testable import SIPTransport
 
 /// A random source that returns the given words in turn (then repeats): masking keys and handshake keys
@@ -44,4 +46,9 @@ extension Array where Element == UInt8 {
             return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
         }
     }
+}
+
+/// `#require` for values that come from mutating calls (the macro cannot take those).
+func required<T>(_ value: T?, sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
+    try #require(value, sourceLocation: sourceLocation)
 }
