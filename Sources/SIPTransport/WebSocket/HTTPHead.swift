@@ -1,7 +1,8 @@
 /// An HTTP/1.1 message head as the opening handshake needs it (RFC 9112 §2-5): the start line split at its
 /// first two spaces, and the header fields with lowercased names. Bytes that are not UTF-8 are replaced.
 struct HTTPHead: Sendable {
-    /// The start line's three parts: method, target, version (request) or version, status, reason (response).
+    /// The start line's three parts: method, target, version (request) or version, status, reason (response);
+    /// the third is empty when the line has only two.
     let startLine: (String, String, String)
     /// The fields in order: lowercased name, value without surrounding whitespace.
     let fields: [(name: String, value: String)]
@@ -23,10 +24,11 @@ struct HTTPHead: Sendable {
         if start < bytes.endIndex { lines.append(bytes[start...]) }
         guard let first = lines.first else { return nil }
         let parts = first.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        // A status line may come without its reason phrase; a request line without a version is refused later.
+        guard parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
         startLine = (
             String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self),
-            String(decoding: parts[2], as: UTF8.self)
+            parts.count == 3 ? String(decoding: parts[2], as: UTF8.self) : ""
         )
         var fields: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
