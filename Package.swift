@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
         .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
+        .executable(name: "FuzzWebSocket", targets: ["FuzzWebSocket"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
         .executable(name: "echo-bot", targets: ["EchoBot"]),
     ],
@@ -101,6 +102,7 @@ let package = Package(
         // libFuzzer entry point; built with `--sanitize=fuzzer` by scripts/fuzz.
         .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
         .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
+        .executableTarget(name: "FuzzWebSocket", dependencies: ["SIPTransport"]),
 
         .testTarget(
             name: "SIPMessageTests",
