@@ -10,6 +10,9 @@ import SIPUserAgent
 // serialized. The session is configured as SessionSetup configures it (100rel supported, session timer
 // 1800 s, a User-Agent, Opus/PCMU/PCMA + telephone-event, SRTP off).
 //
+// Each call takes the next of 16 variants of that INVITE whose offers differ in session id, RTP port and
+// codec order (`OfferVariants`), so no cache keyed on the offer's bytes can help.
+//
 // Rows (ns per call or per operation; min/median/max over the repetitions):
 // - uas-call: the whole call as above.
 // - parse-requests: parsing the three requests alone (SIPMessage's share of uas-call).
@@ -28,6 +31,71 @@ private struct CallMessages {
     var invite: [UInt8]
     var ack: [UInt8]
     var bye: [UInt8]
+}
+
+/// Variants of one INVITE whose SDP offers differ in what a real caller varies from call to call: the `o=`
+/// session id, the RTP port (and its `a=rtcp:`), and the order of the payload types with their attributes.
+private struct OfferVariants {
+    /// The offers' bytes.
+    var offers: [[UInt8]] = []
+    /// The INVITE carrying each offer, its Content-Length adjusted.
+    var invites: [[UInt8]] = []
+
+    init(invite: [UInt8], count: Int) throws {
+        let text = String(decoding: invite, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { throw InviteBenchError.unexpected("no body") }
+        let head = String(text[..<split.lowerBound])
+        let body = String(text[split.upperBound...])
+        for k in 0..<count {
+            let offer = Self.vary(body, k)
+            let lengthLine = "Content-Length: \(offer.utf8.count)"
+            let lines = head.components(separatedBy: "\r\n").map {
+                $0.lowercased().hasPrefix("content-length:") ? lengthLine : $0
+            }
+            offers.append(Array(offer.utf8))
+            invites.append(Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + offer).utf8))
+        }
+    }
+
+    /// Variant `k` of an SDP body: session id + k, port + 2k, payload types rotated by k (reversed for odd
+    /// k / 4), with each rtpmap/fmtp line following its payload type.
+    private static func vary(_ body: String, _ k: Int) -> String {
+        var lines = body.components(separatedBy: "\r\n")
+        var formatLines: [String: [String]] = [:]
+        var formatOrder: [String] = []
+        var firstFormatLine: Int?
+        var kept: [String] = []
+        for line in lines {
+            if line.hasPrefix("a=rtpmap:") || line.hasPrefix("a=fmtp:") {
+                let pt = String(line.drop { $0 != ":" }.dropFirst().prefix { $0 != " " })
+                formatLines[pt, default: []].append(line)
+                if firstFormatLine == nil { firstFormatLine = kept.count }
+                continue
+            }
+            kept.append(line)
+        }
+        lines = kept
+        for (i, line) in lines.enumerated() {
+            var fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            if line.hasPrefix("o="), fields.count > 2, let id = UInt64(fields[1]) {
+                fields[1] = String(id + UInt64(k))
+            } else if line.hasPrefix("m="), fields.count > 3, let port = Int(fields[1]) {
+                fields[1] = String(port + 2 * k)
+                var formats = Array(fields[3...])
+                let r = k % formats.count
+                formats = Array(formats[r...] + formats[..<r])
+                if (k / 4) % 2 == 1 { formats.reverse() }
+                formatOrder = formats
+                fields = Array(fields[..<3]) + formats
+            } else if line.hasPrefix("a=rtcp:"), let port = Int(line.dropFirst(7)) {
+                fields = ["a=rtcp:" + String(port + 2 * k)]
+            }
+            lines[i] = fields.joined(separator: " ")
+        }
+        let ordered = formatOrder.flatMap { formatLines[$0] ?? [] }
+        lines.insert(contentsOf: ordered, at: firstFormatLine ?? lines.count)
+        return lines.joined(separator: "\r\n")
+    }
 }
 
 /// What the session needs that stays the same from call to call (SessionSetup keeps these per provider).
@@ -108,14 +176,14 @@ func runInviteBenchmark(n: Int, repetitions: Int, corpus: String) {
         print("# invite: 01_invite.sip, 05_ack.sip or 06_bye.sip missing in \(corpus)")
         return
     }
-    let messages = CallMessages(invite: invite, ack: ack, bye: bye)
     let calls = max(1, n / 10)
     let reps = max(1, repetitions)
     print("# switchboard UAS call (SIPUserAgent + SDP + SIPMessage, no transport): n=\(calls) reps=\(reps)")
     print("# columns: RESULT stack mode row bytes min_ns med_ns max_ns reps n")
     do {
         let setup = try InviteBenchSetup()
-        let offer = [UInt8]((try SIPRequest(parsing: invite)).bodyBytes)
+        let variants = try OfferVariants(invite: invite, count: 16)
+        let calls16 = variants.invites.map { CallMessages(invite: $0, ack: ack, bye: bye) }
         var sink = 0
         func row(_ name: String, _ bytes: Int, _ body: (UInt64) throws -> Int) throws {
             for i in 0..<max(1, calls / 10) { sink &+= try body(UInt64(i) * 2) }
@@ -131,9 +199,11 @@ func runInviteBenchmark(n: Int, repetitions: Int, corpus: String) {
             report("switchboard", "invite", name, bytes, m, reps, calls)
         }
         let requestBytes = invite.count + ack.count + bye.count
-        try row("uas-call", requestBytes) { try inviteBenchmarkCall(messages, setup, $0) }
-        try row("parse-requests", requestBytes) { _ in try inviteBenchmarkParse(messages) }
-        try row("sdp-answer", offer.count) { _ in try inviteBenchmarkAnswer(offer, setup) }
+        try row("uas-call", requestBytes) { try inviteBenchmarkCall(calls16[Int(($0 / 2) % 16)], setup, $0) }
+        try row("parse-requests", requestBytes) { try inviteBenchmarkParse(calls16[Int(($0 / 2) % 16)]) }
+        try row("sdp-answer", variants.offers[0].count) {
+            try inviteBenchmarkAnswer(variants.offers[Int(($0 / 2) % 16)], setup)
+        }
         blackHole(sink)
     } catch {
         print("# invite: failed: \(error)")
