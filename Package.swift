@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "switchboard-bench", targets: ["SwitchboardBenchmarks"]),
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
         .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
+        .executable(name: "FuzzSTUN", targets: ["FuzzSTUN"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
         .executable(name: "echo-bot", targets: ["EchoBot"]),
     ],
@@ -107,6 +108,7 @@ let package = Package(
         // libFuzzer entry point; built with `--sanitize=fuzzer` by scripts/fuzz.
         .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
         .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
+        .executableTarget(name: "FuzzSTUN", dependencies: ["STUN"]),
 
         .testTarget(
             name: "SIPMessageTests",
