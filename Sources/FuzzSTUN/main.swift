@@ -28,6 +28,7 @@ func touchTypedViews(_ message: STUNMessage) {
     _ = message.errorCode
     _ = message.unknownAttributes
     _ = message.passwordAlgorithm
+    _ = message.passwordAlgorithms
     _ = message.priority
     _ = message.iceControlling
     _ = message.iceControlled

@@ -68,6 +68,17 @@ public struct STUNAttribute: Hashable, Sendable {
         return STUNAttribute(type: .passwordAlgorithm, value: value)
     }
 
+    /// PASSWORD-ALGORITHMS (§14.11): the algorithms a server offers, in its order of preference, without
+    /// parameters.
+    public static func passwordAlgorithms(_ algorithms: [STUNPasswordAlgorithm]) -> STUNAttribute {
+        var value: [UInt8] = []
+        for algorithm in algorithms {
+            value.appendBigEndian(algorithm.rawValue)
+            value.appendBigEndian(UInt16(0))
+        }
+        return STUNAttribute(type: .passwordAlgorithms, value: value)
+    }
+
     /// USERHASH (§14.4): SHA-256 of `username:realm`; `nil` if OpenSSL cannot hash.
     public static func userhash(username: String, realm: String) -> STUNAttribute? {
         guard let hash = Crypto.digest("SHA256", Array("\(username):\(realm)".utf8)) else { return nil }

@@ -77,6 +77,21 @@ public struct STUNMessage: Hashable, Sendable {
         return STUNPasswordAlgorithm(rawValue: value.bigEndianUInt16(at: 0))
     }
 
+    /// PASSWORD-ALGORITHMS: the algorithms offered, in order (their parameters are skipped).
+    public var passwordAlgorithms: [STUNPasswordAlgorithm]? {
+        guard let value = self[.passwordAlgorithms], PasswordAlgorithmsValue.isValid(value, single: false) else {
+            return nil
+        }
+        var algorithms: [STUNPasswordAlgorithm] = []
+        var offset = 0
+        while offset + 4 <= value.count {
+            algorithms.append(STUNPasswordAlgorithm(rawValue: value.bigEndianUInt16(at: offset)))
+            let length = Int(value.bigEndianUInt16(at: offset + 2))
+            offset += 4 + length + (4 - length % 4) % 4
+        }
+        return algorithms
+    }
+
     /// PRIORITY (RFC 8445).
     public var priority: UInt32? {
         guard let value = self[.priority], value.count == 4 else { return nil }

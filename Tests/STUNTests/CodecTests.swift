@@ -90,7 +90,8 @@ struct CodecTests {
             .successResponse, .binding, transactionID: id,
             attributes: [
                 .xorMappedAddress(v6, transactionID: id), .mappedAddress(v6), .software("sb"), .realm("r"),
-                .nonce("n"), .passwordAlgorithm(.sha256), .priority(42), .useCandidate,
+                .nonce("n"), .passwordAlgorithm(.sha256), .passwordAlgorithms([.sha256, .md5]), .priority(42),
+                .useCandidate,
                 .iceControlling(tieBreaker: 0xFEED),
             ])
         let decoded = try STUNReceivedMessage(decoding: message.encoded()).message
@@ -99,6 +100,7 @@ struct CodecTests {
         #expect(decoded.mappedAddress == v6)
         #expect(v6.description == "[2001:db8::1]:3478")
         #expect(decoded.passwordAlgorithm == .sha256)
+        #expect(decoded.passwordAlgorithms == [.sha256, .md5])
         #expect(decoded.priority == 42)
         #expect(decoded.hasUseCandidate)
         #expect(decoded.iceControlling == 0xFEED)
