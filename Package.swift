@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
         .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
         .executable(name: "FuzzSTUN", targets: ["FuzzSTUN"]),
+        .executable(name: "stun-probe", targets: ["STUNProbe"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
         .executable(name: "echo-bot", targets: ["EchoBot"]),
     ],
@@ -109,6 +110,8 @@ let package = Package(
         .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
         .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
         .executableTarget(name: "FuzzSTUN", dependencies: ["STUN"]),
+        // A Binding request over a real UDP socket, for the cross-check against coturn (Interop/stun/coturn-check).
+        .executableTarget(name: "STUNProbe", dependencies: ["STUN"], path: "Interop/stun/probe"),
 
         .testTarget(
             name: "SIPMessageTests",
