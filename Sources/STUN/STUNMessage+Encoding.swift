@@ -26,7 +26,8 @@ extension STUNMessage {
     /// integrity attributes computed with `integrity`, then FINGERPRINT if asked.
     ///
     /// MESSAGE-INTEGRITY, MESSAGE-INTEGRITY-SHA256 and FINGERPRINT in ``attributes`` are skipped. Attribute
-    /// values longer than 65,535 bytes are cut to that length.
+    /// values longer than 65,535 bytes are cut to that length; the caller keeps the whole message within the
+    /// 65,535 bytes of attributes the header's length field can state.
     /// - Parameters:
     ///   - integrity: the key and which integrity attributes to write; none by default.
     ///   - fingerprint: whether to end with FINGERPRINT.
