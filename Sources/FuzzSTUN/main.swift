@@ -38,7 +38,7 @@ func touchTypedViews(_ message: STUNMessage) {
 
 /// The attributes an encoder copies (it computes the integrity attributes and FINGERPRINT itself).
 func copied(_ message: STUNMessage) -> [STUNAttribute] {
-    message.attributes.filter { ![.messageIntegrity, .messageIntegritySHA256, .fingerprint].contains($0.type) }
+    message.attributes.filter { !STUNAttributeType.computed.contains($0.type) }
 }
 
 func checkRoundTrip(_ received: STUNReceivedMessage) {

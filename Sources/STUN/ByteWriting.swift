@@ -1,3 +1,6 @@
+/// A value length rounded up to the four-byte boundary attributes are aligned on (RFC 8489 §14).
+func padded(_ length: Int) -> Int { (length + 3) & ~3 }
+
 extension [UInt8] {
     mutating func appendBigEndian(_ value: UInt16) {
         append(UInt8(truncatingIfNeeded: value >> 8))

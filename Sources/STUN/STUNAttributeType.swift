@@ -53,26 +53,32 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, Comparabl
     /// ICE-CONTROLLING (RFC 8445 §16.1).
     public static let iceControlling = STUNAttributeType(rawValue: 0x802A)
 
-    /// The types this module understands; a comprehension-required type outside this set is reported by the
-    /// decoder in ``STUNReceivedMessage/unknownRequiredAttributes``.
-    public static let understood: Set<STUNAttributeType> = [
-        .mappedAddress, .username, .messageIntegrity, .errorCode, .unknownAttributes, .realm, .nonce,
-        .messageIntegritySHA256, .passwordAlgorithm, .userhash, .xorMappedAddress, .priority, .useCandidate,
-        .passwordAlgorithms, .alternateDomain, .software, .alternateServer, .fingerprint, .iceControlled,
-        .iceControlling,
+    /// The types this module understands, with their registry names; a comprehension-required type outside
+    /// this set is reported by the decoder in ``STUNReceivedMessage/unknownRequiredAttributes``.
+    private static let registry: [STUNAttributeType: String] = [
+        .mappedAddress: "MAPPED-ADDRESS", .username: "USERNAME", .messageIntegrity: "MESSAGE-INTEGRITY",
+        .errorCode: "ERROR-CODE", .unknownAttributes: "UNKNOWN-ATTRIBUTES", .realm: "REALM", .nonce: "NONCE",
+        .messageIntegritySHA256: "MESSAGE-INTEGRITY-SHA256", .passwordAlgorithm: "PASSWORD-ALGORITHM",
+        .userhash: "USERHASH", .xorMappedAddress: "XOR-MAPPED-ADDRESS", .priority: "PRIORITY",
+        .useCandidate: "USE-CANDIDATE", .passwordAlgorithms: "PASSWORD-ALGORITHMS",
+        .alternateDomain: "ALTERNATE-DOMAIN", .software: "SOFTWARE", .alternateServer: "ALTERNATE-SERVER",
+        .fingerprint: "FINGERPRINT", .iceControlled: "ICE-CONTROLLED", .iceControlling: "ICE-CONTROLLING",
     ]
+
+    /// Whether this module knows the type: the decoder checks its value and the encoder can build it.
+    public var isUnderstood: Bool { STUNAttributeType.registry[self] != nil }
+
+    /// The attributes the encoder computes itself (and so never copies from ``STUNMessage/attributes``):
+    /// MESSAGE-INTEGRITY, MESSAGE-INTEGRITY-SHA256 and FINGERPRINT.
+    public static let computed: Set<STUNAttributeType> = [.messageIntegrity, .messageIntegritySHA256, .fingerprint]
 
     public static func < (lhs: STUNAttributeType, rhs: STUNAttributeType) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The registry name (`XOR-MAPPED-ADDRESS`), or the number in hex (`0x7f01`) for types this module does not
+    /// know.
     public var description: String {
-        let names: [UInt16: String] = [
-            0x0001: "MAPPED-ADDRESS", 0x0006: "USERNAME", 0x0008: "MESSAGE-INTEGRITY", 0x0009: "ERROR-CODE",
-            0x000A: "UNKNOWN-ATTRIBUTES", 0x0014: "REALM", 0x0015: "NONCE", 0x001C: "MESSAGE-INTEGRITY-SHA256",
-            0x001D: "PASSWORD-ALGORITHM", 0x001E: "USERHASH", 0x0020: "XOR-MAPPED-ADDRESS", 0x0024: "PRIORITY",
-            0x0025: "USE-CANDIDATE", 0x8002: "PASSWORD-ALGORITHMS", 0x8003: "ALTERNATE-DOMAIN", 0x8022: "SOFTWARE",
-            0x8023: "ALTERNATE-SERVER", 0x8028: "FINGERPRINT", 0x8029: "ICE-CONTROLLED", 0x802A: "ICE-CONTROLLING",
-        ]
+        if let name = STUNAttributeType.registry[self] { return name }
         let hex = String(rawValue, radix: 16)
-        return names[rawValue] ?? "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }

@@ -19,9 +19,6 @@ public struct STUNIntegrity: Hashable, Sendable {
 }
 
 extension STUNMessage {
-    /// The attributes the encoder computes itself and so never copies from ``attributes``.
-    static let computedAttributes: Set<STUNAttributeType> = [.messageIntegrity, .messageIntegritySHA256, .fingerprint]
-
     /// The message on the wire (RFC 8489 §5, §14): header, attributes padded with zeros to four bytes, then the
     /// integrity attributes computed with `integrity`, then FINGERPRINT if asked.
     ///
@@ -38,7 +35,7 @@ extension STUNMessage {
         out.appendBigEndian(UInt16(0))
         out.appendBigEndian(STUNMessage.magicCookie)
         out.append(contentsOf: transactionID.bytes)
-        for attribute in attributes where !STUNMessage.computedAttributes.contains(attribute.type) {
+        for attribute in attributes where !STUNAttributeType.computed.contains(attribute.type) {
             STUNMessage.append(attribute.type, attribute.value.prefix(0xFFFF), to: &out)
         }
         if let integrity {
@@ -65,7 +62,7 @@ extension STUNMessage {
         out.appendBigEndian(type.rawValue)
         out.appendBigEndian(UInt16(truncatingIfNeeded: value.count))
         out.append(contentsOf: value)
-        out.append(contentsOf: repeatElement(0, count: (4 - value.count % 4) % 4))
+        out.append(contentsOf: repeatElement(0, count: padded(value.count) - value.count))
         out.setBigEndian(UInt16(truncatingIfNeeded: out.count - headerSize), at: 2)
     }
 

@@ -87,7 +87,7 @@ public struct STUNMessage: Hashable, Sendable {
         while offset + 4 <= value.count {
             algorithms.append(STUNPasswordAlgorithm(rawValue: value.bigEndianUInt16(at: offset)))
             let length = Int(value.bigEndianUInt16(at: offset + 2))
-            offset += 4 + length + (4 - length % 4) % 4
+            offset += 4 + padded(length)
         }
         return algorithms
     }

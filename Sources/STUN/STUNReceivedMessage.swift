@@ -110,7 +110,7 @@ private struct Decoder {
             if hasFingerprint { throw STUNDecodingError(.fingerprintNotLast, "\(type)") }
             let value = Array(bytes[valueStart..<valueStart + length])
             try accept(STUNAttribute(type: type, value: value), at: offset)
-            offset = valueStart + length + (4 - length % 4) % 4
+            offset = valueStart + padded(length)
         }
     }
 
@@ -144,9 +144,7 @@ private struct Decoder {
         case .messageIntegrity: sha1Offset = offset
         case .messageIntegritySHA256: sha256 = (offset, attribute.value.count)
         default:
-            if type.isComprehensionRequired, !STUNAttributeType.understood.contains(type),
-                !unknownRequired.contains(type)
-            {
+            if type.isComprehensionRequired, !type.isUnderstood, !unknownRequired.contains(type) {
                 unknownRequired.append(type)
             }
         }
@@ -199,7 +197,7 @@ enum PasswordAlgorithmsValue {
         while offset < value.count {
             guard offset + 4 <= value.count else { return false }
             let length = Int(value.bigEndianUInt16(at: offset + 2))
-            let end = offset + 4 + length + (4 - length % 4) % 4
+            let end = offset + 4 + padded(length)
             guard end <= value.count else { return false }
             offset = end
             count += 1

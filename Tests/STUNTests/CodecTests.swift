@@ -122,5 +122,7 @@ struct CodecTests {
         #expect(!STUNAttributeType.software.isComprehensionRequired)
         #expect(STUNAttributeType(rawValue: 0x7F01).description == "0x7f01")
         #expect(STUNAttributeType.fingerprint.description == "FINGERPRINT")
+        #expect(STUNAttributeType.priority.isUnderstood)
+        #expect(!STUNAttributeType(rawValue: 0x7F01).isUnderstood)
     }
 }

@@ -102,18 +102,14 @@ extension STUNMessage {
     /// The message without the attributes the encoder computes.
     var withoutComputedAttributes: STUNMessage {
         var copy = self
-        copy.attributes.removeAll {
-            [.messageIntegrity, .messageIntegritySHA256, .fingerprint].contains($0.type)
-        }
+        copy.attributes.removeAll { STUNAttributeType.computed.contains($0.type) }
         return copy
     }
 
     /// This message with the computed attributes of `other` appended, as the encoder appends them.
     func with(computedFrom other: STUNMessage) -> STUNMessage {
         var copy = self
-        copy.attributes += other.attributes.filter {
-            [.messageIntegrity, .messageIntegritySHA256, .fingerprint].contains($0.type)
-        }
+        copy.attributes += other.attributes.filter { STUNAttributeType.computed.contains($0.type) }
         return copy
     }
 }
