@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SIPTransaction", targets: ["SIPTransaction"]),
         .library(name: "SIPUserAgent", targets: ["SIPUserAgent"]),
         .library(name: "Media", targets: ["Media"]),
+        .library(name: "STUN", targets: ["STUN"]),
         .library(name: "Switchboard", targets: ["Switchboard"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
@@ -18,6 +19,8 @@ let package = Package(
         .executable(name: "FuzzSIPMessage", targets: ["FuzzSIPMessage"]),
         .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
         .executable(name: "FuzzWebSocket", targets: ["FuzzWebSocket"]),
+        .executable(name: "FuzzSTUN", targets: ["FuzzSTUN"]),
+        .executable(name: "stun-probe", targets: ["STUNProbe"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
         .executable(name: "echo-bot", targets: ["EchoBot"]),
     ],
@@ -55,6 +58,11 @@ let package = Package(
         .target(name: "Media", dependencies: ["SDP", "COpus", "CSRTP", "COpenSSL"]),
         // libsrtp2 (libsrtp2-dev), built without OpenSSL on Debian: AES-CM + HMAC-SHA1 suites only.
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+
+        // STUN (RFC 8489): the message codec with MESSAGE-INTEGRITY(-SHA256) and FINGERPRINT, short- and long-term
+        // credentials, and the Binding client transaction. Sans-I/O: bytes and instants in, bytes and timer
+        // requests out; randomness is injected.
+        .target(name: "STUN", dependencies: ["COpenSSL"]),
 
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
@@ -103,6 +111,9 @@ let package = Package(
         .executableTarget(name: "FuzzSIPMessage", dependencies: ["SIPMessage"]),
         .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
         .executableTarget(name: "FuzzWebSocket", dependencies: ["SIPTransport"]),
+        .executableTarget(name: "FuzzSTUN", dependencies: ["STUN"]),
+        // A Binding request over a real UDP socket, for the cross-check against coturn (Interop/stun/coturn-check).
+        .executableTarget(name: "STUNProbe", dependencies: ["STUN"], path: "Interop/stun/probe"),
 
         .testTarget(
             name: "SIPMessageTests",
@@ -127,6 +138,7 @@ let package = Package(
                 "SDP", "Media",
             ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
+        .testTarget(name: "STUNTests", dependencies: ["STUN"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "Switchboard", "Media"]),
     ],
     swiftLanguageModes: [.v6]
