@@ -6,8 +6,8 @@ package import SIPTransport
 package final class MediaEngine: @unchecked Sendable {
     // @unchecked Sendable: `nextPair`, `pending` and `isFlushScheduled` are touched only on the signalling
     // loop (the one caller of `open` and `perform`); `pairs` only under `pairsLock` (the signalling loop
-    // takes pairs, the media loop returns them); everything else is the media loop, which is itself
-    // thread-safe for posting work.
+    // takes pairs, the media loop returns and expires them); `scratch` and `isExpiryScheduled` only on the
+    // media loop; the media loop itself is thread-safe for posting work.
 
     package let loop: any EventLoopProtocol
     private let signalling: any EventLoopProtocol
@@ -20,6 +20,8 @@ package final class MediaEngine: @unchecked Sendable {
     private let pairsLock = NSLock()
     /// Scratch space for draining pooled sockets (media loop only).
     private var scratch = [UInt8](repeating: 0, count: 2048)
+    /// Whether the timer that closes idle pooled pairs is armed (media loop only).
+    private var isExpiryScheduled = false
     /// Work for the media loop posted during this signalling-loop iteration, handed over at its end.
     private var pending: [@Sendable () -> Void] = []
     private var isFlushScheduled = false
@@ -91,6 +93,24 @@ package final class MediaEngine: @unchecked Sendable {
             evicted.rtp.close()
             evicted.rtcp.close()
         }
+        scheduleExpiry()
+    }
+
+    /// Arms the media-loop timer that closes pairs idle past `PairPool.idleLimit`, unless one is armed
+    /// (media loop).
+    private func scheduleExpiry() {
+        guard !isExpiryScheduled, let due = pairsLock.withLock({ pairs.nextExpiry }) else { return }
+        isExpiryScheduled = true
+        let delay = max(.zero, due - loop.now)
+        _ = loop.scheduleTimer(after: delay) { [weak self] in
+            guard let self else { return }
+            self.isExpiryScheduled = false
+            for (rtp, rtcp) in self.pairsLock.withLock({ self.pairs.expire(now: self.loop.now) }) {
+                rtp.close()
+                rtcp.close()
+            }
+            self.scheduleExpiry()
+        }
     }
 
     /// Runs `body` on the media loop, in order with the other work posted from the signalling loop
@@ -113,6 +133,9 @@ package final class MediaEngine: @unchecked Sendable {
         }
     }
 
+    /// How many port pairs of ended streams wait in the pool.
+    var pooledPairCount: Int { pairsLock.withLock { pairs.count } }
+
     /// Stops the media loop (after the streams were closed) and closes the pooled sockets.
     package func shutdown() {
         ownLoop?.stop()
@@ -124,13 +147,16 @@ package final class MediaEngine: @unchecked Sendable {
 }
 
 /// Bound RTP/RTCP pairs of ended streams, oldest first. A pair is reused only once it has rested
-/// `reuseDelay` (late packets of the old call die out, as with round-robin binding over the range), and at
-/// most `capacity` pairs wait (the oldest is closed beyond that).
+/// `reuseDelay` (late packets of the old call die out, as with round-robin binding over the range), at
+/// most `capacity` pairs wait (the oldest is closed beyond that), and none waits longer than `idleLimit`:
+/// after a burst the pool gives its sockets and ports back instead of holding the peak for good (issue 20).
 struct PairPool {
     typealias Pair = (rtp: DatagramSocket, rtcp: DatagramSocket)
 
     static let reuseDelay = Duration.seconds(1)
     static let capacity = 4096
+    /// How long a pair may wait for a new call before it is closed.
+    static let idleLimit = Duration.seconds(10)
 
     private var pairs: [(pair: Pair, host: String, released: ContinuousClock.Instant)] = []
     private var head = 0
@@ -157,6 +183,25 @@ struct PairPool {
         head += 1
         compact()
         return evicted
+    }
+
+    /// When the oldest pair passes `idleLimit`, if any pair waits.
+    var nextExpiry: ContinuousClock.Instant? { head < pairs.count ? pairs[head].released + Self.idleLimit : nil }
+
+    /// Removes and returns the pairs that have waited `idleLimit` or longer at `now`, for closing.
+    mutating func expire(now: ContinuousClock.Instant) -> [Pair] {
+        var expired: [Pair] = []
+        while head < pairs.count, now - pairs[head].released >= Self.idleLimit {
+            expired.append(pairs[head].pair)
+            head += 1
+        }
+        if head == pairs.count {
+            pairs = []
+            head = 0
+        } else {
+            compact()
+        }
+        return expired
     }
 
     mutating func removeAll() -> [Pair] {

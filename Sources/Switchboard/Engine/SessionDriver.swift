@@ -8,6 +8,9 @@ import SIPUserAgent
 
 /// What the session driver reports, on the loop.
 protocol SessionDriverDelegate: AnyObject {
+    /// Whether a new INVITE may become a call, asked before anything is built for it (no session, no
+    /// media): `false` refuses it with 486.
+    func sessionDriverAdmitsIncoming(_ request: SIPRequest) -> Bool
     /// A new INVITE arrived and its session was created (100 Trying and 180 Ringing are on their way);
     /// return `false` to refuse it with 486.
     func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool
@@ -37,7 +40,7 @@ final class SessionDriver {
     }
     /// The media address and RTP port the offer/answer engine writes for a new session, given the
     /// signalling address the session uses (`SessionSetup.mediaAddress`).
-    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16) {
+    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16)? {
         get { setup.mediaAddress }
         set { setup.mediaAddress = newValue }
     }
@@ -132,11 +135,17 @@ final class SessionDriver {
             request, requestURI: target, callID: callID, localTag: tag,
             initialSequence: UInt32.random(in: 1...0x7FFF, using: &generator), local: local)
         let authenticator = request.credentials.map { DigestAuthenticator(credentials: $0) }
+        guard let offerAnswer = setup.offerAnswer(key, local: local, codecs: request.codecs, srtp: request.srtp)
+        else {
+            // No RTP port pair: an offer with port 0 would be a call without audio. Nothing was sent.
+            report(key, .ended(EndReason(.failed, statusCode: 503, reasonPhrase: "No free RTP port")))
+            finish(key)
+            return
+        }
         entry.session = InviteSession(
             outgoing: call,
             configuration: setup.configuration(contactUser: request.contactUser, local: local, destination),
-            offerAnswer: setup.offerAnswer(key, local: local, codecs: request.codecs, srtp: request.srtp),
-            random: generator, authenticator: authenticator)
+            offerAnswer: offerAnswer, random: generator, authenticator: authenticator)
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
     }
@@ -299,6 +308,12 @@ final class SessionDriver {
             core.respond(response, to: transaction)
             return
         }
+        // Past the call limit the INVITE costs one response: no session, no dialog, no media (issue 20).
+        guard delegate?.sessionDriverAdmitsIncoming(request) == true else {
+            core.respond(core.makeResponse(486, to: request), to: transaction)
+            return
+        }
+        var replaced: SessionKey?
         if let replaces = try? request.replaces {
             guard let other = directory.match(replaces), let session = directory[other]?.session else {
                 core.respond(core.makeResponse(481, to: request), to: transaction)
@@ -308,27 +323,36 @@ final class SessionDriver {
                 core.respond(core.makeResponse(refusal, to: request), to: transaction)
                 return
             }
-            // The new call takes the old one's place once it is set up; the old one ends now (RFC 3891 §3).
-            perform(other) { $0.endReplaced() }
+            replaced = other
         }
+        let destination = server.peer.destination
+        let local =
+            engine.transport.localAddress(for: destination)
+            ?? engine.transport.listeningAddress(server.peer.transport == .tls ? .tls : server.peer.transport)
+            ?? .loopback()
         let (key, entry) = directory.add()
+        guard let offerAnswer = setup.offerAnswer(key, local: local) else {
+            // No RTP port pair is free: refuse now and say when to come back, rather than answer with
+            // port 0 (a call without audio). A shortage is one more reason to refuse, never a state.
+            _ = directory.remove(key)
+            var response = core.makeResponse(503, to: request)
+            response.headerFields.append(.retryAfter, "1")
+            core.respond(response, to: transaction)
+            return
+        }
+        // The new call takes the old one's place once it is set up; the old one ends now (RFC 3891 §3).
+        if let replaced { perform(replaced) { $0.endReplaced() } }
         entry.transport = server.peer.transport
         if let flow = server.peer.flow {
             engine.transport.retain(flow: flow)
             entry.flow = flow
         }
         directory.addInvite(transaction, for: key)
-        let destination = server.peer.destination
-        let local =
-            engine.transport.localAddress(for: destination)
-            ?? engine.transport.listeningAddress(server.peer.transport == .tls ? .tls : server.peer.transport)
-            ?? .loopback()
         let user = (try? request.to)?.uri.sipURI?.user ?? "switchboard"
         entry.session = InviteSession(
             incoming: request, transaction: ServerTransactionToken(rawValue: transaction.rawValue),
             localTag: core.makeTag(), configuration: setup.configuration(contactUser: user, local: local, destination),
-            offerAnswer: setup.offerAnswer(key, local: local),
-            random: engine.environment.random.generator)
+            offerAnswer: offerAnswer, random: engine.environment.random.generator)
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
         guard let entry = directory[key],

@@ -34,8 +34,9 @@ struct SessionSetup {
     var settings: Settings
     let random: EngineRandom
     /// The media address and RTP port the offer/answer engine writes for a new session, given the
-    /// signalling address the session uses: the SDP/media hand-off (the provider opens the session's stream).
-    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16) = { _, host in (host, 0) }
+    /// signalling address the session uses: the SDP/media hand-off (the provider opens the session's stream);
+    /// `nil` when no stream could be opened (no free RTP port pair), so the session is not created.
+    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16)? = { _, host in (host, 0) }
     /// The SDP codec list last built: sessions with the same codecs share its storage.
     private var codecListCache: (codecs: [Codec], list: [SDP.Codec])?
 
@@ -62,11 +63,11 @@ struct SessionSetup {
 
     /// The offer/answer engine of session `key`, signalling from `local`: it announces the stream
     /// `mediaAddress` opens for the session, with `codecs` (and telephone-event) under `srtp` (the
-    /// provider's when nil: an incoming call's).
+    /// provider's when nil: an incoming call's); `nil` when no stream could be opened.
     mutating func offerAnswer(
         _ key: SessionKey, local: SocketAddress, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil
-    ) -> OfferAnswer {
-        let media = mediaAddress(key, local.host)
+    ) -> OfferAnswer? {
+        guard let media = mediaAddress(key, local.host) else { return nil }
         let configuration = OfferAnswerConfiguration(
             address: media.host, rtpPort: media.port, codecs: codecList(codecs ?? settings.codecs),
             srtpPolicy: Self.policy(srtp ?? settings.srtp))

@@ -7,8 +7,11 @@ import SIPUserAgent
 
 /// What the calls' sessions report, turned into record changes and provider events.
 extension CallCoordinator: SessionDriverDelegate {
+    func sessionDriverAdmitsIncoming(_ request: SIPRequest) -> Bool {
+        admission.admitsIncoming(liveCalls: table.liveCount)
+    }
+
     func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool {
-        guard admission.admitsIncoming(liveCalls: table.liveCount) else { return false }
         let uuid = engine.environment.random.uuid()
         let account = accounts.matching((try? request.to)?.uri.sipURI)?.id
         let incoming = IncomingInvite(request, offer: offer, uuid: uuid, account: account, date: engine.date)

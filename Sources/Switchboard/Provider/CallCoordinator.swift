@@ -39,7 +39,7 @@ final class CallCoordinator: @unchecked Sendable {
     /// Takes the session driver's reports and opens a stream for each session's SDP.
     func start() {
         sessions.delegate = self
-        sessions.mediaAddress = { [weak self] key, host in self?.openMedia(key, host: host) ?? (host, 0) }
+        sessions.mediaAddress = { [weak self] key, host in self?.openMedia(key, host: host) }
     }
 
     /// Whether the provider is ending its calls (no new call is taken).
@@ -237,8 +237,9 @@ final class CallCoordinator: @unchecked Sendable {
 
     // MARK: Media events
 
-    /// Opens the media stream of a new session and returns the address and port its SDP announces.
-    private func openMedia(_ key: SessionKey, host: String) -> (host: String, port: UInt16) {
+    /// Opens the media stream of a new session and returns the address and port its SDP announces; `nil`
+    /// when no RTP port pair is free.
+    private func openMedia(_ key: SessionKey, host: String) -> (host: String, port: UInt16)? {
         var events = MediaStreamEvents()
         events.dtmf = { [weak self, engine] digit in
             engine.execute { [weak self] in self?.mediaReceivedDigit(key, digit) }

@@ -40,9 +40,13 @@ struct CallMedia {
 
     // MARK: Streams
 
-    /// Opens the media stream of session `key` and returns the address and port its SDP announces. When
-    /// no port is free the SDP carries port 0 and the call has no audio (logged).
-    mutating func open(_ key: SessionKey, host: String, events: MediaStreamEvents) -> (host: String, port: UInt16) {
+    /// How many sessions have a media stream open.
+    var openStreamCount: Int { streams.count }
+
+    /// Opens the media stream of session `key` and returns the address and port its SDP announces; `nil`
+    /// when no port pair is free (logged), so the session refuses or fails the call instead of announcing
+    /// port 0.
+    mutating func open(_ key: SessionKey, host: String, events: MediaStreamEvents) -> (host: String, port: UInt16)? {
         let address = settings.address ?? host
         do throws(TransportError) {
             let stream = try engine.open(
@@ -52,7 +56,7 @@ struct CallMedia {
             return (address, stream.port)
         } catch {
             logger.error("no media port", metadata: ["error": "\(error)"])
-            return (address, 0)
+            return nil
         }
     }
 

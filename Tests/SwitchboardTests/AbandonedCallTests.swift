@@ -1,0 +1,137 @@
+import SIPTransport
+import SwitchboardTesting
+import Testing
+
+@testable import Switchboard
+
+/// What an overload leaves behind must not stay (issue 20): an INVITE refused at the call limit takes no
+/// session or media, a shortage of RTP ports refuses with 503 instead of answering with port 0, and the
+/// pairs of ended calls go back to the system once they have waited `PairPool.idleLimit`. In virtual time,
+/// with a raw caller that never ACKs and never comes back.
+@Suite("CallProvider: what abandoned calls leave behind")
+struct AbandonedCallTests {
+    private static func invite(_ callID: String, peerPort: UInt16) -> String {
+        let body =
+            "v=0\r\no=- 1 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\n"
+            + "m=audio 6000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
+        return head("INVITE", callID, peerPort: peerPort)
+            + "Content-Type: application/sdp\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    private static func cancel(_ callID: String, peerPort: UInt16) -> String {
+        head("CANCEL", callID, peerPort: peerPort) + "Content-Length: 0\r\n\r\n"
+    }
+
+    private static func head(_ method: String, _ callID: String, peerPort: UInt16) -> String {
+        "\(method) sip:bob@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.2:\(peerPort);branch=z9hG4bK-\(callID)\r\n"
+            + "Max-Forwards: 70\r\nTo: <sip:bob@127.0.0.1>\r\nFrom: <sip:alice@127.0.0.2>;tag=a-\(callID)\r\n"
+            + "Call-ID: \(callID)\r\nCSeq: 1 \(method)\r\nContact: <sip:alice@127.0.0.2:\(peerPort)>\r\n"
+    }
+
+    /// The first response within 3 s (virtual) to `method` of `callID` that is not 100 Trying.
+    private static func response(to callID: String, _ method: String = "INVITE", from peer: ScriptedPeer) -> String? {
+        for _ in 0..<12 {
+            guard let text = peer.receive(within: .seconds(3)) else { return nil }
+            if text.contains("Call-ID: \(callID)\r\n"), text.contains(" \(method)\r\n"),
+                !text.hasPrefix("SIP/2.0 100")
+            {
+                return text
+            }
+        }
+        return nil
+    }
+
+    private struct Bob {
+        let world: VirtualWorld
+        let provider: CallProvider
+        let address: SocketAddress
+        let peer: ScriptedPeer
+
+        init(_ configure: (inout CallProviderConfiguration) -> Void) throws {
+            world = VirtualWorld()
+            var configuration = CallProviderConfiguration(
+                accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:5060")])
+            configuration.unansweredTimeout = nil
+            configure(&configuration)
+            provider = try world.makeProvider(configuration: configuration, host: "127.0.0.1")
+            address = try #require(SocketAddress(ip: "127.0.0.1", port: 5060))
+            peer = try ScriptedPeer(world: world, host: "127.0.0.2")
+        }
+
+        var openStreams: Int { world.loop.withLoop { provider.core.calls.media.openStreamCount } }
+        var pooledPairs: Int { provider.engine.media.pooledPairCount }
+
+        func close() {
+            provider.invalidate(timeout: .seconds(2))
+            peer.close()
+        }
+    }
+
+    @Test func anInviteRefusedAtTheCallLimitTakesNoSessionAndNoMedia() throws {
+        let bob = try Bob { $0.maximumCalls = 1 }
+        defer { bob.close() }
+        bob.peer.send(Self.invite("first", peerPort: bob.peer.address.port), to: bob.address)
+        let ringing = try #require(Self.response(to: "first", from: bob.peer))
+        #expect(ringing.hasPrefix("SIP/2.0 180"))
+        #expect(bob.openStreams == 1)
+
+        // Callers that vanish after their 486 (no ACK): nothing of theirs is kept while Timer H runs.
+        for n in 1...5 {
+            bob.peer.send(Self.invite("over-\(n)", peerPort: bob.peer.address.port), to: bob.address)
+            let refused = try #require(Self.response(to: "over-\(n)", from: bob.peer))
+            #expect(refused.hasPrefix("SIP/2.0 486"))
+        }
+        #expect(bob.openStreams == 1)
+        #expect(bob.provider.calls.count == 1)
+    }
+
+    @Test func noFreePortPairIsA503WithRetryAfterAndThePortComesBack() throws {
+        let bob = try Bob {
+            $0.maximumCalls = 10
+            $0.mediaPorts = 40_000...40_001
+        }
+        defer { bob.close() }
+        let port = bob.peer.address.port
+        bob.peer.send(Self.invite("holder", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "holder", from: bob.peer)).hasPrefix("SIP/2.0 180"))
+
+        // The one pair is taken: the next caller is told to come back, and never becomes a call.
+        bob.peer.send(Self.invite("short", peerPort: port), to: bob.address)
+        let refused = try #require(Self.response(to: "short", from: bob.peer))
+        #expect(refused.hasPrefix("SIP/2.0 503"))
+        #expect(refused.contains("\r\nRetry-After: 1\r\n"))
+        #expect(!bob.provider.calls.contains { $0.callID == "short" })
+        #expect(bob.openStreams == 1)
+
+        // The holder cancels: its pair rests in the pool, then serves the next call.
+        bob.peer.send(Self.cancel("holder", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "holder", "CANCEL", from: bob.peer)).hasPrefix("SIP/2.0 200"))
+        bob.world.advance(by: .seconds(2))
+        #expect(bob.openStreams == 0)
+        #expect(bob.pooledPairs == 1)
+        bob.peer.send(Self.invite("next", peerPort: port), to: bob.address)
+        let next = try #require(Self.response(to: "next", from: bob.peer))
+        #expect(next.hasPrefix("SIP/2.0 180"))
+        #expect(bob.openStreams == 1)
+        #expect(bob.pooledPairs == 0)
+    }
+
+    @Test func aPooledPairIsClosedOnceItWaitedTheIdleLimit() throws {
+        let bob = try Bob { $0.mediaPorts = 40_000...40_001 }
+        defer { bob.close() }
+        let port = bob.peer.address.port
+        bob.peer.send(Self.invite("gone", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "gone", from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        bob.peer.send(Self.cancel("gone", peerPort: port), to: bob.address)
+        _ = try #require(Self.response(to: "gone", "CANCEL", from: bob.peer))
+        bob.world.advance(by: .seconds(1))
+        #expect(bob.pooledPairs == 1)
+
+        bob.world.advance(by: PairPool.idleLimit)
+        #expect(bob.pooledPairs == 0)
+        // Its ports are the system's again.
+        let rtp = try #require(SocketAddress(ip: "127.0.0.1", port: 40_000))
+        let socket = try bob.world.network.makeDatagramSocket(binding: rtp)
+        socket.close()
+    }
+}
