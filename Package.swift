@@ -90,7 +90,7 @@ let package = Package(
         // The `switchboard` command line (see CLI.md).
         .executableTarget(
             name: "SwitchboardCLI",
-            dependencies: ["Switchboard", "Media", "SIPMessage"]),
+            dependencies: ["Switchboard", "Media", "SIPMessage", "CSystem"]),
 
         // An outside tool in miniature: an echo bot on the public API only (issue 6 §4).
         .executableTarget(name: "EchoBot", dependencies: ["Switchboard"], path: "Examples/EchoBot"),

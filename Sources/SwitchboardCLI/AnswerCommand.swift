@@ -121,6 +121,11 @@ enum AnswerCommand {
             }
         }
         harnessSlot.set(harness)
+        let provider = harness.provider
+        let trim = IdleMemoryTrim(
+            activity: { state.values.withLock { $0.invites + $0.ended } },
+            isIdle: { provider.calls.allSatisfy { $0.state == .ended } })
+        defer { withExtendedLifetime(trim) {} }
         for listener in harness.provider.listeners {
             io.error("switchboard answer: listening on \(listener)")
         }

@@ -22,10 +22,13 @@
 #include <arpa/inet.h>
 #include <arpa/nameser.h>
 #include <resolv.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 static inline int sb_errno(void) { return errno; }
+/// Returns the heap's free memory to the system (glibc's malloc_trim(0)); 1 when some was released.
+static inline int sb_trim_heap(void) { return malloc_trim(0); }
 /// accept(2), then non-blocking and close-on-exec (accept4 would need _GNU_SOURCE, which changes glibc's
 /// fd_set and clashes with Swift's Glibc module).
 static inline int sb_accept_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {
