@@ -100,12 +100,12 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
 
 /// The transports SIP runs over.
 ///
-/// A struct over a code rather than an enum, so a new transport (WebSocket, say) is not a breaking change:
-/// a `switch` over a kind needs a `default:`.
+/// A struct over a code rather than an enum, so a new transport is not a breaking change: a `switch` over
+/// a kind needs a `default:`.
 public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The transports this version knows; internal so the library's own switches stay exhaustive.
     enum Code: String, CaseIterable {
-        case udp, tcp, tls
+        case udp, tcp, tls, ws, wss
     }
 
     /// The transport's code.
@@ -114,7 +114,7 @@ public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterab
     /// Wraps a known code.
     init(code: Code) { self.code = code }
 
-    /// The lower-case name: `udp`, `tcp` or `tls`.
+    /// The lower-case name: `udp`, `tcp`, `tls`, `ws` or `wss`.
     public var rawValue: String { code.rawValue }
 
     /// The transport named `rawValue` (lower case), or `nil` for a name this version does not know.
@@ -129,12 +129,16 @@ public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterab
     public static let tcp = SIPTransportKind(code: .tcp)
     /// TLS over TCP (RFC 5246, RFC 8446).
     public static let tls = SIPTransportKind(code: .tls)
+    /// SIP over WebSocket (RFC 7118, RFC 6455): Via `SIP/2.0/WS`, URIs with `transport=ws`.
+    public static let ws = SIPTransportKind(code: .ws)
+    /// SIP over secure WebSocket (RFC 7118): Via `SIP/2.0/WSS`, `sips:` URIs with `transport=ws` (§5.2).
+    public static let wss = SIPTransportKind(code: .wss)
 
-    /// The port a server listens on for this transport when a URI names none: 5060, or 5061 for TLS
-    /// (RFC 3261 §19.1.2).
+    /// The port a server listens on for this transport when a URI names none: 5060, 5061 for TLS
+    /// (RFC 3261 §19.1.2), 80 for WS and 443 for WSS (RFC 6455 §3).
     public var defaultPort: UInt16 { transportProtocol.defaultPort }
 
-    /// Every transport this version knows, in the order `udp`, `tcp`, `tls`.
+    /// Every transport this version knows, in the order `udp`, `tcp`, `tls`, `ws`, `wss`.
     public static var allCases: [SIPTransportKind] { Code.allCases.map(SIPTransportKind.init(code:)) }
 
     /// The raw value, as the enum this type replaced printed.
