@@ -29,8 +29,15 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var registrar: String?
     /// An outbound proxy every request goes through (`sip:proxy.example.com;lr`).
     public var outboundProxy: String?
-    /// The transport for the registrar and calls; `nil` lets the URI and RFC 3263 decide.
+    /// The transport for the registrar and calls; `nil` lets the URI and RFC 3263 decide (or, with a
+    /// `webSocketURL`, its scheme: WS or WSS).
     public var transport: SIPTransportKind?
+    /// A WebSocket server to reach the account's registrar and every request through (RFC 7118):
+    /// `ws://HOST:PORT/PATH` or `wss://...`. REGISTERs, calls, subscriptions and messages go over one
+    /// connection to it, the upgrade asking for PATH; the Request-URIs are unchanged (`transport=ws`), and
+    /// the Contact names an `.invalid` host when this side has no WebSocket listener (§8), so the server
+    /// routes requests back over the connection. `nil` connects as the registrar's and targets' URIs say.
+    public var webSocketURL: String?
     /// The registration lifetime asked for, in seconds.
     public var expires: UInt32
     /// Whether the provider registers the account when it starts.
@@ -66,13 +73,14 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     ///   - subscribesToMessageSummary: whether to subscribe to message-waiting state (RFC 3842).
     ///   - messageSummaryURI: the URI subscribed to; the AOR when `nil`.
     ///   - messageSummaryExpires: the subscription lifetime asked for, in seconds.
+    ///   - webSocketURL: a `ws://` or `wss://` URL every request goes through (RFC 7118).
     public init(
         addressOfRecord: String, id: String? = nil, displayName: String? = nil, authenticationUser: String? = nil,
         credentials: Credentials = .none, registrar: String? = nil, outboundProxy: String? = nil,
         transport: SIPTransportKind? = nil, expires: UInt32 = 600, registersOnStart: Bool = true,
         keepAliveInterval: Duration = .seconds(30), codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil,
         subscribesToMessageSummary: Bool = false, messageSummaryURI: String? = nil,
-        messageSummaryExpires: UInt32 = 3600
+        messageSummaryExpires: UInt32 = 3600, webSocketURL: String? = nil
     ) {
         self.id = id ?? addressOfRecord
         self.addressOfRecord = addressOfRecord
@@ -90,6 +98,7 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
         self.subscribesToMessageSummary = subscribesToMessageSummary
         self.messageSummaryURI = messageSummaryURI
         self.messageSummaryExpires = messageSummaryExpires
+        self.webSocketURL = webSocketURL
     }
 
     /// Never shows the password.

@@ -33,6 +33,8 @@ struct SessionSetup {
 
     var settings: Settings
     let random: EngineRandom
+    /// The `.invalid` host a WebSocket client's Contact names (`SIPTransportLayer.webSocketClientHost`).
+    var webSocketClientHost = "switchboard.invalid"
     /// The media address and RTP port the offer/answer engine writes for a new session, given the
     /// signalling address the session uses: the SDP/media hand-off (the provider opens the session's stream).
     var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16) = { _, host in (host, 0) }
@@ -50,7 +52,8 @@ struct SessionSetup {
         -> InviteSessionConfiguration
     {
         let contactURI = TransportForm.contact(
-            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport)
+            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport,
+            webSocketClientHost: webSocketClientHost)
         var configuration = InviteSessionConfiguration(
             contact: NameAddress(uri: .sip(contactURI)), reliableProvisionalResponses: settings.reliableProvisionals,
             sessionTimer: settings.sessionInterval.map { SessionTimerConfiguration(interval: $0) },

@@ -88,7 +88,7 @@ struct ListenerSetup {
                 isShared = true
             }
             do throws(TransportError) {
-                let bound = try transport.listen(kind, on: address)
+                let bound = try transport.listen(kind, on: address, resource: listener.resource ?? "/")
                 opened.append(bound)
                 if isPicked || boundPort[address.host] == nil { boundPort[address.host] = bound.port }
             } catch {
