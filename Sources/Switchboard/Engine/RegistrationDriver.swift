@@ -99,10 +99,13 @@ package final class RegistrationDriver: @unchecked Sendable {
             }
             self.destination = destination
             HopResolver(engine: engine).ensureListening(for: destination)
+            // Over a WebSocket the registrar reaches us over the connection whatever the Contact says (its
+            // `.invalid` host, RFC 7118 §8): re-registering with the address it saw would only add a binding.
             let configuration = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
                 contact: contact(for: destination), expires: settings.expires, instanceID: settings.instanceID,
-                regID: settings.instanceID == nil ? nil : 1, userAgent: settings.userAgent)
+                regID: settings.instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
+                userAgent: settings.userAgent)
             let authenticator = DigestAuthenticator(credentials: credentials)
             client = RegistrationClient(
                 configuration: configuration, callID: engine.core.makeCallID(), fromTag: engine.core.makeTag(),
