@@ -36,7 +36,9 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     /// `ws://HOST:PORT/PATH` or `wss://...`. REGISTERs, calls, subscriptions and messages go over one
     /// connection to it, the upgrade asking for PATH; the Request-URIs are unchanged (`transport=ws`), and
     /// the Contact names an `.invalid` host when this side has no WebSocket listener (§8), so the server
-    /// routes requests back over the connection. `nil` connects as the registrar's and targets' URIs say.
+    /// routes requests back over the connection. It takes `outboundProxy`'s place (that is not used then);
+    /// a lost connection is re-opened and the account re-registers over the new one. `nil` connects as the
+    /// registrar's and targets' URIs say.
     public var webSocketURL: String?
     /// The registration lifetime asked for, in seconds.
     public var expires: UInt32
