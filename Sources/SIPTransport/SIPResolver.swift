@@ -22,7 +22,7 @@ public struct ResolverConfiguration: Sendable {
 
     public init(
         nameServer: SocketAddress? = nil, timeoutSeconds: Int32 = 2, attempts: Int32 = 2,
-        hostsFile: String? = "/etc/hosts", transports: [TransportProtocol] = [.udp, .tcp, .tls]
+        hostsFile: String? = "/etc/hosts", transports: [TransportProtocol] = [.udp, .tcp, .tls, .ws, .wss]
     ) {
         self.nameServer = nameServer
         self.timeoutSeconds = timeoutSeconds
@@ -70,6 +70,8 @@ public struct SIPResolver: Sendable {
         let secure = uri.isSecure
         var explicit = uri.transport.flatMap(TransportProtocol.init(token:))
         if secure, explicit == .tcp { explicit = .tls }
+        // RFC 7118 §5.2: a `sips:` URI with `transport=ws` is WSS.
+        if secure, explicit == .ws { explicit = .wss }
         if let explicit, !configuration.transports.contains(explicit) {
             throw TransportError(.unreachable, "transport \(explicit) not supported")
         }
@@ -140,6 +142,8 @@ public struct SIPResolver: Sendable {
         case .udp: "_sip._udp.\(domain)"
         case .tcp: "_sip._tcp.\(domain)"
         case .tls: "_sips._tcp.\(domain)"
+        case .ws: "_sip._ws.\(domain)"
+        case .wss: "_sips._ws.\(domain)"
         }
     }
 
@@ -148,6 +152,8 @@ public struct SIPResolver: Sendable {
         case "SIP+D2U": secure ? nil : .udp
         case "SIP+D2T": secure ? nil : .tcp
         case "SIPS+D2T": .tls
+        case "SIP+D2W": secure ? nil : .ws
+        case "SIPS+D2W": .wss
         default: nil
         }
     }

@@ -18,10 +18,7 @@ extension SIPTransportLayer {
 
     /// The connection to `destination`, if one is open (after a request was sent over it, for example).
     public func flow(to destination: Destination) -> FlowID? {
-        connectionIndex[
-            ConnectionKey(
-                transport: destination.transport, remote: destination.address,
-                serverName: destination.transport == .tls ? destination.serverName : nil)]
+        connectionIndex[Self.key(destination)]
     }
 
     /// The local and remote addresses of a connection.
@@ -59,8 +56,14 @@ extension SIPTransportLayer {
         }
     }
 
+    /// A CRLFCRLF ping, or a WebSocket ping on WS/WSS (RFC 6455 §5.5.2, RFC 7118 §6).
     func ping(_ connection: StreamConnection) {
-        write([0x0D, 0x0A, 0x0D, 0x0A], on: connection, completion: nil)
+        if connection.webSocket != nil {
+            guard let frame = connection.webSocket?.ping() else { return }
+            writeRaw(frame, on: connection)
+        } else {
+            write([0x0D, 0x0A, 0x0D, 0x0A], on: connection, completion: nil)
+        }
         guard connection.pongTimer == nil else { return }
         connection.pongTimer = loop.scheduleTimer(after: configuration.pongTimeout) { [weak self] in
             guard let self else { return }

@@ -32,7 +32,9 @@ extension SIPTransportLayer {
 
     // MARK: Streams
 
-    func acceptConnections(_ listener: any StreamListenerChannel, transport: TransportProtocol, local: SocketAddress) {
+    func acceptConnections(
+        _ listener: any StreamListenerChannel, transport: TransportProtocol, local: SocketAddress, resource: String?
+    ) {
         for _ in 0..<64 {
             guard let (client, remote) = listener.accept() else { return }
             guard connections.count < configuration.maximumConnections else {
@@ -43,14 +45,17 @@ extension SIPTransportLayer {
             let connection = StreamConnection(
                 id: newFlowID(), channel: client, transport: transport, remote: remote,
                 local: client.localAddress ?? local, serverName: nil, isOutbound: false,
-                state: transport == .tls ? .handshaking : .established, limits: configuration.parserLimits,
+                state: transport == .tcp ? .established : .handshaking, limits: configuration.parserLimits,
                 now: loop.now)
-            if transport == .tls {
+            if transport.isSecure {
                 guard let context = serverTLS, let session = try? TLSSession(context: context) else {
                     client.close()
                     continue
                 }
                 connection.tls = session
+            }
+            if transport.isWebSocket {
+                connection.webSocket = WebSocketFlow(serverResource: resource ?? "/", limits: webSocketLimits)
             }
             do {
                 try client.watch(on: loop, writes: false) { [weak self] ready in
@@ -64,6 +69,11 @@ extension SIPTransportLayer {
             connections[connection.id] = connection
             connectionIndex[ConnectionKey(transport: transport, remote: remote, serverName: nil)] = connection.id
         }
+    }
+
+    /// WebSocket messages are bounded by the SIP message limit.
+    var webSocketLimits: WebSocketLimits {
+        WebSocketLimits(maximumMessageSize: configuration.parserLimits.maximumMessageSize)
     }
 
     func connectionReady(_ connection: StreamConnection, ready: StreamReadiness) {
@@ -112,13 +122,10 @@ extension SIPTransportLayer {
         }
         if let tls = connection.tls {
             do {
-                if connection.state == .handshaking {
-                    if try tls.handshake() {
-                        connection.state = .established
-                        try sendPending(connection)
-                    }
+                if !tls.isHandshakeComplete, try tls.handshake() {
+                    try secureChannelReady(connection)
                 }
-                if connection.state == .established { try tls.readPlaintext(into: &plaintext) }
+                if tls.isHandshakeComplete { try tls.readPlaintext(into: &plaintext) }
                 connection.outbox.append(contentsOf: tls.takeCiphertext())
                 try connection.flush()
                 updateWriteInterest(connection)
@@ -129,8 +136,12 @@ extension SIPTransportLayer {
             }
         }
         if !plaintext.isEmpty {
-            connection.framer.append(plaintext)
-            drainFramer(connection)
+            if connection.webSocket != nil {
+                receiveWebSocket(plaintext, on: connection)
+            } else {
+                connection.framer.append(plaintext)
+                drainFramer(connection)
+            }
         }
         if connection.state != .closed, connection.framer.bufferedByteCount >= configuration.maximumBufferedBytes {
             closeConnection(connection, error: TransportError(.messageTooLarge, "read buffer limit"))
@@ -169,6 +180,72 @@ extension SIPTransportLayer {
                 closeConnection(
                     connection, error: TransportError(.connectionClosed, "framing error: \(error.reasonPhrase)"))
                 return
+            }
+        }
+    }
+
+    /// The TLS handshake finished: SIP flows, or on WSS the WebSocket upgrade starts (the client sends it).
+    func secureChannelReady(_ connection: StreamConnection) throws(TransportError) {
+        guard let flow = connection.webSocket else {
+            connection.state = .established
+            try sendPending(connection)
+            return
+        }
+        if let request = flow.upgradeRequest { try connection.enqueue(request) }
+    }
+
+    // MARK: WebSocket (RFC 7118)
+
+    /// Plaintext on a WS/WSS connection: the upgrade, then frames, each data message one SIP message.
+    func receiveWebSocket(_ bytes: [UInt8], on connection: StreamConnection) {
+        guard let events = connection.webSocket?.receive(bytes) else { return }
+        for event in events {
+            guard connection.state != .closed else { return }
+            switch event {
+            case .send(let raw):
+                if connection.webSocket?.isOpen == false {
+                    // The echo of the peer's close: it may have closed the connection already.
+                    try? connection.enqueue(raw)
+                    try? connection.flush()
+                } else {
+                    writeRaw(raw, on: connection)
+                }
+            case .opened:
+                connection.state = .established
+                do {
+                    try sendPending(connection)
+                } catch {
+                    failPending(connection, error)
+                    closeConnection(connection, error: error)
+                }
+            case .message(let message):
+                receiveWebSocketMessage(message, on: connection)
+            case .pong:
+                if let timer = connection.pongTimer {
+                    loop.cancelTimer(timer)
+                    connection.pongTimer = nil
+                }
+            case .closed(let error):
+                failPending(connection, error ?? TransportError(.connectionClosed, "WebSocket closed"))
+                closeConnection(connection, error: error)
+            }
+        }
+    }
+
+    /// One WebSocket message: one SIP message (RFC 7118 §5), or a parse error handled as for a datagram.
+    func receiveWebSocketMessage(_ bytes: [UInt8], on connection: StreamConnection) {
+        if bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) { return }
+        do {
+            let message = try Message(parsing: bytes, limits: configuration.parserLimits)
+            deliver(
+                message, transport: connection.transport, source: connection.remote, local: connection.local,
+                flow: connection.id)
+        } catch {
+            statistics.parseErrors += 1
+            if let status = error.status {
+                sendErrorResponse(status: status, phrase: error.reasonPhrase, rawRequest: bytes) { response in
+                    write(response, on: connection, completion: nil)
+                }
             }
         }
     }

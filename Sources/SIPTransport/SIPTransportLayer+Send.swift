@@ -102,10 +102,8 @@ extension SIPTransportLayer {
                     direction: .outgoing, transport: .udp, local: listener.address, remote: destination.address,
                     time: loop.now, bytes: bytes))
             completion?(nil)
-        case .tcp, .tls:
-            let key = ConnectionKey(
-                transport: destination.transport, remote: destination.address,
-                serverName: destination.transport == .tls ? destination.serverName : nil)
+        case .tcp, .tls, .ws, .wss:
+            let key = Self.key(destination)
             if let id = connectionIndex[key], let connection = connections[id] {
                 write(bytes, on: connection, completion: completion)
                 return
@@ -134,7 +132,7 @@ extension SIPTransportLayer {
             return
         }
         do {
-            try connection.enqueue(bytes)
+            try connection.enqueueMessage(bytes)
             try connection.flush()
             connection.lastActivity = loop.now
             statistics.messagesSent += 1
@@ -147,11 +145,22 @@ extension SIPTransportLayer {
         }
     }
 
+    /// Writes bytes that are not a SIP message (WebSocket handshakes and control frames) as they are.
+    func writeRaw(_ bytes: [UInt8], on connection: StreamConnection) {
+        do {
+            try connection.enqueue(bytes)
+            try connection.flush()
+            updateWriteInterest(connection)
+        } catch {
+            closeConnection(connection, error: error)
+        }
+    }
+
     func sendPending(_ connection: StreamConnection) throws(TransportError) {
         let pending = connection.pending
         connection.pending.removeAll()
         for item in pending {
-            try connection.enqueue(item.bytes)
+            try connection.enqueueMessage(item.bytes)
             statistics.messagesSent += 1
             traceStream(item.bytes, on: connection)
         }
@@ -182,9 +191,15 @@ extension SIPTransportLayer {
             throw TransportError(.tooManyConnections, "\(connections.count) connections open")
         }
         var session: TLSSession?
-        if destination.transport == .tls {
+        if destination.transport.isSecure {
             let context = try clientTLS.get()
             session = try TLSSession(context: context, serverName: destination.serverName, address: destination.address)
+        }
+        var webSocket: WebSocketFlow?
+        if destination.transport.isWebSocket {
+            webSocket = try WebSocketFlow(
+                clientHost: Self.webSocketHost(destination), resource: webSocketResource(for: destination),
+                limits: webSocketLimits)
         }
         let channel = try network.connectStream(to: destination.address)
         let connection = StreamConnection(
@@ -192,6 +207,7 @@ extension SIPTransportLayer {
             local: channel.localAddress ?? SocketAddress.loopback(), serverName: destination.serverName,
             isOutbound: true, state: .connecting, limits: configuration.parserLimits, now: loop.now)
         connection.tls = session
+        connection.webSocket = webSocket
         do {
             try channel.watch(on: loop, writes: true) { [weak self] ready in
                 self?.connectionReady(connection, ready: ready)
@@ -202,10 +218,7 @@ extension SIPTransportLayer {
         }
         connection.watchingWrites = true
         connections[connection.id] = connection
-        connectionIndex[
-            ConnectionKey(
-                transport: destination.transport, remote: destination.address,
-                serverName: destination.transport == .tls ? destination.serverName : nil)] = connection.id
+        connectionIndex[Self.key(destination)] = connection.id
         statistics.connectionsOpened += 1
         connection.connectTimer = loop.scheduleTimer(after: configuration.connectTimeout) { [weak self] in
             guard let self else { return }
@@ -230,6 +243,10 @@ extension SIPTransportLayer {
                 connection.state = .handshaking
                 _ = try tls.handshake()
                 connection.outbox.append(contentsOf: tls.takeCiphertext())
+                try connection.flush()
+            } else if let request = connection.webSocket?.upgradeRequest {
+                connection.state = .handshaking
+                try connection.enqueue(request)
                 try connection.flush()
             } else {
                 connection.state = .established
@@ -256,8 +273,21 @@ extension SIPTransportLayer {
         }
     }
 
+    /// The Host field of an upgrade to `destination`: the domain (or the address), with the port unless it
+    /// is the scheme's (RFC 6455 §3, §4.1).
+    static func webSocketHost(_ destination: Destination) -> String {
+        let address = destination.address
+        let host = destination.serverName ?? (address.family == .ipv6 ? "[\(address.host)]" : address.host)
+        return address.port == destination.transport.defaultPort ? host : "\(host):\(address.port)"
+    }
+
     func closeConnection(_ connection: StreamConnection, error: TransportError?, notify: Bool = true) {
         guard connection.state != .closed else { return }
+        // The WebSocket close handshake's first half (RFC 6455 §7.1.2): going away on shutdown or an error.
+        if let frame = connection.webSocket?.close(error == nil && notify ? .normalClosure : .goingAway) {
+            try? connection.enqueue(frame)
+            try? connection.flush()
+        }
         connection.state = .closed
         connection.channel.close()
         for timer in [connection.connectTimer, connection.keepAliveTimer, connection.pongTimer].compactMap({ $0 }) {

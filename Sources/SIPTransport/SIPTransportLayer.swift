@@ -51,6 +51,13 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let serverName: String?
     }
 
+    /// The key of a connection to `destination`: a TLS or WSS connection is for the name it verified.
+    static func key(_ destination: Destination) -> ConnectionKey {
+        ConnectionKey(
+            transport: destination.transport, remote: destination.address,
+            serverName: destination.transport.isSecure ? destination.serverName : nil)
+    }
+
     var udpListeners: [UDPListener] = []
     var streamListeners: [StreamListener] = []
     var connections: [FlowID: StreamConnection] = [:]
@@ -68,6 +75,12 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
     var serverTLS: TLSContext?
     var idleSweep: TimerHandle?
+    /// The host a WebSocket client with no WS listener names in its Via sent-by and Contact: it cannot know
+    /// an address it is reachable at, so the server routes back over the flow (RFC 7118 §5.2, §8). A
+    /// random label under `.invalid` (RFC 6761); the owner of the layer sets it from its random source.
+    public var webSocketClientHost = "switchboard.invalid"
+    /// The resource (URL path) WebSocket connections to a server ask for, by `host:port` as the URL names it.
+    var webSocketResources: [String: String] = [:]
 
     public convenience init(loop: EventLoop, configuration: TransportConfiguration = TransportConfiguration()) {
         self.init(loop: loop, network: SystemNetwork.shared, configuration: configuration)
@@ -87,9 +100,13 @@ public final class SIPTransportLayer: @unchecked Sendable {
     // MARK: Listening
 
     /// Opens a listener; `port` 0 picks a free port. Returns the bound address.
+    /// - Parameters:
+    ///   - transport: the transport; WS and WSS listeners answer WebSocket upgrades (RFC 7118 §4).
+    ///   - address: where to listen.
+    ///   - resource: for WS and WSS, the only path upgrades are accepted on; others get 404.
     @discardableResult
-    public func listen(_ transport: TransportProtocol, on address: SocketAddress) throws(TransportError)
-        -> SocketAddress
+    public func listen(_ transport: TransportProtocol, on address: SocketAddress, resource: String = "/")
+        throws(TransportError) -> SocketAddress
     {
         switch transport {
         case .udp:
@@ -102,15 +119,16 @@ public final class SIPTransportLayer: @unchecked Sendable {
                 self?.readDatagrams(channel, local: bound)
             }
             return bound
-        case .tcp, .tls:
-            if transport == .tls, serverTLS == nil {
+        case .tcp, .tls, .ws, .wss:
+            if transport.isSecure, serverTLS == nil {
                 serverTLS = try TLSContext(configuration: configuration.tls, server: true)
             }
             let channel = try network.listenStream(address)
             let bound = channel.localAddress
             streamListeners.append(StreamListener(channel: channel, address: bound, transport: transport))
+            let resource = transport.isWebSocket ? resource : nil
             try channel.watch(on: loop) { [weak self, unowned channel] in
-                self?.acceptConnections(channel, transport: transport, local: bound)
+                self?.acceptConnections(channel, transport: transport, local: bound, resource: resource)
             }
             startIdleSweep()
             return bound
@@ -164,12 +182,36 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
 
     /// A Via for a request toward `destination` with `branch` and `rport` requested (RFC 3581).
+    /// A WebSocket client without a WS listener names `webSocketClientHost` (RFC 7118 §5.2).
     public func makeVia(for destination: Destination, branch: String) -> Via? {
-        guard let local = localAddress(for: destination), let host = SIPHost(local.host) else { return nil }
+        guard let local = localAddress(for: destination) else { return nil }
+        let name = destination.transport.isWebSocket && local.port == 0 ? webSocketClientHost : local.host
+        guard let host = SIPHost(name) else { return nil }
         let port = local.port == 0 ? nil : local.port
         var via = Via(transport: destination.transport.viaToken, host: host, port: port, branch: branch)
         via.rport = .requested
         return via
+    }
+
+    /// Makes new WS/WSS connections to `host:port` ask for `resource` in their upgrade (a `ws://` URL's path,
+    /// RFC 6455 §3); others ask for `/`.
+    /// - Parameters:
+    ///   - resource: the path, starting with `/`.
+    ///   - host: the URL's host: a domain (matched against the destination's server name) or an address.
+    ///   - port: the URL's port.
+    public func setWebSocketResource(_ resource: String, host: String, port: UInt16) {
+        webSocketResources[Self.resourceKey(host: host, port: port)] = resource
+    }
+
+    static func resourceKey(host: String, port: UInt16) -> String {
+        var host = host.lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return "\(host) \(port)"
+    }
+
+    func webSocketResource(for destination: Destination) -> String {
+        let host = destination.serverName ?? destination.address.host
+        return webSocketResources[Self.resourceKey(host: host, port: destination.address.port)] ?? "/"
     }
 
     func newFlowID() -> FlowID {

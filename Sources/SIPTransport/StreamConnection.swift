@@ -19,6 +19,8 @@ final class StreamConnection {
     var state: State
     var framer: StreamFramer
     var tls: TLSSession?
+    /// SIP over WebSocket (RFC 7118) on this connection: the upgrade, then one message per WebSocket message.
+    var webSocket: WebSocketFlow?
     /// Bytes waiting for the socket to accept them (ciphertext for TLS).
     var outbox: [UInt8] = []
     var outboxOffset = 0
@@ -60,6 +62,15 @@ final class StreamConnection {
         } else {
             outbox.append(contentsOf: bytes)
         }
+    }
+
+    /// Queues one SIP message: in a WebSocket frame on WS/WSS, as is otherwise.
+    func enqueueMessage(_ bytes: [UInt8]) throws(TransportError) {
+        guard webSocket != nil else { return try enqueue(bytes) }
+        guard let framed = webSocket?.frame(bytes) else {
+            throw TransportError(.connectionClosed, "the WebSocket is closing")
+        }
+        try enqueue(framed)
     }
 
     /// Writes as much of the outbox as the socket takes. Returns false when the peer is gone.

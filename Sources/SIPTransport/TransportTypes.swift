@@ -5,13 +5,28 @@ public enum TransportProtocol: String, Sendable, Hashable, CaseIterable, CustomS
     case udp
     case tcp
     case tls
+    /// SIP over WebSocket on TCP (RFC 7118).
+    case ws
+    /// SIP over WebSocket on TLS (RFC 7118): a `sips:` URI with `transport=ws` (§5.2).
+    case wss
 
     /// Reliable transports carry no retransmissions (RFC 3261 §17.1.1.2).
     public var isReliable: Bool { self != .udp }
-    /// The transport token of a Via (`UDP`, `TCP`, `TLS`).
+    /// Whether the transport runs over TLS (TLS and WSS): the peer's certificate and name are checked.
+    public var isSecure: Bool { self == .tls || self == .wss }
+    /// Whether SIP travels in WebSocket messages (RFC 7118): WS and WSS.
+    public var isWebSocket: Bool { self == .ws || self == .wss }
+    /// The transport token of a Via (`UDP`, `TCP`, `TLS`, `WS`, `WSS`; RFC 7118 §5.1).
     public var viaToken: String { rawValue.uppercased() }
-    /// 5060, or 5061 for TLS.
-    public var defaultPort: UInt16 { self == .tls ? 5061 : 5060 }
+    /// 5060, 5061 for TLS, and the HTTP ports for WebSocket: 80 for WS, 443 for WSS (RFC 6455 §3).
+    public var defaultPort: UInt16 {
+        switch self {
+        case .udp, .tcp: 5060
+        case .tls: 5061
+        case .ws: 80
+        case .wss: 443
+        }
+    }
 
     /// From a Via token or `transport` parameter (case-insensitive).
     public init?(token: String) {

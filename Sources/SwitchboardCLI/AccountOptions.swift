@@ -11,12 +11,17 @@ struct AccountOptions {
         FlagSpec(name: "password", valueName: "SECRET", help: "password (or SWITCHBOARD_PASSWORD)"),
         FlagSpec(name: "registrar", valueName: "SIPURI", help: "registrar (sip:example.com)"),
         FlagSpec(name: "proxy", valueName: "SIPURI", help: "outbound proxy"),
-        FlagSpec(name: "transport", valueName: "udp|tcp|tls", help: "transport (a URI's transport parameter wins)"),
+        FlagSpec(
+            name: "transport", valueName: "udp|tcp|tls|ws|wss", help: "transport (a URI's transport parameter wins)"),
+        FlagSpec(
+            name: "ws-url", valueName: "URL",
+            help: "WebSocket server every request goes through (ws://host:port/path, wss://...; RFC 7118)"),
         FlagSpec(name: "tls-ca", valueName: "FILE", help: "trusted CA certificates (PEM) for TLS"),
         FlagSpec(name: "tls-cert", valueName: "FILE", help: "certificate chain (PEM) to listen on TLS"),
         FlagSpec(name: "tls-key", valueName: "FILE", help: "private key (PEM) of --tls-cert"),
         FlagSpec(
-            name: "listen", valueName: "ADDR:PORT", help: "local address (default port 5060, 5061 for TLS; :0 = any)"),
+            name: "listen", valueName: "ADDR:PORT",
+            help: "local address (default port 5060, 5061 for TLS; :0 = any), or ws://ADDR:PORT/PATH, wss://..."),
         FlagSpec(name: "config", valueName: "FILE", help: "key = value lines with the long flag names"),
         FlagSpec(name: "json", valueName: nil, help: "print events as JSON lines"),
         FlagSpec(name: "trace", valueName: nil, help: "print every SIP message on stderr (Authorization redacted)"),
@@ -152,13 +157,41 @@ struct AccountOptions {
     }
 
     /// A listener over `transport` on `--listen`-style `text` (the transport's default port when none is
-    /// given, every IPv4 address for `:PORT`).
-    func listener(_ text: String, transport: SIPTransportKind) throws(UsageError) -> CallProviderConfiguration.Listener
+    /// given, every IPv4 address for `:PORT`), or a WebSocket listener on a `ws://ADDR:PORT/PATH` or
+    /// `wss://...` URL, whose scheme must agree with `--transport` when that is given.
+    func listener(_ text: String, transport: SIPTransportKind?) throws(UsageError)
+        -> CallProviderConfiguration.Listener
     {
+        let listener: CallProviderConfiguration.Listener
         do throws(CallError) {
-            return try CallProviderConfiguration.Listener(transport, parsing: text)
+            listener =
+                text.contains("://")
+                ? try CallProviderConfiguration.Listener(url: text)
+                : try CallProviderConfiguration.Listener(transport ?? .udp, parsing: text)
         } catch {
             throw UsageError(message: "bad value for --listen: \(text)")
+        }
+        if let transport, transport != listener.transport {
+            throw UsageError(message: "bad value for --listen: \(text) is not a \(transport) URL")
+        }
+        return listener
+    }
+
+    /// `--ws-url URL`: the account's WebSocket server, `ws://HOST[:PORT][/PATH]` or `wss://...`; its scheme
+    /// must agree with `--transport` when that is given.
+    var webSocketURL: String? {
+        get throws(UsageError) {
+            guard let text = values["ws-url"] else { return nil }
+            let lower = text.lowercased()
+            let scheme: SIPTransportKind? = lower.hasPrefix("wss://") ? .wss : lower.hasPrefix("ws://") ? .ws : nil
+            let rest = text.drop { $0 != "/" }.dropFirst(2)
+            guard let scheme, !rest.isEmpty, !rest.hasPrefix("/"), !text.contains(where: \.isWhitespace) else {
+                throw UsageError(message: "bad value for --ws-url: \(text) (ws://host:port/path or wss://...)")
+            }
+            if let transport = try transportKind, transport != scheme {
+                throw UsageError(message: "--ws-url \(text) does not match --transport \(transport)")
+            }
+            return text
         }
     }
 

@@ -94,7 +94,13 @@ enum AnswerCommand {
             state.wake.signal()
         }
         let registers = options["registrar"] != nil
-        let defaultListen = options["transport"] == "tls" ? "0.0.0.0:5061" : "0.0.0.0:5060"
+        let defaultListen: String =
+            switch options["transport"] {
+            case "tls": "0.0.0.0:5061"
+            // WebSocket listeners default to the scheme's port: 80 for WS, 443 for WSS.
+            case "ws", "wss": "0.0.0.0"
+            default: "0.0.0.0:5060"
+            }
         // Events can come before `start` returns (a registration on loopback takes milliseconds): the
         // delegate queue waits for the harness rather than drop them.
         let harnessSlot = SetOnce<ProviderHarness>()

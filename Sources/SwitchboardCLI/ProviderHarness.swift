@@ -173,8 +173,8 @@ final class ProviderHarness: Sendable {
         // Listeners: the chosen transport on --listen (or the default), plus UDP on the same port, since
         // requests over UDP leave from the listening socket.
         if let listen = options["listen"] ?? needs.defaultListen {
-            let kind = transport ?? .udp
-            let listener = try options.listener(listen, transport: kind)
+            let listener = try options.listener(listen, transport: transport)
+            let kind = listener.transport
             configuration.listeners = [listener]
             if kind != .udp { configuration.listeners.append(.init(.udp, listener.address)) }
             if kind == .udp, options["transport"] == nil {
@@ -189,7 +189,7 @@ final class ProviderHarness: Sendable {
             var account = Account(
                 addressOfRecord: aor.description, authenticationUser: options.authUser, credentials: credentials,
                 registrar: registrar?.description, outboundProxy: try options.proxy?.description, transport: transport,
-                registersOnStart: needs.registers)
+                registersOnStart: needs.registers, webSocketURL: try options.webSocketURL)
             if options.has("mwi") {
                 account.subscribesToMessageSummary = true
                 account.messageSummaryURI = try options.messageSummaryURI?.description

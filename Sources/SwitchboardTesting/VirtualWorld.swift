@@ -94,8 +94,10 @@ public final class VirtualWorld: Sendable {
     ) throws(CallError) -> CallProvider {
         var configuration = configuration
         configuration.listeners = configuration.listeners.map { listener in
+            var listener = listener
             let port = SocketAddress(parsing: listener.address, defaultPort: 0)?.port ?? 0
-            return CallProviderConfiguration.Listener(listener.transport, "\(ip):\(port)")
+            listener.address = "\(ip):\(port)"
+            return listener
         }
         configuration.mediaAddress = ip
         let index = providersMade.add(1, ordering: .relaxed).newValue

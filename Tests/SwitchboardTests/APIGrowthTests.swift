@@ -6,10 +6,12 @@ import Testing
 @Suite("API that can grow")
 struct APIGrowthTests {
     @Test func transportKindsRoundTripTheirRawValues() {
-        #expect(SIPTransportKind.allCases == [.udp, .tcp, .tls])
-        #expect(SIPTransportKind.allCases.map(\.rawValue) == ["udp", "tcp", "tls"])
+        #expect(SIPTransportKind.allCases == [.udp, .tcp, .tls, .ws, .wss])
+        #expect(SIPTransportKind.allCases.map(\.rawValue) == ["udp", "tcp", "tls", "ws", "wss"])
         for kind in SIPTransportKind.allCases { #expect(SIPTransportKind(rawValue: kind.rawValue) == kind) }
-        #expect(SIPTransportKind(rawValue: "ws") == nil)
+        #expect(SIPTransportKind(rawValue: "sctp") == nil)
+        #expect(SIPTransportKind.ws.defaultPort == 80)
+        #expect(SIPTransportKind.wss.defaultPort == 443)
         #expect(SIPTransportKind(rawValue: "UDP") == nil)
         #expect("\(SIPTransportKind.tls)" == "tls")
         #expect(SIPTransportKind.udp != .tcp)
@@ -46,7 +48,10 @@ struct APIGrowthTests {
             default: "unknown transport \(kind.rawValue)"
             }
         }
-        #expect(SIPTransportKind.allCases.map(name) == ["datagrams", "a stream", "a stream"])
+        #expect(
+            SIPTransportKind.allCases.map(name) == [
+                "datagrams", "a stream", "a stream", "unknown transport ws", "unknown transport wss",
+            ])
         func isRefusal(_ reason: CallEndedReason) -> Bool {
             switch reason {
             case .declinedElsewhere, .failed: true

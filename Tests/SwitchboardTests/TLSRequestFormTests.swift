@@ -10,9 +10,36 @@ final class Collected: Sendable {
 }
 
 /// Every request a TLS account builds goes to a `sips:` Request-URI with a `sips:` Contact and never says
-/// `transport=tls` (RFC 3261 §8.1.1.8, RFC 5630), whatever its kind: one rule for all of them.
-@Suite("TLS accounts: the sips: form of every request", .serialized)
+/// `transport=tls` (RFC 3261 §8.1.1.8, RFC 5630), whatever its kind: one rule for all of them. The same rule
+/// gives WS accounts `transport=ws` and WSS accounts `sips:` with `transport=ws` (RFC 7118 §5.2).
+@Suite("TLS and WebSocket accounts: the form of every request", .serialized)
 struct TLSRequestFormTests {
+    /// The secure and WebSocket transports, with Bob's and Alice's ports for each.
+    enum Flow: String, CaseIterable, Sendable, CustomStringConvertible {
+        case tls, ws, wss
+
+        var kind: SIPTransportKind {
+            switch self {
+            case .tls: .tls
+            case .ws: .ws
+            case .wss: .wss
+            }
+        }
+
+        var bobPort: Int {
+            switch self {
+            case .tls: 5061
+            case .ws: 5080
+            case .wss: 5443
+            }
+        }
+
+        /// How the Request-URI and the Contact start, and what they end with.
+        var scheme: String { self == .ws ? "sip:" : "sips:" }
+        var parameter: String? { self == .tls ? nil : ";transport=ws" }
+        var description: String { rawValue }
+    }
+
     /// The requests an account builds.
     enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
         case register, invite, subscribe, message, options
@@ -47,9 +74,10 @@ struct TLSRequestFormTests {
         let aliceDelegate: RecordingDelegate
         let received = Collected()
         let tracing: Task<Void, Never>
-        static let bobPort = 5061
+        let bobPort: Int
 
-        init(_ kind: Kind) throws {
+        init(_ kind: Kind, flow: Flow = .tls) throws {
+            bobPort = flow.bobPort
             directory =
                 FileManager.default.temporaryDirectory
                 .appendingPathComponent("switchboard-tlsform-\(UUID().uuidString)").path
@@ -62,7 +90,7 @@ struct TLSRequestFormTests {
             aliceDelegate = RecordingDelegate(world: world)
             var b = CallProviderConfiguration(
                 accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")],
-                listeners: [.init(.udp, "127.0.0.1:5060"), .init(.tls, "127.0.0.1:\(Self.bobPort)")], tls: tls)
+                listeners: [.init(.udp, "127.0.0.1:5060"), .init(flow.kind, "127.0.0.1:\(bobPort)")], tls: tls)
             b.t1 = .milliseconds(100)
             bob = try world.makeProvider(configuration: b, host: "127.0.0.1")
             bob.setDelegate(bobDelegate, queue: nil)
@@ -75,18 +103,18 @@ struct TLSRequestFormTests {
             }
             let account = Account(
                 addressOfRecord: "sip:alice@127.0.0.1",
-                registrar: kind == .register ? "sip:127.0.0.1:\(Self.bobPort)" : nil, transport: .tls,
+                registrar: kind == .register ? "sip:127.0.0.1:\(bobPort)" : nil, transport: flow.kind,
                 subscribesToMessageSummary: kind == .subscribe,
-                messageSummaryURI: kind == .subscribe ? "sip:bob@127.0.0.1:\(Self.bobPort)" : nil)
+                messageSummaryURI: kind == .subscribe ? "sip:bob@127.0.0.1:\(bobPort)" : nil)
             var a = CallProviderConfiguration(
-                accounts: [account], listeners: [.init(.udp, "127.0.0.1:5070"), .init(.tls, "127.0.0.1:5071")],
-                tls: tls)
+                accounts: [account],
+                listeners: [.init(.udp, "127.0.0.1:5070"), .init(flow.kind, "127.0.0.1:\(bobPort + 10)")], tls: tls)
             a.t1 = .milliseconds(100)
             alice = try world.makeProvider(configuration: a, host: "127.0.0.1")
             alice.setDelegate(aliceDelegate, queue: nil)
         }
 
-        var bobHandle: Handle { Handle(type: .generic, value: "sip:bob@127.0.0.1:\(Self.bobPort)") }
+        var bobHandle: Handle { Handle(type: .generic, value: "sip:bob@127.0.0.1:\(bobPort)") }
 
         /// Lets 5 s of virtual time pass, ends both providers (which finishes Bob's trace) and returns the
         /// first request Bob received that `match` takes.
@@ -130,7 +158,7 @@ struct TLSRequestFormTests {
             _ = try #require(await setup.aliceDelegate.connected(call))
             _ = try #require(await setup.bobDelegate.connected(invite.callUUID))
             try await bobController.transfer(
-                invite.callUUID, to: Handle(type: .generic, value: "sip:carol@127.0.0.1:\(Setup.bobPort)"))
+                invite.callUUID, to: Handle(type: .generic, value: "sip:carol@127.0.0.1:\(setup.bobPort)"))
             return { $0.startLine.hasPrefix("INVITE ") && $0.startLine.contains("carol@") }
         }
         return { $0.startLine.hasPrefix(method + " ") }
@@ -156,5 +184,29 @@ struct TLSRequestFormTests {
         }
         let text = ([sent.startLine] + sent.headers.map { "\($0.0): \($0.1)" }).joined(separator: "\n")
         #expect(!text.lowercased().contains("transport=tls"), "\(text)")
+    }
+
+    @Test(arguments: [Flow.ws, .wss], Kind.allCases)
+    func requestsOfAWebSocketAccountSayWS(flow: Flow, kind: Kind) async throws {
+        let setup = try Setup(kind, flow: flow)
+        let request: SIPText?
+        do {
+            let match = try await start(kind, setup)
+            request = await setup.receivedRequest(match)
+        } catch {
+            setup.close()
+            throw error
+        }
+        let sent = try #require(request, "no \(kind.method) arrived over \(flow)")
+        let parameter = try #require(flow.parameter)
+        #expect(sent.startLine.hasPrefix("\(kind.method) \(flow.scheme)"), "\(sent.startLine)")
+        #expect(sent.startLine.contains(parameter), "\(sent.startLine)")
+        if kind.hasContact {
+            let contact = sent.contactURI ?? ""
+            #expect(contact.hasPrefix(flow.scheme) && contact.contains(parameter), "Contact: \(contact)")
+        }
+        #expect(sent["Via"]?.hasPrefix("SIP/2.0/\(flow.rawValue.uppercased()) ") == true, "\(sent["Via"] ?? "")")
+        let text = ([sent.startLine] + sent.headers.map { "\($0.0): \($0.1)" }).joined(separator: "\n")
+        #expect(!text.lowercased().contains("transport=wss"), "\(text)")
     }
 }

@@ -23,6 +23,16 @@ import Testing
         ("sip:bob@pbx.example.com", .some(.tcp), "sip:bob@pbx.example.com;transport=tcp"),
         ("sip:bob@pbx.example.com", .some(.udp), "sip:bob@pbx.example.com"),
         ("sip:bob@pbx.example.com", nil, "sip:bob@pbx.example.com"),
+        // WS: transport=ws (RFC 7118 §5.2); WSS: sips: with transport=ws, never transport=wss.
+        ("sip:bob@pbx.example.com", .some(.ws), "sip:bob@pbx.example.com;transport=ws"),
+        ("sip:bob@pbx.example.com", .some(.wss), "sips:bob@pbx.example.com;transport=ws"),
+        ("sips:bob@pbx.example.com", .some(.wss), "sips:bob@pbx.example.com;transport=ws"),
+        ("sips:bob@pbx.example.com", .some(.ws), "sips:bob@pbx.example.com"),
+        // transport=wss (Kamailio, libre) is read as sips: with transport=ws, for any account.
+        ("sip:bob@pbx.example.com;transport=wss", .some(.udp), "sips:bob@pbx.example.com;transport=ws"),
+        ("sip:bob@pbx.example.com;transport=WSS", nil, "sips:bob@pbx.example.com;transport=ws"),
+        ("sip:bob@pbx.example.com;transport=ws", .some(.tls), "sip:bob@pbx.example.com;transport=ws"),
+        ("sip:bob@pbx.example.com;transport=udp", .some(.wss), "sip:bob@pbx.example.com;transport=udp"),
     ])
     func uriForm(given: String, transport: TransportProtocol?, expected: String) throws {
         let uri = try SIPURI(given)
@@ -33,10 +43,29 @@ import Testing
         (TransportProtocol.tls, "sips:alice@192.0.2.10:5061"),
         (.tcp, "sip:alice@192.0.2.10:5061;transport=tcp"),
         (.udp, "sip:alice@192.0.2.10:5061"),
+        (.ws, "sip:alice@192.0.2.10:5061;transport=ws"),
+        (.wss, "sips:alice@192.0.2.10:5061;transport=ws"),
     ])
     func contactFollowsTheFlow(flow: TransportProtocol, expected: String) throws {
         let host = try #require(SIPHost("192.0.2.10"))
-        #expect(TransportForm.contact(user: "alice", host: host, port: 5061, flow: flow).description == expected)
+        let contact = TransportForm.contact(
+            user: "alice", host: host, port: 5061, flow: flow, webSocketClientHost: "k3x9.invalid")
+        #expect(contact.description == expected)
+    }
+
+    /// A WebSocket client with no listener of its own (port 0) names its `.invalid` host (RFC 7118 §8); other
+    /// flows without a port keep their address.
+    @Test(arguments: [
+        (TransportProtocol.ws, "sip:alice@k3x9.invalid;transport=ws"),
+        (.wss, "sips:alice@k3x9.invalid;transport=ws"),
+        (.tls, "sips:alice@192.0.2.10"),
+        (.tcp, "sip:alice@192.0.2.10;transport=tcp"),
+    ])
+    func aWebSocketClientNamesAnInvalidHost(flow: TransportProtocol, expected: String) throws {
+        let host = try #require(SIPHost("192.0.2.10"))
+        let contact = TransportForm.contact(
+            user: "alice", host: host, port: 0, flow: flow, webSocketClientHost: "k3x9.invalid")
+        #expect(contact.description == expected)
     }
 
     @Test func aTelURIIsLeftAlone() throws {

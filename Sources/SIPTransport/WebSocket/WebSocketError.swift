@@ -91,6 +91,8 @@ public struct WebSocketHandshakeError: Error, Hashable, Sendable, CustomStringCo
         public static let acceptMismatch = Kind(raw: 10, description: "Sec-WebSocket-Accept mismatch")
         /// The server chose an extension the client did not offer.
         public static let unexpectedExtension = Kind(raw: 11, description: "unexpected extension")
+        /// A request for a path this server does not serve (404).
+        public static let unknownResource = Kind(raw: 12, description: "unknown resource")
     }
 
     /// What went wrong.

@@ -28,11 +28,16 @@ public struct WebSocketServerHandshake: Sendable {
 
     private var reader: HTTPHeadReader
     private var outcome: Output?
+    private let resource: String?
 
     /// A server handshake.
-    /// - Parameter limits: the size limit on the request head.
-    public init(limits: WebSocketLimits = WebSocketLimits()) {
+    /// - Parameters:
+    ///   - limits: the size limit on the request head.
+    ///   - resource: the only path upgrades are answered on (the query is ignored); any when `nil`. Other
+    ///     paths get 404.
+    public init(limits: WebSocketLimits = WebSocketLimits(), resource: String? = nil) {
         reader = HTTPHeadReader(limit: limits.maximumHandshakeSize)
+        self.resource = resource
     }
 
     /// Takes received bytes; once the request head is whole, checks it.
@@ -44,7 +49,7 @@ public struct WebSocketServerHandshake: Sendable {
         case .tooLarge: result = Self.reject(WebSocketHandshakeError(.headTooLarge, status: 431))
         case .malformed: result = Self.reject(WebSocketHandshakeError(.malformed, status: 400))
         case .head(let head, let remainder):
-            switch Self.check(head) {
+            switch Self.check(head, resource: resource) {
             case .success(let (request, key)):
                 result = .accepted(request, response: Self.switchingProtocols(key: key), remainder: remainder)
             case .failure(let error):
@@ -56,12 +61,20 @@ public struct WebSocketServerHandshake: Sendable {
     }
 
     /// RFC 6455 §4.2.1's checks of the client's request, plus RFC 7118's subprotocol.
-    private static func check(_ head: HTTPHead) -> Result<(WebSocketUpgradeRequest, String), WebSocketHandshakeError> {
+    private static func check(_ head: HTTPHead, resource: String?) -> Result<
+        (WebSocketUpgradeRequest, String), WebSocketHandshakeError
+    > {
         let (method, target, version) = head.startLine
         guard version == "HTTP/1.1" else {
             return .failure(WebSocketHandshakeError(.malformed, status: 400, "version \(version)"))
         }
         guard method == "GET" else { return .failure(WebSocketHandshakeError(.wrongMethod, status: 405, method)) }
+        if let resource,
+            target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+                .map(String.init) != resource
+        {
+            return .failure(WebSocketHandshakeError(.unknownResource, status: 404, target))
+        }
         let hosts = head.values("host")
         guard hosts.count == 1, let host = hosts.first, !host.isEmpty else {
             return .failure(WebSocketHandshakeError(.missingHost, status: 400))
@@ -112,6 +125,7 @@ public struct WebSocketServerHandshake: Sendable {
             reason = "Upgrade Required"
             extra =
                 "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: \(WebSocketHandshake.version)\r\n"
+        case 404: reason = "Not Found"
         case 431: reason = "Request Header Fields Too Large"
         default: reason = "Bad Request"
         }

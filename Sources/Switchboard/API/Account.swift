@@ -29,8 +29,17 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var registrar: String?
     /// An outbound proxy every request goes through (`sip:proxy.example.com;lr`).
     public var outboundProxy: String?
-    /// The transport for the registrar and calls; `nil` lets the URI and RFC 3263 decide.
+    /// The transport for the registrar and calls; `nil` lets the URI and RFC 3263 decide (or, with a
+    /// `webSocketURL`, its scheme: WS or WSS).
     public var transport: SIPTransportKind?
+    /// A WebSocket server to reach the account's registrar and every request through (RFC 7118):
+    /// `ws://HOST:PORT/PATH` or `wss://...`. REGISTERs, calls, subscriptions and messages go over one
+    /// connection to it, the upgrade asking for PATH; the Request-URIs are unchanged (`transport=ws`), and
+    /// the Contact names an `.invalid` host when this side has no WebSocket listener (§8), so the server
+    /// routes requests back over the connection. It takes `outboundProxy`'s place (that is not used then);
+    /// a lost connection is re-opened and the account re-registers over the new one. `nil` connects as the
+    /// registrar's and targets' URIs say.
+    public var webSocketURL: String?
     /// The registration lifetime asked for, in seconds.
     public var expires: UInt32
     /// Whether the provider registers the account when it starts.
@@ -66,13 +75,14 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     ///   - subscribesToMessageSummary: whether to subscribe to message-waiting state (RFC 3842).
     ///   - messageSummaryURI: the URI subscribed to; the AOR when `nil`.
     ///   - messageSummaryExpires: the subscription lifetime asked for, in seconds.
+    ///   - webSocketURL: a `ws://` or `wss://` URL every request goes through (RFC 7118).
     public init(
         addressOfRecord: String, id: String? = nil, displayName: String? = nil, authenticationUser: String? = nil,
         credentials: Credentials = .none, registrar: String? = nil, outboundProxy: String? = nil,
         transport: SIPTransportKind? = nil, expires: UInt32 = 600, registersOnStart: Bool = true,
         keepAliveInterval: Duration = .seconds(30), codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil,
         subscribesToMessageSummary: Bool = false, messageSummaryURI: String? = nil,
-        messageSummaryExpires: UInt32 = 3600
+        messageSummaryExpires: UInt32 = 3600, webSocketURL: String? = nil
     ) {
         self.id = id ?? addressOfRecord
         self.addressOfRecord = addressOfRecord
@@ -90,6 +100,7 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
         self.subscribesToMessageSummary = subscribesToMessageSummary
         self.messageSummaryURI = messageSummaryURI
         self.messageSummaryExpires = messageSummaryExpires
+        self.webSocketURL = webSocketURL
     }
 
     /// Never shows the password.
@@ -100,12 +111,12 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
 
 /// The transports SIP runs over.
 ///
-/// A struct over a code rather than an enum, so a new transport (WebSocket, say) is not a breaking change:
-/// a `switch` over a kind needs a `default:`.
+/// A struct over a code rather than an enum, so a new transport is not a breaking change: a `switch` over
+/// a kind needs a `default:`.
 public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The transports this version knows; internal so the library's own switches stay exhaustive.
     enum Code: String, CaseIterable {
-        case udp, tcp, tls
+        case udp, tcp, tls, ws, wss
     }
 
     /// The transport's code.
@@ -114,7 +125,7 @@ public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterab
     /// Wraps a known code.
     init(code: Code) { self.code = code }
 
-    /// The lower-case name: `udp`, `tcp` or `tls`.
+    /// The lower-case name: `udp`, `tcp`, `tls`, `ws` or `wss`.
     public var rawValue: String { code.rawValue }
 
     /// The transport named `rawValue` (lower case), or `nil` for a name this version does not know.
@@ -129,12 +140,16 @@ public struct SIPTransportKind: RawRepresentable, Sendable, Hashable, CaseIterab
     public static let tcp = SIPTransportKind(code: .tcp)
     /// TLS over TCP (RFC 5246, RFC 8446).
     public static let tls = SIPTransportKind(code: .tls)
+    /// SIP over WebSocket (RFC 7118, RFC 6455): Via `SIP/2.0/WS`, URIs with `transport=ws`.
+    public static let ws = SIPTransportKind(code: .ws)
+    /// SIP over secure WebSocket (RFC 7118): Via `SIP/2.0/WSS`, `sips:` URIs with `transport=ws` (§5.2).
+    public static let wss = SIPTransportKind(code: .wss)
 
-    /// The port a server listens on for this transport when a URI names none: 5060, or 5061 for TLS
-    /// (RFC 3261 §19.1.2).
+    /// The port a server listens on for this transport when a URI names none: 5060, 5061 for TLS
+    /// (RFC 3261 §19.1.2), 80 for WS and 443 for WSS (RFC 6455 §3).
     public var defaultPort: UInt16 { transportProtocol.defaultPort }
 
-    /// Every transport this version knows, in the order `udp`, `tcp`, `tls`.
+    /// Every transport this version knows, in the order `udp`, `tcp`, `tls`, `ws`, `wss`.
     public static var allCases: [SIPTransportKind] { Code.allCases.map(SIPTransportKind.init(code:)) }
 
     /// The raw value, as the enum this type replaced printed.

@@ -8,14 +8,21 @@ public struct CallProviderConfiguration: Sendable {
         public var transport: SIPTransportKind
         /// `ADDRESS:PORT` (`0.0.0.0:5060`, `[::1]:0`, `127.0.0.1:5061`); port 0 picks a free port.
         public var address: String
+        /// For WS and WSS: the only path WebSocket upgrades are answered on (others get 404); `/` when `nil`.
+        public var resource: String?
 
         /// A listener on `address` over `transport`.
-        public init(_ transport: SIPTransportKind, _ address: String) {
+        /// - Parameters:
+        ///   - transport: the transport.
+        ///   - address: `ADDRESS:PORT`.
+        ///   - resource: for WS and WSS, the path upgrades are answered on (`/` when `nil`).
+        public init(_ transport: SIPTransportKind, _ address: String, resource: String? = nil) {
             self.transport = transport
             self.address = address
+            self.resource = resource
         }
 
-        public var description: String { "\(transport.rawValue):\(address)" }
+        public var description: String { "\(transport.rawValue):\(address)\(resource ?? "")" }
     }
 
     /// TLS trust and identity.

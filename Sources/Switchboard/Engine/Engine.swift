@@ -39,6 +39,9 @@ package final class Engine: @unchecked Sendable {
         transport = SIPTransportLayer(loop: loop, network: environment.network, configuration: configuration)
         var seeded = transactions
         if seeded.tagSeed == 0 { seeded.tagSeed = environment.random.word() | 1 }
+        // A label for the `.invalid` host of a WebSocket client (RFC 7118 §8), from the seed already drawn, so
+        // a seeded world's traces stay the same.
+        transport.webSocketClientHost = String((seeded.tagSeed &* 0x9E37_79B9_7F4A_7C15) >> 16, radix: 36) + ".invalid"
         core = SIPCore(transport: transport, configuration: seeded, random: environment.random.bytes)
         media = try MediaEngine(signalling: loop, environment: environment)
         // The UAS checks of RFC 3261 §8.2.2-8.2.3 (416, 420, 415, 406) with the option tags the user agent

@@ -47,7 +47,7 @@ final class OutOfDialogSender {
                 standalone, requestURI: requestURI, local: self.hops.localAddress(toward: destination),
                 flow: destination.transport, callID: self.engine.core.makeCallID(),
                 localTag: self.engine.core.makeTag(),
-                userAgent: self.userAgent)
+                userAgent: self.userAgent, webSocketClientHost: self.engine.transport.webSocketClientHost)
             let authenticator = standalone.credentials.map { DigestAuthenticator(credentials: $0) }
             self.send(request, to: destination, authenticator: authenticator, completion: completion)
         }
@@ -57,7 +57,7 @@ final class OutOfDialogSender {
     /// (RFC 3261 §11.1) and `Accept: application/sdp`; MESSAGE makes no dialog and has no Contact. Pure.
     static func request(
         _ standalone: OutOfDialogRequest, requestURI: URI, local: SocketAddress, flow: TransportProtocol,
-        callID: String, localTag: String, userAgent: String
+        callID: String, localTag: String, userAgent: String, webSocketClientHost: String = "switchboard.invalid"
     ) -> SIPRequest {
         let fromURI = standalone.from ?? SIPURI(user: "switchboard", host: HopResolver.host(local))
         let contact =
@@ -66,7 +66,7 @@ final class OutOfDialogSender {
                 uri: .sip(
                     TransportForm.contact(
                         user: fromURI.user ?? "switchboard", host: HopResolver.host(local), port: local.port,
-                        flow: flow)))
+                        flow: flow, webSocketClientHost: webSocketClientHost)))
             : nil
         var request = StandaloneRequest.make(
             standalone.method, requestURI: requestURI, from: NameAddress(uri: .sip(fromURI)),

@@ -15,6 +15,8 @@ package final class RegistrationDriver: @unchecked Sendable {
         package var addressOfRecord: SIPURI
         package var registrar: SIPURI
         package var transport: TransportProtocol?
+        /// Where REGISTERs go instead of the registrar's address (an account's WebSocket server).
+        package var firstHop: SIPURI?
         package var contactUser: String
         package var expires: UInt32
         package var keepAliveInterval: Duration
@@ -23,13 +25,15 @@ package final class RegistrationDriver: @unchecked Sendable {
         package var resolver: ResolverConfiguration
 
         package init(
-            addressOfRecord: SIPURI, registrar: SIPURI, transport: TransportProtocol? = nil, contactUser: String,
+            addressOfRecord: SIPURI, registrar: SIPURI, transport: TransportProtocol? = nil, firstHop: SIPURI? = nil,
+            contactUser: String,
             expires: UInt32 = 3600, keepAliveInterval: Duration = .seconds(30), instanceID: String? = nil,
             userAgent: String? = nil, resolver: ResolverConfiguration = ResolverConfiguration()
         ) {
             self.addressOfRecord = addressOfRecord
             self.registrar = registrar
             self.transport = transport
+            self.firstHop = firstHop
             self.contactUser = contactUser
             self.expires = expires
             self.keepAliveInterval = keepAliveInterval
@@ -60,7 +64,7 @@ package final class RegistrationDriver: @unchecked Sendable {
     package func start() {
         observer = engine.core.addFlowObserver { [weak self] event in self?.flowEvent(event) }
         let resolver = SIPResolver(configuration: settings.resolver)
-        let target = requestURI
+        let target = settings.firstHop ?? requestURI
         // An address needs no lookup: resolved at once, on the loop (in order, in virtual time too).
         if target.host.kind != .hostname {
             let result = Result { () throws(TransportError) in try resolver.resolveNow(target) }
@@ -95,10 +99,13 @@ package final class RegistrationDriver: @unchecked Sendable {
             }
             self.destination = destination
             HopResolver(engine: engine).ensureListening(for: destination)
+            // Over a WebSocket the registrar reaches us over the connection whatever the Contact says (its
+            // `.invalid` host, RFC 7118 §8): re-registering with the address it saw would only add a binding.
             let configuration = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
                 contact: contact(for: destination), expires: settings.expires, instanceID: settings.instanceID,
-                regID: settings.instanceID == nil ? nil : 1, userAgent: settings.userAgent)
+                regID: settings.instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
+                userAgent: settings.userAgent)
             let authenticator = DigestAuthenticator(credentials: credentials)
             client = RegistrationClient(
                 configuration: configuration, callID: engine.core.makeCallID(), fromTag: engine.core.makeTag(),
@@ -126,7 +133,7 @@ package final class RegistrationDriver: @unchecked Sendable {
         let host = SIPHost(local.host) ?? SIPHost("127.0.0.1")
         return TransportForm.contact(
             user: settings.contactUser, host: host ?? settings.registrar.host, port: local.port,
-            flow: destination.transport)
+            flow: destination.transport, webSocketClientHost: engine.transport.webSocketClientHost)
     }
 
     private func run(_ step: (inout RegistrationClient) -> [RegistrationClient.Action]) {

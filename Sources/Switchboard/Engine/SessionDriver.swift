@@ -53,6 +53,7 @@ final class SessionDriver {
     init(engine: Engine, settings: SessionSetup.Settings) {
         self.engine = engine
         setup = SessionSetup(settings: settings, random: engine.environment.random)
+        setup.webSocketClientHost = engine.transport.webSocketClientHost
         hops = HopResolver(engine: engine)
         sender = SessionSender(engine: engine, hops: hops)
         responder = OutsideDialogResponder(userAgent: settings.userAgent)
@@ -221,7 +222,7 @@ final class SessionDriver {
             case .sendResponse(let response, let transaction):
                 core.respond(response, to: TransactionID(transaction.rawValue))
             case .sendACK(let request, let nextHop):
-                sender.sendACK(request, nextHop: nextHop, over: entry.transport)
+                sender.sendACK(request, nextHop: nextHop, for: entry)
             case .startTimer(let timer, let after):
                 entry.timers.start(timer, after: after, on: engine.loop) { [weak self] in
                     guard let self, let entry = self.directory[key] else { return }

@@ -23,19 +23,38 @@ final class SessionSender {
 
     /// Resolves the next hop and sends `request` in a client transaction.
     func send(_ request: SIPRequest, token: RequestToken, nextHop: URI, for key: SessionKey, _ entry: SessionEntry) {
+        if let destination = flowDestination(entry) {
+            return sendResolved(request, token: token, destination: destination, for: key, entry)
+        }
         hops.resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
             guard let self, !entry.isFinished else { return }
             guard let destination else { return self.onEvent(key, token, .transportError(nil)) }
-            var request = request
-            if request.method == .invite {
-                guard let via = self.transport.makeVia(for: destination, branch: self.core.makeBranch()) else {
-                    return self.onEvent(key, token, .transportError(nil))
-                }
-                request.headerFields.insert(.via, via, at: 0)
-                entry.sentInvites[token] = (via.description, destination)
-            }
-            self.start(request, token: token, destination: destination, for: key, entry)
+            self.sendResolved(request, token: token, destination: destination, for: key, entry)
         }
+    }
+
+    /// A WebSocket client's Contact names no address it can be reached at (RFC 7118 §8: a `.invalid` host),
+    /// so requests in a call that came in over a WebSocket go back over its connection while it is open.
+    private func flowDestination(_ entry: SessionEntry) -> Destination? {
+        guard let transport = entry.transport, transport.isWebSocket, let flow = entry.flow,
+            let (_, remote) = self.transport.addresses(of: flow)
+        else { return nil }
+        return Destination(transport: transport, address: remote)
+    }
+
+    private func sendResolved(
+        _ request: SIPRequest, token: RequestToken, destination: Destination, for key: SessionKey,
+        _ entry: SessionEntry
+    ) {
+        var request = request
+        if request.method == .invite {
+            guard let via = transport.makeVia(for: destination, branch: core.makeBranch()) else {
+                return onEvent(key, token, .transportError(nil))
+            }
+            request.headerFields.insert(.via, via, at: 0)
+            entry.sentInvites[token] = (via.description, destination)
+        }
+        start(request, token: token, destination: destination, for: key, entry)
     }
 
     /// Sends the CANCEL of the INVITE `cancelling` (with its top Via, to its destination); nothing when that
@@ -50,8 +69,11 @@ final class SessionSender {
     }
 
     /// Sends a 2xx's ACK to its next hop, without a transaction.
-    func sendACK(_ request: SIPRequest, nextHop: URI, over flow: SIPTransport.TransportProtocol?) {
-        hops.resolve(nextHop, transport: flow) { [weak self] (destination: Destination?) in
+    func sendACK(_ request: SIPRequest, nextHop: URI, for entry: SessionEntry) {
+        if let destination = flowDestination(entry) {
+            return core.sendWithoutTransaction(request, to: destination)
+        }
+        hops.resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
             guard let self, let destination else { return }
             self.core.sendWithoutTransaction(request, to: destination)
         }

@@ -33,6 +33,8 @@ struct SessionSetup {
 
     var settings: Settings
     let random: EngineRandom
+    /// The `.invalid` host a WebSocket client's Contact names (`SIPTransportLayer.webSocketClientHost`).
+    var webSocketClientHost = "switchboard.invalid"
     /// The media address and RTP port the offer/answer engine writes for a new session, given the
     /// signalling address the session uses: the SDP/media hand-off (the provider opens the session's stream);
     /// `nil` when no stream could be opened (no free RTP port pair), so the session is not created.
@@ -51,7 +53,8 @@ struct SessionSetup {
         -> InviteSessionConfiguration
     {
         let contactURI = TransportForm.contact(
-            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport)
+            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport,
+            webSocketClientHost: webSocketClientHost)
         var configuration = InviteSessionConfiguration(
             contact: NameAddress(uri: .sip(contactURI)), reliableProvisionalResponses: settings.reliableProvisionals,
             sessionTimer: settings.sessionInterval.map { SessionTimerConfiguration(interval: $0) },

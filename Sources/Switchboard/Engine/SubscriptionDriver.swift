@@ -126,7 +126,8 @@ final class SubscriptionDriver {
         let local = hops.localAddress(toward: destination)
         let user = entry.target.from.uri.sipURI?.user ?? "switchboard"
         let contact = TransportForm.contact(
-            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport)
+            user: user, host: HopResolver.host(local), port: local.port, flow: destination.transport,
+            webSocketClientHost: engine.transport.webSocketClientHost)
         var configuration = Subscription.Configuration(
             expires: entry.target.expires, contact: NameAddress(uri: .sip(contact)))
         configuration.t1 = t1

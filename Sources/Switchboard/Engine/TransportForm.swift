@@ -13,6 +13,9 @@ import SIPTransport
 ///   clear. `transport=tls` is never written (RFC 5630 §3.1.3 deprecates it); one that comes in is read
 ///   as `sips:`.
 /// - TCP: a `sip:` URI with `;transport=tcp` (RFC 3261 §19.1.1).
+/// - WS: a `sip:` URI with `;transport=ws` (RFC 7118 §5.2).
+/// - WSS: a `sips:` URI with `;transport=ws` (RFC 7118 §5.2: there is no `transport=wss`). One that comes in
+///   (Kamailio and libre write it) is read as `sips:` with `transport=ws`.
 /// - UDP: the URI as given.
 ///
 /// A `transport` parameter already in a URI wins over the account's transport (CLI.md), so
@@ -25,16 +28,28 @@ enum TransportForm {
     ///     to RFC 3263.
     static func uri(_ uri: SIPURI, for transport: TransportProtocol?) -> SIPURI {
         var uri = uri
-        if uri.transport == "tls" {
+        switch uri.transport {
+        case "tls":
             uri.isSecure = true
             uri.transport = nil
             return uri
-        }
-        guard uri.transport == nil, !uri.isSecure, let transport else { return uri }
-        if transport == .tls {
+        case "wss":
             uri.isSecure = true
-        } else if transport == .tcp {
-            uri.transport = "tcp"
+            uri.transport = "ws"
+            return uri
+        default: break
+        }
+        guard uri.transport == nil, let transport else { return uri }
+        // A `sips:` URI stays as it is, except that a WSS flow says it is WebSocket.
+        guard !uri.isSecure || transport == .wss else { return uri }
+        switch transport {
+        case .tls: uri.isSecure = true
+        case .tcp: uri.transport = "tcp"
+        case .ws: uri.transport = "ws"
+        case .wss:
+            uri.isSecure = true
+            uri.transport = "ws"
+        case .udp: break
         }
         return uri
     }
@@ -46,8 +61,14 @@ enum TransportForm {
     }
 
     /// This side's Contact for a flow: `user` at the local address the flow uses (no port when it is 0), in
-    /// the flow's form (a TLS flow gives a `sips:` Contact).
-    static func contact(user: String, host: SIPHost, port: UInt16, flow: TransportProtocol) -> SIPURI {
-        uri(SIPURI(user: user, host: host, port: port == 0 ? nil : port), for: flow)
+    /// the flow's form (a TLS flow gives a `sips:` Contact). A WebSocket client with no listener of its own
+    /// (port 0) cannot know an address to be reached at: it names `webSocketClientHost`, a `.invalid` host,
+    /// as RFC 7118 §8's examples do, and the server routes requests back over the flow.
+    static func contact(
+        user: String, host: SIPHost, port: UInt16, flow: TransportProtocol, webSocketClientHost: String
+    ) -> SIPURI {
+        var host = host
+        if flow.isWebSocket, port == 0, let name = SIPHost(webSocketClientHost) { host = name }
+        return uri(SIPURI(user: user, host: host, port: port == 0 ? nil : port), for: flow)
     }
 }

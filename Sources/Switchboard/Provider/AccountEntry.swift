@@ -8,6 +8,10 @@ struct AccountEntry {
     let addressOfRecord: SIPURI
     let registrar: SIPURI?
     let outboundProxy: SIPURI?
+    /// The WebSocket server every request goes through (`Account.webSocketURL`).
+    let webSocket: WebSocketURL?
+    /// The account's transport: as configured, or the WebSocket URL's (WS or WSS).
+    let transport: SIPTransportKind?
     /// Where message-summary SUBSCRIBEs go (the AOR unless configured).
     let messageSummaryURI: URI
 
@@ -19,7 +23,20 @@ struct AccountEntry {
         addressOfRecord = aor
         messageSummaryURI = try .sip(Self.parse(account.messageSummaryURI, "message-summary URI", account) ?? aor)
         registrar = try Self.parse(account.registrar, "registrar", account)
-        outboundProxy = try Self.parse(account.outboundProxy, "outbound proxy", account)
+        if let text = account.webSocketURL {
+            guard let url = WebSocketURL(text), let hop = url.sipURI else {
+                throw .configuration("account \(account.id): bad WebSocket URL \(text)")
+            }
+            webSocket = url
+            // Calls, subscriptions and messages reach the server as their first hop, over the WebSocket: it
+            // takes the outbound proxy's place (a loose route).
+            outboundProxy = hop
+            transport = account.transport ?? SIPTransportKind(url.transport)
+        } else {
+            webSocket = nil
+            outboundProxy = try Self.parse(account.outboundProxy, "outbound proxy", account)
+            transport = account.transport
+        }
     }
 
     private static func parse(_ text: String?, _ what: String, _ account: Account) throws(CallError) -> SIPURI? {
@@ -47,7 +64,8 @@ struct AccountEntry {
     /// What the registration driver needs to register the account at `registrar`.
     func registrationSettings(registrar: SIPURI, userAgent: String) -> RegistrationDriver.Settings {
         RegistrationDriver.Settings(
-            addressOfRecord: addressOfRecord, registrar: registrar, transport: account.transport?.transportProtocol,
+            addressOfRecord: addressOfRecord, registrar: registrar, transport: transport?.transportProtocol,
+            firstHop: webSocket?.sipURI,
             contactUser: addressOfRecord.user ?? "user", expires: account.expires,
             keepAliveInterval: account.keepAliveInterval, userAgent: userAgent)
     }
@@ -57,7 +75,7 @@ struct AccountEntry {
         var from = NameAddress(uri: .sip(addressOfRecord))
         from.displayName = account.displayName
         return SubscriptionDriver.Target(
-            uri: messageSummaryURI, from: from, outboundProxy: outboundProxy, transport: account.transport,
+            uri: messageSummaryURI, from: from, outboundProxy: outboundProxy, transport: transport,
             expires: account.messageSummaryExpires, credentials: credentials)
     }
 }

@@ -90,7 +90,7 @@ final class CallCoordinator: @unchecked Sendable {
         let entry = record.call.account.flatMap { accounts[$0] }
         let request = OutgoingRequest(
             target: target, from: entry?.addressOfRecord, displayName: entry?.account.displayName,
-            outboundProxy: entry?.outboundProxy, transport: entry?.account.transport, credentials: entry?.credentials,
+            outboundProxy: entry?.outboundProxy, transport: entry?.transport, credentials: entry?.credentials,
             codecs: entry?.account.codecs ?? configuration.codecs, srtp: entry?.account.srtp ?? configuration.srtp,
             headers: headers, replaces: replaces, referredBy: referredBy)
         let (key, callID) = sessions.startCall(request)

@@ -52,7 +52,7 @@ struct ListenerSetup {
     /// Where the transport listens, by transport and family (`udp:127.0.0.1:40612`).
     static func bound(on transport: SIPTransportLayer) -> [CallProviderConfiguration.Listener] {
         var out: [CallProviderConfiguration.Listener] = []
-        for kind in [TransportProtocol.udp, .tcp, .tls] {
+        for kind in TransportProtocol.allCases {
             for family in [SocketAddress.Family.ipv4, .ipv6] {
                 guard let address = transport.listeningAddress(kind, family: family) else { continue }
                 out.append(.init(SIPTransportKind(kind), address.description))
@@ -74,8 +74,9 @@ struct ListenerSetup {
         var opened: [SocketAddress] = []
         for listener in listeners {
             let kind = listener.transport.transportProtocol
-            if kind == .tls, !hasCertificate {
-                return .failed(.configuration("listening on TLS needs tls.certificateFile and tls.privateKeyFile"))
+            if kind.isSecure, !hasCertificate {
+                return .failed(
+                    .configuration("listening on \(kind) needs tls.certificateFile and tls.privateKeyFile"))
             }
             guard var address = Self.address(of: listener) else {
                 return .failed(.configuration("bad listener address \(listener.address)"))
@@ -87,7 +88,7 @@ struct ListenerSetup {
                 isShared = true
             }
             do throws(TransportError) {
-                let bound = try transport.listen(kind, on: address)
+                let bound = try transport.listen(kind, on: address, resource: listener.resource ?? "/")
                 opened.append(bound)
                 if isPicked || boundPort[address.host] == nil { boundPort[address.host] = bound.port }
             } catch {

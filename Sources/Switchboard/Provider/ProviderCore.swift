@@ -114,6 +114,11 @@ final class ProviderCore: @unchecked Sendable {
     // MARK: Accounts
 
     func registerOnStart() {
+        // Connections to an account's WebSocket server ask for its URL's path.
+        for entry in accounts.all {
+            guard let url = entry.webSocket else { continue }
+            engine.transport.setWebSocketResource(url.resource, host: url.host, port: url.port)
+        }
         for entry in accounts.all where entry.account.registersOnStart && entry.registrar != nil {
             _ = registrations.register(entry)
         }
@@ -169,7 +174,7 @@ final class ProviderCore: @unchecked Sendable {
         messages.send(
             OutOfDialogRequest(
                 method: method, target: target, from: entry?.addressOfRecord, outboundProxy: entry?.outboundProxy,
-                transport: entry?.account.transport, credentials: entry?.credentials, contentType: contentType,
+                transport: entry?.transport, credentials: entry?.credentials, contentType: contentType,
                 body: body)
         ) { status in completion(.success(status)) }
     }

@@ -7,6 +7,8 @@ extension SIPTransportKind {
         case .udp: self = .udp
         case .tcp: self = .tcp
         case .tls: self = .tls
+        case .ws: self = .ws
+        case .wss: self = .wss
         }
     }
 
@@ -15,6 +17,8 @@ extension SIPTransportKind {
         case .udp: .udp
         case .tcp: .tcp
         case .tls: .tls
+        case .ws: .ws
+        case .wss: .wss
         }
     }
 }

@@ -1,0 +1,64 @@
+import Switchboard
+import Testing
+
+@testable import SwitchboardCLI
+
+/// `--transport ws|wss`, `--ws-url URL` and `--listen ws://ADDR:PORT/PATH` (RFC 7118): what the provider is
+/// configured with, and usage errors that name the flag.
+@Suite("WebSocket flags")
+struct WebSocketFlagsTests {
+    static func configuration(_ values: [String: String], defaultListen: String? = nil) throws(UsageError)
+        -> CallProviderConfiguration
+    {
+        let needs = ProviderHarness.Needs(registers: false, defaultListen: defaultListen, target: nil)
+        return try ProviderHarness.makeConfiguration(AccountOptions(values: values), needs: needs).0
+    }
+
+    @Test func aListenURLOpensAWebSocketListenerOnItsPathAndUDPBeside() throws {
+        let listeners = try Self.configuration(["listen": "ws://127.0.0.1:5480/sip"]).listeners
+        #expect(listeners == [.init(.ws, "127.0.0.1:5480", resource: "/sip"), .init(.udp, "127.0.0.1:5480")])
+        let secure = try Self.configuration(["listen": "wss://127.0.0.1:0", "transport": "wss"]).listeners
+        #expect(secure.first == .init(.wss, "127.0.0.1:0", resource: "/"))
+    }
+
+    @Test func transportWSOnAnAddressListensOnThePathRoot() throws {
+        let listeners = try Self.configuration(["listen": "127.0.0.1:5480", "transport": "ws"]).listeners
+        #expect(listeners.first?.transport == .ws && listeners.first?.resource == nil)
+        // answer's default for WS is the scheme's port.
+        let defaulted = try Self.configuration(["transport": "wss"], defaultListen: "0.0.0.0").listeners
+        #expect(defaulted.first?.address == "0.0.0.0:443")
+    }
+
+    @Test func anAccountCarriesItsWebSocketURL() throws {
+        let configuration = try Self.configuration([
+            "user": "alice@example.com", "ws-url": "wss://edge.example.com:8443/ws",
+        ])
+        let account = try #require(configuration.accounts.first)
+        #expect(account.webSocketURL == "wss://edge.example.com:8443/ws")
+        #expect(account.transport == nil)
+        let explicit = try Self.configuration([
+            "user": "alice@example.com", "ws-url": "ws://10.0.0.2/", "transport": "ws",
+        ])
+        #expect(explicit.accounts.first?.transport == .ws)
+    }
+
+    @Test(arguments: [
+        ["ws-url": "http://10.0.0.2/"], ["ws-url": "ws://"], ["ws-url": "ws:///path"], ["ws-url": "ws://a b/"],
+        ["ws-url": "ws://10.0.0.2/", "transport": "wss"], ["ws-url": "wss://10.0.0.2/", "transport": "tls"],
+        ["listen": "wss://127.0.0.1:0/", "transport": "ws"], ["listen": "ws://example.com/"],
+        ["transport": "websocket"],
+    ])
+    func badValuesAreUsageErrors(values: [String: String]) {
+        #expect(throws: UsageError.self) {
+            try Self.configuration(["user": "alice@example.com"].merging(values) { $1 })
+        }
+    }
+
+    @Test func aBadWebSocketURLExits2AndNamesTheFlag() {
+        let capture = Capture()
+        let status = SwitchboardCommand.run(
+            ["call", "sip:bob@127.0.0.1", "--user", "alice", "--ws-url", "tcp://127.0.0.1/"], io: capture.io)
+        #expect(status == 2)
+        #expect(capture.err.contains { $0.contains("--ws-url") })
+    }
+}
