@@ -48,7 +48,7 @@ struct AccountOptions {
             help: "local UDP ports for RTP (even) and RTCP (odd), one pair per call (40000-49999)"),
         FlagSpec(
             name: "media-timeout", valueName: "S",
-            help: "end a call with BYE when no RTP arrives for S seconds while some is due (off)"),
+            help: "end a call with BYE when no RTP arrives for S seconds while some is due, or off (off)"),
     ]
 
     var values: [String: String]
@@ -141,15 +141,15 @@ struct AccountOptions {
         }
     }
 
-    /// `--media-timeout S`: how long a call may go without RTP while some is due, `nil` for never.
-    var mediaTimeout: Duration? {
-        get throws(UsageError) {
-            guard let text = values["media-timeout"] else { return nil }
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                throw UsageError(message: "bad value for --media-timeout: \(text) (seconds, above 0)")
-            }
-            return .milliseconds(Int64((seconds * 1000).rounded()))
+    /// `--media-timeout S|off`: how long a call may go without RTP while some is due, `nil` for never;
+    /// `defaultValue` without the flag.
+    func mediaTimeout(default defaultValue: Duration?) throws(UsageError) -> Duration? {
+        guard let text = values["media-timeout"] else { return defaultValue }
+        if text == "off" { return nil }
+        guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            throw UsageError(message: "bad value for --media-timeout: \(text) (seconds, above 0, or off)")
         }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     var proxy: SIPAddress? {

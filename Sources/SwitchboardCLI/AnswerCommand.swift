@@ -30,6 +30,9 @@ enum AnswerCommand {
             Waits for calls on --listen (default 0.0.0.0:5060) and, with --registrar, registers the user.
             With --auto-answer every call is answered; on a terminal without it you are asked; otherwise calls
             are rejected with 486. Each call stays up --duration seconds (or until the caller hangs up).
+            With --auto-answer a call that receives no RTP for 30 s ends (--media-timeout S|off), so calls
+            whose caller vanished after the ACK do not stay; past --max-calls INVITEs get 486, and past the
+            --rtp-ports pairs 503 with Retry-After.
             Stops after --count calls or on SIGINT/SIGTERM.
             Exit status: 0 if every call taken connected and ended normally (or on a clean signal stop),
             1 otherwise, 2 on bad usage.
@@ -107,7 +110,10 @@ enum AnswerCommand {
         let harness: ProviderHarness
         do throws(HarnessError) {
             harness = try ProviderHarness.start(
-                options, needs: .init(registers: registers, defaultListen: defaultListen, target: nil), io: io,
+                options,
+                needs: .init(
+                    registers: registers, defaultListen: defaultListen, target: nil,
+                    defaultMediaTimeout: autoAnswer ? .seconds(30) : nil), io: io,
                 printer: printer
             ) { event in
                 guard let harness = harnessSlot.wait() else { return }

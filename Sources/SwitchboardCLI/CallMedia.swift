@@ -48,7 +48,7 @@ struct CallMedia: Sendable {
         }
         // Checked here, before anything starts; ProviderHarness.makeConfiguration applies it.
         _ = try options.rtpPorts
-        _ = try options.mediaTimeout
+        _ = try options.mediaTimeout(default: nil)
     }
 
     /// The audio of call number `number` (1-based): `%n` in `--record` becomes the number.

@@ -74,6 +74,9 @@ final class ProviderHarness: Sendable {
         var defaultListen: String?
         /// The URI a `call` goes to (for the local identity when there is no registrar).
         var target: String?
+        /// The media timeout without `--media-timeout` (`answer --auto-answer`: 30 s, so calls whose caller
+        /// vanished after the ACK end by themselves).
+        var defaultMediaTimeout: Duration? = nil
     }
 
     private init(
@@ -157,7 +160,7 @@ final class ProviderHarness: Sendable {
         configuration.codecs = try options.codecs
         configuration.srtp = try options.srtp
         if let ports = try options.rtpPorts { configuration.mediaPorts = ports }
-        configuration.mediaTimeout = try options.mediaTimeout
+        configuration.mediaTimeout = try options.mediaTimeout(default: needs.defaultMediaTimeout)
         if let text = options["max-calls"] {
             guard let value = Int(text), value > 0 else {
                 throw UsageError(message: "bad value for --max-calls: \(text)")

@@ -8,8 +8,11 @@ import Testing
 /// naming the flag.
 @Suite("--media-timeout")
 struct MediaTimeoutFlagTests {
-    static func timeout(_ values: [String: String]) throws(UsageError) -> Duration? {
-        let needs = ProviderHarness.Needs(registers: false, defaultListen: nil, target: nil)
+    static func timeout(_ values: [String: String], default defaultValue: Duration? = nil) throws(UsageError)
+        -> Duration?
+    {
+        let needs = ProviderHarness.Needs(
+            registers: false, defaultListen: nil, target: nil, defaultMediaTimeout: defaultValue)
         return try ProviderHarness.makeConfiguration(AccountOptions(values: values), needs: needs).0.mediaTimeout
     }
 
@@ -18,6 +21,20 @@ struct MediaTimeoutFlagTests {
         #expect(try Self.timeout(["media-timeout": "60"]) == .seconds(60))
         #expect(try Self.timeout(["media-timeout": "1.5"]) == .milliseconds(1500))
         #expect(try Self.timeout(["media-timeout": "0.02"]) == .milliseconds(20))
+    }
+
+    /// `answer --auto-answer` passes a 30 s default; `off` turns any default off.
+    @Test func aDefaultAppliesWithoutTheFlagAndOffTurnsItOff() throws {
+        #expect(try Self.timeout([:], default: .seconds(30)) == .seconds(30))
+        #expect(try Self.timeout(["media-timeout": "5"], default: .seconds(30)) == .seconds(5))
+        #expect(try Self.timeout(["media-timeout": "off"], default: .seconds(30)) == nil)
+        #expect(try Self.timeout(["media-timeout": "off"]) == nil)
+    }
+
+    @Test func answerHelpSaysTheAutoAnswerDefault() {
+        let capture = Capture()
+        #expect(SwitchboardCommand.run(["answer", "--help"], io: capture.io) == 0)
+        #expect(capture.out.contains { $0.contains("no RTP for 30 s ends") })
     }
 
     @Test(arguments: ["", "0", "-1", "abc", "nan", "inf", "1e9", "5s"])
