@@ -2,7 +2,8 @@
 # proxy (its own start, -A WITH_WEBSOCKET: ws://127.0.0.1:5080/, wss://127.0.0.1:5443/): `switchboard
 # register` over WS and WSS; a WSS certificate that names another server is refused; `switchboard call`
 # over WS to a `switchboard answer` registered over UDP, and back: a UDP call to an answer registered over
-# WS, which Kamailio reaches over the WebSocket (the answer's Contact names a .invalid host).
+# WS, which Kamailio reaches over the WebSocket (the answer's Contact names a .invalid host). In each call
+# the caller plays tone:1000 and the callee tone:440, both record, and each recording must hold the other's.
 # Users from peers/kamailio/users.cfg; switchboard takes free ports (--listen 127.0.0.1:0).
 
 export KAMAILIO_WS_RUN="$OUT/kamailio-ws"
@@ -57,24 +58,32 @@ ws_wait_registered() {
   done
 }
 
-# The caller's and callee's event lines show a connected call that ended normally with audio both ways.
+# The caller's and callee's event lines show a connected call that ended normally with audio both ways, and
+# each recording holds the other side's tone (the caller plays tone:1000 and records caller.wav, the callee
+# plays tone:440 and records callee.wav): media/tonecheck.py wants the expected tone 20 dB above the other.
 ws_call_checks() {
   echo "--- caller"; cat events.out; echo "--- callee"; cat answer.out
   grep -q "connected codec=" events.out && grep -q "connected codec=" answer.out || return 1
   grep -q "ended reason=localEnded" events.out && grep -q "ended reason=remoteEnded" answer.out || return 1
-  grep -Eq "summary .* rx=[1-9][0-9]*" events.out && grep -Eq "summary .* rx=[1-9][0-9]*" answer.out
+  grep -Eq "summary .* rx=[1-9][0-9]*" events.out && grep -Eq "summary .* rx=[1-9][0-9]*" answer.out || return 1
+  local ok=0
+  python3 "$HERE/media/tonecheck.py" caller.wav --expect 440 --other 1000 || ok=1
+  python3 "$HERE/media/tonecheck.py" callee.wav --expect 1000 --other 440 || ok=1
+  return $ok
 }
 
 # switchboard call over the WebSocket to bob, registered over UDP by switchboard answer.
 ws_call_out() {
   capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
   "$ROOT/.build/debug/switchboard" answer --registrar sip:127.0.0.1 --user bob --password bobpw \
-    --listen 127.0.0.1:0 --rtp-ports 17100-17199 --auto-answer --count 1 > answer.out 2> answer.err &
+    --listen 127.0.0.1:0 --rtp-ports 17100-17199 --auto-answer --count 1 --play tone:440 --record callee.wav \
+    > answer.out 2> answer.err &
   local pid=$!
   ws_wait_registered answer.out || { stop_pid "$pid"; echo "bob did not register"; cat answer.err; return 1; }
   "$ROOT/.build/debug/switchboard" call sip:bob@127.0.0.1 --user alice@127.0.0.1 --password alicepw \
-    --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 --trace \
-    > events.out 2> trace.out
+    --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 \
+    --play tone:1000 --record caller.wav \
+    --trace > events.out 2> trace.out
   local rc=$?
   local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
   stop_pid "$pid"
@@ -92,11 +101,13 @@ ws_call_in() {
   capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
   "$ROOT/.build/debug/switchboard" answer --registrar sip:127.0.0.1 --user carol --password carolpw \
     --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --listen 127.0.0.1:0 --rtp-ports 17100-17199 \
-    --auto-answer --count 1 --trace > answer.out 2> answer.err &
+    --auto-answer --count 1 --play tone:440 --record callee.wav --trace > answer.out 2> answer.err &
   local pid=$!
   ws_wait_registered answer.out || { stop_pid "$pid"; echo "carol did not register"; cat answer.err; return 1; }
   "$ROOT/.build/debug/switchboard" call sip:carol@127.0.0.1 --user alice@127.0.0.1 --password alicepw \
-    --proxy sip:127.0.0.1 --listen 127.0.0.1:0 --rtp-ports 17000-17099 --duration 2 > events.out 2> trace.out
+    --proxy sip:127.0.0.1 --listen 127.0.0.1:0 --rtp-ports 17000-17099 --duration 2 \
+    --play tone:1000 --record caller.wav \
+    > events.out 2> trace.out
   local rc=$?
   local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
   stop_pid "$pid"
