@@ -4,6 +4,8 @@
 # over WS to a `switchboard answer` registered over UDP, and back: a UDP call to an answer registered over
 # WS, which Kamailio reaches over the WebSocket (the answer's Contact names a .invalid host). In each call
 # the caller plays tone:1000 and the callee tone:440, both record, and each recording must hold the other's.
+# And Switchboard to Switchboard with no proxy, over WS and WSS: `answer --listen ws://...` or `wss://...`,
+# `call --ws-url`, tones checked the same way.
 # Users from peers/kamailio/users.cfg; switchboard takes free ports (--listen 127.0.0.1:0).
 
 export KAMAILIO_WS_RUN="$OUT/kamailio-ws"
@@ -118,6 +120,38 @@ ws_call_in() {
   grep -Eq "^INVITE sips?:carol@[a-z0-9]+\.invalid;transport=ws SIP/2.0" answer.err \
     || { echo "the INVITE did not reach carol's .invalid Contact over the WebSocket"; return 1; }
 }
+
+# Switchboard to Switchboard, no proxy: `switchboard answer --listen ws://127.0.0.1:17580/sip` (WSS: 17581
+# with --tls-cert/--tls-key, the run's certificate for 127.0.0.1) and `switchboard call --ws-url` to it (WSS:
+# --tls-ca, the run's CA), tones both ways. The answer's trace must show the INVITE came over the WebSocket.
+ws_sb_call() {
+  local port=17580 scheme=ws via=WS
+  [ "$TRANSPORT" = wss ] && { port=17581; scheme=wss; via=WSS; }
+  local url="$scheme://127.0.0.1:$port/sip"
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
+  "$ROOT/.build/debug/switchboard" answer --listen "$url" --tls-cert "$CERTDIR/server.crt" \
+    --tls-key "$CERTDIR/server.key" --user bob --rtp-ports 17100-17199 --auto-answer --count 1 \
+    --play tone:440 --record callee.wav --trace > answer.out 2> answer.err &
+  local pid=$!
+  wait_port $port tcp || { stop_pid "$pid"; echo "answer does not listen on $url"; cat answer.err; return 1; }
+  "$ROOT/.build/debug/switchboard" call "sip:bob@127.0.0.1:$port" --user alice@127.0.0.1 --ws-url "$url" \
+    --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 --play tone:1000 --record caller.wav \
+    --trace > events.out 2> trace.out
+  local rc=$?
+  local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
+  stop_pid "$pid"
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "call exit $rc"
+  [ $rc -eq 0 ] || { cat events.out; tail -20 trace.out; return 1; }
+  ws_call_checks || return 1
+  grep -q "^Via: SIP/2.0/$via " trace.out || { echo "no $via Via from the caller"; return 1; }
+  grep -Eq "^INVITE sips?:bob@127\.0\.0\.1:$port;transport=ws SIP/2.0" answer.err \
+    || { echo "the answer did not get an RFC 7118 INVITE"; return 1; }
+}
+
+for t in ws wss; do
+  case_add switchboard_ws call-over-websocket switchboard $t ws_sb_call
+done
 
 for t in ws wss; do
   case_add kamailio_ws register-over-websocket kamailio $t ws_register
