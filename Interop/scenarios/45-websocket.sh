@@ -95,6 +95,8 @@ ws_call_out() {
   ws_call_checks || return 1
   grep -Eq "^Record-Route: <sips?:127\.0\.0\.1:(5080|5443);transport=wss?;" trace.out \
     || { echo "Kamailio did not record-route the WebSocket leg"; return 1; }
+  grep -q " connected .*transport=$TRANSPORT" events.out && grep -q " connected .*transport=udp" answer.out \
+    || { echo "the connected lines do not say transport=$TRANSPORT (caller) and udp (callee)"; return 1; }
 }
 
 # A UDP call to carol, registered over the WebSocket by switchboard answer: Kamailio relays the INVITE over
@@ -119,6 +121,8 @@ ws_call_in() {
   ws_call_checks || return 1
   grep -Eq "^INVITE sips?:carol@[a-z0-9]+\.invalid;transport=ws SIP/2.0" answer.err \
     || { echo "the INVITE did not reach carol's .invalid Contact over the WebSocket"; return 1; }
+  grep -q " connected .*transport=udp" events.out && grep -q " connected .*transport=$TRANSPORT" answer.out \
+    || { echo "the connected lines do not say transport=udp (caller) and $TRANSPORT (callee)"; return 1; }
 }
 
 # Switchboard to Switchboard, no proxy: `switchboard answer --listen ws://127.0.0.1:17580/sip` (WSS: 17581
@@ -145,6 +149,8 @@ ws_sb_call() {
   [ $rc -eq 0 ] || { cat events.out; tail -20 trace.out; return 1; }
   ws_call_checks || return 1
   grep -q "^Via: SIP/2.0/$via " trace.out || { echo "no $via Via from the caller"; return 1; }
+  grep -q " connected .*transport=$TRANSPORT" events.out && grep -q " connected .*transport=$TRANSPORT" answer.out \
+    || { echo "a connected line does not say transport=$TRANSPORT"; return 1; }
   grep -Eq "^INVITE sips?:bob@127\.0\.0\.1:$port;transport=ws SIP/2.0" answer.err \
     || { echo "the answer did not get an RFC 7118 INVITE"; return 1; }
 }
