@@ -2,7 +2,10 @@
 # proxy (its own start, -A WITH_WEBSOCKET: ws://127.0.0.1:5080/, wss://127.0.0.1:5443/): `switchboard
 # register` over WS and WSS; a WSS certificate that names another server is refused; `switchboard call`
 # over WS to a `switchboard answer` registered over UDP, and back: a UDP call to an answer registered over
-# WS, which Kamailio reaches over the WebSocket (the answer's Contact names a .invalid host).
+# WS, which Kamailio reaches over the WebSocket (the answer's Contact names a .invalid host). In each call
+# the caller plays tone:1000 and the callee tone:440, both record, and each recording must hold the other's.
+# And Switchboard to Switchboard with no proxy, over WS and WSS: `answer --listen ws://...` or `wss://...`,
+# `call --ws-url`, tones checked the same way.
 # Users from peers/kamailio/users.cfg; switchboard takes free ports (--listen 127.0.0.1:0).
 
 export KAMAILIO_WS_RUN="$OUT/kamailio-ws"
@@ -57,24 +60,32 @@ ws_wait_registered() {
   done
 }
 
-# The caller's and callee's event lines show a connected call that ended normally with audio both ways.
+# The caller's and callee's event lines show a connected call that ended normally with audio both ways, and
+# each recording holds the other side's tone (the caller plays tone:1000 and records caller.wav, the callee
+# plays tone:440 and records callee.wav): media/tonecheck.py wants the expected tone 20 dB above the other.
 ws_call_checks() {
   echo "--- caller"; cat events.out; echo "--- callee"; cat answer.out
   grep -q "connected codec=" events.out && grep -q "connected codec=" answer.out || return 1
   grep -q "ended reason=localEnded" events.out && grep -q "ended reason=remoteEnded" answer.out || return 1
-  grep -Eq "summary .* rx=[1-9][0-9]*" events.out && grep -Eq "summary .* rx=[1-9][0-9]*" answer.out
+  grep -Eq "summary .* rx=[1-9][0-9]*" events.out && grep -Eq "summary .* rx=[1-9][0-9]*" answer.out || return 1
+  local ok=0
+  python3 "$HERE/media/tonecheck.py" caller.wav --expect 440 --other 1000 || ok=1
+  python3 "$HERE/media/tonecheck.py" callee.wav --expect 1000 --other 440 || ok=1
+  return $ok
 }
 
 # switchboard call over the WebSocket to bob, registered over UDP by switchboard answer.
 ws_call_out() {
   capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
   "$ROOT/.build/debug/switchboard" answer --registrar sip:127.0.0.1 --user bob --password bobpw \
-    --listen 127.0.0.1:0 --rtp-ports 17100-17199 --auto-answer --count 1 > answer.out 2> answer.err &
+    --listen 127.0.0.1:0 --rtp-ports 17100-17199 --auto-answer --count 1 --play tone:440 --record callee.wav \
+    > answer.out 2> answer.err &
   local pid=$!
   ws_wait_registered answer.out || { stop_pid "$pid"; echo "bob did not register"; cat answer.err; return 1; }
   "$ROOT/.build/debug/switchboard" call sip:bob@127.0.0.1 --user alice@127.0.0.1 --password alicepw \
-    --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 --trace \
-    > events.out 2> trace.out
+    --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 \
+    --play tone:1000 --record caller.wav \
+    --trace > events.out 2> trace.out
   local rc=$?
   local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
   stop_pid "$pid"
@@ -84,6 +95,8 @@ ws_call_out() {
   ws_call_checks || return 1
   grep -Eq "^Record-Route: <sips?:127\.0\.0\.1:(5080|5443);transport=wss?;" trace.out \
     || { echo "Kamailio did not record-route the WebSocket leg"; return 1; }
+  grep -q " connected .*transport=$TRANSPORT" events.out && grep -q " connected .*transport=udp" answer.out \
+    || { echo "the connected lines do not say transport=$TRANSPORT (caller) and udp (callee)"; return 1; }
 }
 
 # A UDP call to carol, registered over the WebSocket by switchboard answer: Kamailio relays the INVITE over
@@ -92,11 +105,13 @@ ws_call_in() {
   capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
   "$ROOT/.build/debug/switchboard" answer --registrar sip:127.0.0.1 --user carol --password carolpw \
     --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --listen 127.0.0.1:0 --rtp-ports 17100-17199 \
-    --auto-answer --count 1 --trace > answer.out 2> answer.err &
+    --auto-answer --count 1 --play tone:440 --record callee.wav --trace > answer.out 2> answer.err &
   local pid=$!
   ws_wait_registered answer.out || { stop_pid "$pid"; echo "carol did not register"; cat answer.err; return 1; }
   "$ROOT/.build/debug/switchboard" call sip:carol@127.0.0.1 --user alice@127.0.0.1 --password alicepw \
-    --proxy sip:127.0.0.1 --listen 127.0.0.1:0 --rtp-ports 17000-17099 --duration 2 > events.out 2> trace.out
+    --proxy sip:127.0.0.1 --listen 127.0.0.1:0 --rtp-ports 17000-17099 --duration 2 \
+    --play tone:1000 --record caller.wav \
+    > events.out 2> trace.out
   local rc=$?
   local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
   stop_pid "$pid"
@@ -106,7 +121,43 @@ ws_call_in() {
   ws_call_checks || return 1
   grep -Eq "^INVITE sips?:carol@[a-z0-9]+\.invalid;transport=ws SIP/2.0" answer.err \
     || { echo "the INVITE did not reach carol's .invalid Contact over the WebSocket"; return 1; }
+  grep -q " connected .*transport=udp" events.out && grep -q " connected .*transport=$TRANSPORT" answer.out \
+    || { echo "the connected lines do not say transport=udp (caller) and $TRANSPORT (callee)"; return 1; }
 }
+
+# Switchboard to Switchboard, no proxy: `switchboard answer --listen ws://127.0.0.1:17580/sip` (WSS: 17581
+# with --tls-cert/--tls-key, the run's certificate for 127.0.0.1) and `switchboard call --ws-url` to it (WSS:
+# --tls-ca, the run's CA), tones both ways. The answer's trace must show the INVITE came over the WebSocket.
+ws_sb_call() {
+  local port=17580 scheme=ws via=WS
+  [ "$TRANSPORT" = wss ] && { port=17581; scheme=wss; via=WSS; }
+  local url="$scheme://127.0.0.1:$port/sip"
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
+  "$ROOT/.build/debug/switchboard" answer --listen "$url" --tls-cert "$CERTDIR/server.crt" \
+    --tls-key "$CERTDIR/server.key" --user bob --rtp-ports 17100-17199 --auto-answer --count 1 \
+    --play tone:440 --record callee.wav --trace > answer.out 2> answer.err &
+  local pid=$!
+  wait_port $port tcp || { stop_pid "$pid"; echo "answer does not listen on $url"; cat answer.err; return 1; }
+  "$ROOT/.build/debug/switchboard" call "sip:bob@127.0.0.1:$port" --user alice@127.0.0.1 --ws-url "$url" \
+    --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 --play tone:1000 --record caller.wav \
+    --trace > events.out 2> trace.out
+  local rc=$?
+  local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
+  stop_pid "$pid"
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "call exit $rc"
+  [ $rc -eq 0 ] || { cat events.out; tail -20 trace.out; return 1; }
+  ws_call_checks || return 1
+  grep -q "^Via: SIP/2.0/$via " trace.out || { echo "no $via Via from the caller"; return 1; }
+  grep -q " connected .*transport=$TRANSPORT" events.out && grep -q " connected .*transport=$TRANSPORT" answer.out \
+    || { echo "a connected line does not say transport=$TRANSPORT"; return 1; }
+  grep -Eq "^INVITE sips?:bob@127\.0\.0\.1:$port;transport=ws SIP/2.0" answer.err \
+    || { echo "the answer did not get an RFC 7118 INVITE"; return 1; }
+}
+
+for t in ws wss; do
+  case_add switchboard_ws call-over-websocket switchboard $t ws_sb_call
+done
 
 for t in ws wss; do
   case_add kamailio_ws register-over-websocket kamailio $t ws_register

@@ -283,13 +283,28 @@ extension SIPTransportLayer {
 
     func closeConnection(_ connection: StreamConnection, error: TransportError?, notify: Bool = true) {
         guard connection.state != .closed else { return }
+        // Waiting for the server's close frame: it came, the server closed, or something failed.
+        guard connection.state != .closing else { return finishClosing(connection) }
         // The WebSocket close handshake's first half (RFC 6455 §7.1.2): going away on shutdown or an error.
         if let frame = connection.webSocket?.close(error == nil && notify ? .normalClosure : .goingAway) {
             try? connection.enqueue(frame)
             try? connection.flush()
         }
-        connection.state = .closed
-        connection.channel.close()
+        // A client closing cleanly waits (bounded) for the server's close frame and lets the server close
+        // the TCP connection first (RFC 6455 §7.1.1); on shutdown it does not wait.
+        let waits = connection.isOutbound && notify && connection.webSocket?.isClosing == true
+        if waits {
+            connection.state = .closing
+            closingConnections[connection.id] = connection
+            updateWriteInterest(connection)
+            connection.closeTimer = loop.scheduleTimer(after: configuration.webSocketCloseTimeout) {
+                [weak self] in
+                self?.finishClosing(connection)
+            }
+        } else {
+            connection.state = .closed
+            connection.channel.close()
+        }
         for timer in [connection.connectTimer, connection.keepAliveTimer, connection.pongTimer].compactMap({ $0 }) {
             loop.cancelTimer(timer)
         }
@@ -297,5 +312,17 @@ extension SIPTransportLayer {
         connections[connection.id] = nil
         for (key, id) in connectionIndex where id == connection.id { connectionIndex[key] = nil }
         if notify { onFlowEvent?(.closed(connection.id, error)) }
+    }
+
+    /// The end of a WebSocket client's wait for the server's close frame: close the TCP connection.
+    func finishClosing(_ connection: StreamConnection) {
+        guard connection.state == .closing else { return }
+        connection.state = .closed
+        closingConnections[connection.id] = nil
+        if let timer = connection.closeTimer {
+            loop.cancelTimer(timer)
+            connection.closeTimer = nil
+        }
+        connection.channel.close()
     }
 }

@@ -61,6 +61,8 @@ public final class SIPTransportLayer: @unchecked Sendable {
     var udpListeners: [UDPListener] = []
     var streamListeners: [StreamListener] = []
     var connections: [FlowID: StreamConnection] = [:]
+    /// WebSocket client connections waiting for the server's close frame (out of `connections`).
+    var closingConnections: [FlowID: StreamConnection] = [:]
     var connectionIndex: [ConnectionKey: FlowID] = [:]
     var nextFlow: UInt64 = 1
     var receiveBuffer = [UInt8](repeating: 0, count: 65_536)
@@ -162,6 +164,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
         udpListeners.removeAll()
         streamListeners.removeAll()
         for connection in Array(connections.values) { closeConnection(connection, error: nil, notify: false) }
+        for connection in Array(closingConnections.values) { finishClosing(connection) }
         if let idleSweep { loop.cancelTimer(idleSweep) }
     }
 

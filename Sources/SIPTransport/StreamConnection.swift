@@ -6,6 +6,9 @@ final class StreamConnection {
         case connecting
         case handshaking
         case established
+        /// A WebSocket client sent its close frame and waits (bounded by `closeTimer`) for the server's
+        /// before it closes the TCP connection (RFC 6455 §7.1.1). Gone from the flow tables: nothing is sent.
+        case closing
         case closed
     }
 
@@ -32,6 +35,8 @@ final class StreamConnection {
     var connectTimer: TimerHandle?
     var keepAliveTimer: TimerHandle?
     var pongTimer: TimerHandle?
+    /// The bound on `.closing`.
+    var closeTimer: TimerHandle?
     var keepAliveInterval: Duration?
     var watchingWrites = false
 

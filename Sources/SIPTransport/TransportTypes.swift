@@ -106,6 +106,9 @@ public struct TransportConfiguration: Sendable {
     /// Requests over UDP larger than this move to TCP (RFC 3261 §18.1.1); `nil` never switches.
     public var udpSwitchThreshold: Int?
     public var tls: TLSConfiguration
+    /// How long a WebSocket client that sent its close frame waits for the server's before it closes the
+    /// TCP connection itself (RFC 6455 §7.1.1: the server closes first).
+    public var webSocketCloseTimeout: Duration = .seconds(2)
     /// A UDP datagram that waited longer than this in the socket's queue marks the loop as behind its input
     /// (`SIPTransportLayer.isReceiveBacklogged`). T1: by then the caller retransmits, so the backlog feeds
     /// itself; a shorter stall (a busy machine's scheduling) only delays calls and must not fail them.

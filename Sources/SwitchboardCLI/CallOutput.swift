@@ -6,7 +6,11 @@ import Switchboard
 enum CallOutput {
     static func connected(_ call: Call, printer: EventPrinter) {
         printer.emit(
-            "connected", [("codec", .string(call.codec ?? "none")), ("srtp", .bool(call.isSecure))])
+            "connected",
+            [
+                ("codec", .string(call.codec ?? "none")), ("srtp", .bool(call.isSecure)),
+                ("transport", .string(call.transport?.rawValue ?? "none")),
+            ])
     }
 
     /// `ringing status=18x`, and `early-media status=18x codec=NAME` when that provisional brought an early

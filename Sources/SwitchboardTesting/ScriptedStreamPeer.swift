@@ -43,8 +43,10 @@ public final class ScriptedConnection: @unchecked Sendable {
     }
 
     /// Writes `text` (once the connection is up; queued until then).
-    public func send(_ text: String) {
-        let bytes = Array(text.utf8)
+    public func send(_ text: String) { send(bytes: Array(text.utf8)) }
+
+    /// Writes `bytes` as they are (once the connection is up; queued until then).
+    public func send(bytes: [UInt8]) {
         world.loop.withLoop {
             pending.append(contentsOf: bytes)
             flushPending()
@@ -79,6 +81,18 @@ public final class ScriptedConnection: @unchecked Sendable {
 
     /// Closes the connection (the peer sees the end of the stream).
     public func close() { world.loop.withLoop { channel.close() } }
+
+    /// Whether the other end closed the connection (the end of the stream arrived).
+    public var isClosed: Bool { inbox.isClosed.load(ordering: .acquiring) }
+
+    /// The bytes that arrived and were not taken yet, taken (raw: no SIP framing).
+    public func takeBytes() -> [UInt8] {
+        inbox.bytes.withLock { bytes in
+            let taken = bytes
+            bytes = []
+            return taken
+        }
+    }
 
     /// Takes one message (head and Content-Length body) off the front of `bytes`.
     static func takeMessage(from bytes: inout [UInt8]) -> String? {

@@ -49,7 +49,7 @@ struct MediaFlagsTests {
         #expect(events.filter { $0 == "dtmf-sent" }.count == 3)
         #expect(events.contains("held"), "\(call.out) \(answer.out)")
         #expect(events.contains("resumed"))
-        #expect(call.out.contains { $0.contains("connected codec=PCMU srtp=no") })
+        #expect(call.out.contains { $0.contains("connected codec=PCMU srtp=no transport=udp") })
         let summary = try #require(call.out.first { $0.contains(" summary ") })
         let received = try #require(summary.firstMatch(of: #/rx=(\d+)/#).flatMap { Int($0.1) })
         #expect(received > 100)

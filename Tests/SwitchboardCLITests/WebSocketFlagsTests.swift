@@ -54,6 +54,24 @@ struct WebSocketFlagsTests {
         }
     }
 
+    /// The `connected` line names the call's transport (CLI.md: a key added at the end of the line).
+    @Test func theConnectedLineNamesTheWebSocketTransport() async throws {
+        let bob = try await InProcessAnswer.start([
+            "--listen", "ws://127.0.0.1:0/sip", "--auto-answer", "--count", "1", "--codecs", "pcmu",
+        ])
+        let call = Capture()
+        let status = await runCommand(
+            [
+                "call", "sip:bob@127.0.0.1:\(bob.port)", "--user", "alice@127.0.0.1",
+                "--ws-url", "ws://127.0.0.1:\(bob.port)/sip",
+                "--duration", "0.5", "--codecs", "pcmu",
+            ], io: call.io)
+        #expect(status == 0)
+        #expect(await bob.exitStatus() == 0)
+        #expect(call.out.contains { $0.contains(" connected codec=PCMU srtp=no transport=ws") }, "\(call.out)")
+        #expect(bob.capture.out.contains { $0.contains(" connected codec=PCMU srtp=no transport=ws") })
+    }
+
     @Test func aBadWebSocketURLExits2AndNamesTheFlag() {
         let capture = Capture()
         let status = SwitchboardCommand.run(

@@ -179,6 +179,61 @@ import Testing
         #expect(closeFrames.count >= 1)
     }
 
+    /// A client on 10.0.0.1 whose flow to a scripted WebSocket server on 10.0.0.2:80 is open (the upgrade
+    /// answered, one OPTIONS received), then closed by the client: the client (keep it: its timers and
+    /// handlers hold it weakly), the server's connection, and what came.
+    func clientClosingItsFlow(world: VirtualWorld) throws -> (SIPTransportLayer, ScriptedConnection, [UInt8]) {
+        let listener = try ScriptedListener(world: world, host: "10.0.0.2", port: 80)
+        var configuration = TransportConfiguration()
+        configuration.webSocketCloseTimeout = .seconds(2)
+        let client = world.network.makeTransportLayer(host: "10.0.0.1", configuration: configuration)
+        let destination = Destination(transport: .ws, address: listener.address)
+        try world.loop.withLoop {
+            let via = try #require(client.makeVia(for: destination, branch: "z9hG4bK-close"))
+            client.send(request: try Pair.options(via: via, transport: .ws), to: destination, completion: nil)
+        }
+        let server = try #require(listener.accept(within: .seconds(2)))
+        let upgrade = try #require(server.message(within: .seconds(2)))
+        var handshake = WebSocketServerHandshake(resource: "/")
+        guard case .accepted(_, let response, _) = handshake.receive(Array(upgrade.utf8)) else {
+            Issue.record("not an upgrade: \(upgrade)")
+            return (client, server, [])
+        }
+        server.send(bytes: response)
+        world.advance(by: .milliseconds(100))
+        let flow = try #require(world.loop.withLoop { client.flow(to: destination) })
+        _ = server.takeBytes()  // the OPTIONS
+        world.loop.withLoop { client.close(flow: flow) }
+        world.advance(by: .milliseconds(500))
+        return (client, server, server.takeBytes())
+    }
+
+    /// RFC 6455 §7.1.1: the client sends its close frame and leaves the TCP close to the server; once the
+    /// server's close frame came it closes at once.
+    @Test func aClosingClientWaitsForTheServersCloseFrame() throws {
+        let world = VirtualWorld(seed: 5)
+        let (client, server, arrived) = try clientClosingItsFlow(world: world)
+        defer { world.loop.withLoop { client.shutdown() } }
+        #expect(arrived.first == 0x88, "the client's close frame (masked, 1000)")
+        #expect(!server.isClosed, "the client closed TCP before the server's close frame")
+        server.send(bytes: WebSocketFrame(.close, payload: [0x03, 0xE8]).serialized())
+        world.advance(by: .milliseconds(100))
+        #expect(server.isClosed, "the server's close frame did not end the wait")
+    }
+
+    /// A server that never answers the close frame: the client closes TCP itself after
+    /// `webSocketCloseTimeout` (2 s here), not before.
+    @Test func aClosingClientGivesUpOnASilentServer() throws {
+        let world = VirtualWorld(seed: 6)
+        let (client, server, arrived) = try clientClosingItsFlow(world: world)
+        defer { world.loop.withLoop { client.shutdown() } }
+        #expect(arrived.first == 0x88)
+        world.advance(by: .milliseconds(1400))
+        #expect(!server.isClosed, "closed 1.9 s after the close frame, before the timeout")
+        world.advance(by: .milliseconds(200))
+        #expect(server.isClosed, "still open 2.1 s after the close frame")
+    }
+
     /// WSS: the certificate and the name are checked as for TLS.
     func wss(certificateHost: String, serverName: String?) throws -> (TransportError??, Int) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sb-vwss-\(UUID().uuidString)")

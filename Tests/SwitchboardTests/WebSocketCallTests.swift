@@ -63,8 +63,11 @@ struct WebSocketCallTests {
         let bobController = CallController(provider: setup.bob)
         try await bobController.answerCall(invite.callUUID)
         let connected = try #require(await setup.aliceDelegate.connected(call))
-        _ = try #require(await setup.bobDelegate.connected(invite.callUUID))
+        let bobConnected = try #require(await setup.bobDelegate.connected(invite.callUUID))
         #expect(connected.uuid == call)
+        // Each side's call names the transport its INVITE went out or came in on.
+        #expect(connected.transport == (secure ? .wss : .ws))
+        #expect(bobConnected.transport == (secure ? .wss : .ws))
         try await bobController.endCall(invite.callUUID)
         let ended = try #require(await setup.aliceDelegate.ended(call), "Bob's BYE did not reach Alice")
         #expect(ended.reason == .remoteEnded)

@@ -11,6 +11,8 @@ struct WebSocketFlow {
         case serverHandshake(WebSocketServerHandshake)
         /// Messages flow.
         case open(WebSocketConnection<SystemRandomNumberGenerator>)
+        /// This end sent its close frame and waits for the peer's; what else arrives is dropped.
+        case closing(WebSocketConnection<SystemRandomNumberGenerator>)
         /// Closed (or refused).
         case closed
     }
@@ -61,6 +63,12 @@ struct WebSocketFlow {
         return false
     }
 
+    /// This end sent its close frame and waits for the peer's.
+    var isClosing: Bool {
+        if case .closing = state { return true }
+        return false
+    }
+
     /// Takes plaintext from the connection.
     mutating func receive(_ bytes: [UInt8]) -> [Event] {
         switch state {
@@ -90,6 +98,13 @@ struct WebSocketFlow {
             let actions = connection.receive(bytes)
             state = .open(connection)
             return events(actions)
+        case .closing(var connection):
+            let actions = connection.receive(bytes)
+            state = .closing(connection)
+            return events(actions).filter {
+                if case .message = $0 { return false }
+                return true
+            }
         case .closed:
             return []
         }
@@ -114,14 +129,18 @@ struct WebSocketFlow {
         return bytes
     }
 
-    /// The close frame that starts the close handshake, or `nil` unless open.
+    /// The close frame that starts the close handshake, or `nil` unless open. The flow then waits for the
+    /// peer's close frame (`isClosing`), which comes out of `receive(_:)` as `.closed`.
     mutating func close(_ code: WebSocketCloseCode) -> [UInt8]? {
         guard case .open(var connection) = state else {
             state = .closed
             return nil
         }
-        let bytes = connection.close(WebSocketClose(code: code))
-        state = .closed
+        guard let bytes = connection.close(WebSocketClose(code: code)) else {
+            state = .closed
+            return nil
+        }
+        state = .closing(connection)
         return bytes
     }
 

@@ -53,6 +53,9 @@ public struct Call: Sendable, Identifiable, CustomStringConvertible {
     public var codec: String?
     /// Whether the media is encrypted (SRTP).
     public var isSecure: Bool
+    /// The transport of the call's signalling (the one its INVITE went out or came in on), once it
+    /// connected.
+    public var transport: SIPTransportKind? = nil
     /// Media figures, once media runs.
     public var quality: CallQuality?
     /// When the call was placed or the invite arrived.

@@ -92,6 +92,9 @@ final class SessionDriver {
         return !entry.isFinished
     }
 
+    /// The transport the session's INVITE went out or came in on, once known.
+    func transport(_ key: SessionKey) -> SIPTransport.TransportProtocol? { directory[key]?.transport }
+
     /// Drops every session without sending anything (the provider is going away).
     func reset() {
         for entry in directory.removeAll() {

@@ -114,6 +114,9 @@ extension CallCoordinator: SessionDriverDelegate {
 
     private func connected(_ record: CallRecord, _ session: NegotiatedSession?) {
         if let session { apply(session, to: record) }
+        if let key = record.session, let transport = sessions.transport(key) {
+            record.call.transport = SIPTransportKind(transport)
+        }
         record.connected(at: engine.date)
         media.stopEarlyMedia(record)
         emit(.connected(record.call))
