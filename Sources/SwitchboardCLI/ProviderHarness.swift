@@ -205,6 +205,9 @@ final class ProviderHarness: Sendable {
             accountID = account.id
         } else if needs.registers {
             throw UsageError(message: "--user is required")
+        } else if options["ws-url"] != nil {
+            // The URL is the account's way to its server: without an account it would be silently unused.
+            throw UsageError(message: "--ws-url needs --user (the account whose requests it carries)")
         }
         return (configuration, accountID)
     }

@@ -54,6 +54,16 @@ struct WebSocketFlagsTests {
         }
     }
 
+    /// Without `--user` there is no account for the URL to carry: a usage error, not a call over UDP.
+    @Test func aWebSocketURLWithoutAUserIsAUsageError() {
+        #expect(throws: UsageError.self) { try Self.configuration(["ws-url": "ws://10.0.0.2/"]) }
+        let capture = Capture()
+        let status = SwitchboardCommand.run(
+            ["call", "sip:bob@127.0.0.1", "--listen", "127.0.0.1:0", "--ws-url", "ws://127.0.0.1:9/"], io: capture.io)
+        #expect(status == 2)
+        #expect(capture.err.contains { $0.contains("--ws-url needs --user") })
+    }
+
     /// The `connected` line names the call's transport (CLI.md: a key added at the end of the line).
     @Test func theConnectedLineNamesTheWebSocketTransport() async throws {
         let bob = try await InProcessAnswer.start([
