@@ -74,6 +74,18 @@ ws_call_checks() {
   return $ok
 }
 
+# After the caller exited with $1: lets the answerer ($2) end its call (bounded), stops it, stops the capture,
+# and checks the caller's exit status and the tones and connected lines (ws_call_checks).
+ws_end_call() {
+  local rc=$1 pid=$2 i=0
+  while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
+  stop_pid "$pid"
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "call exit $rc"
+  [ "$rc" -eq 0 ] || { cat events.out; tail -20 trace.out; return 1; }
+  ws_call_checks
+}
+
 # switchboard call over the WebSocket to bob, registered over UDP by switchboard answer.
 ws_call_out() {
   capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
@@ -86,13 +98,7 @@ ws_call_out() {
     --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 \
     --play tone:1000 --record caller.wav \
     --trace > events.out 2> trace.out
-  local rc=$?
-  local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
-  stop_pid "$pid"
-  capture_stop "$CASE_DIR/capture.pcap"
-  echo "call exit $rc"
-  [ $rc -eq 0 ] || { cat events.out; return 1; }
-  ws_call_checks || return 1
+  ws_end_call $? "$pid" || return 1
   grep -Eq "^Record-Route: <sips?:127\.0\.0\.1:(5080|5443);transport=wss?;" trace.out \
     || { echo "Kamailio did not record-route the WebSocket leg"; return 1; }
   grep -q " connected .*transport=$TRANSPORT" events.out && grep -q " connected .*transport=udp" answer.out \
@@ -112,13 +118,7 @@ ws_call_in() {
     --proxy sip:127.0.0.1 --listen 127.0.0.1:0 --rtp-ports 17000-17099 --duration 2 \
     --play tone:1000 --record caller.wav \
     > events.out 2> trace.out
-  local rc=$?
-  local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
-  stop_pid "$pid"
-  capture_stop "$CASE_DIR/capture.pcap"
-  echo "call exit $rc"
-  [ $rc -eq 0 ] || { cat events.out; return 1; }
-  ws_call_checks || return 1
+  ws_end_call $? "$pid" || return 1
   grep -Eq "^INVITE sips?:carol@[a-z0-9]+\.invalid;transport=ws SIP/2.0" answer.err \
     || { echo "the INVITE did not reach carol's .invalid Contact over the WebSocket"; return 1; }
   grep -q " connected .*transport=udp" events.out && grep -q " connected .*transport=$TRANSPORT" answer.out \
@@ -141,13 +141,7 @@ ws_sb_call() {
   "$ROOT/.build/debug/switchboard" call "sip:bob@127.0.0.1:$port" --user alice@127.0.0.1 --ws-url "$url" \
     --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --duration 2 --play tone:1000 --record caller.wav \
     --trace > events.out 2> trace.out
-  local rc=$?
-  local i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done
-  stop_pid "$pid"
-  capture_stop "$CASE_DIR/capture.pcap"
-  echo "call exit $rc"
-  [ $rc -eq 0 ] || { cat events.out; tail -20 trace.out; return 1; }
-  ws_call_checks || return 1
+  ws_end_call $? "$pid" || return 1
   grep -q "^Via: SIP/2.0/$via " trace.out || { echo "no $via Via from the caller"; return 1; }
   grep -q " connected .*transport=$TRANSPORT" events.out && grep -q " connected .*transport=$TRANSPORT" answer.out \
     || { echo "a connected line does not say transport=$TRANSPORT"; return 1; }
