@@ -307,9 +307,7 @@ final class SessionDriver {
         // be answered after the caller gave up, and would slow the calls in progress. Refuse it cheaply
         // (no session, no media) and say when to come back.
         if engine.transport.isReceiveBacklogged {
-            var response = core.makeResponse(503, to: request)
-            response.headerFields.append(.retryAfter, "1")
-            core.respond(response, to: transaction)
+            refuseForNow(request, transaction)
             return
         }
         // Past the call limit the INVITE costs one response: no session, no dialog, no media (issue 20).
@@ -339,9 +337,7 @@ final class SessionDriver {
             // No RTP port pair is free: refuse now and say when to come back, rather than answer with
             // port 0 (a call without audio). A shortage is one more reason to refuse, never a state.
             _ = directory.remove(key)
-            var response = core.makeResponse(503, to: request)
-            response.headerFields.append(.retryAfter, "1")
-            core.respond(response, to: transaction)
+            refuseForNow(request, transaction)
             return
         }
         // The new call takes the old one's place once it is set up; the old one ends now (RFC 3891 §3).
@@ -373,6 +369,13 @@ final class SessionDriver {
             return
         }
         perform(key) { $0.ring() }
+    }
+
+    /// 503 with `Retry-After: 1` (RFC 3261 §21.5.4): this side cannot take the call now, but soon may.
+    private func refuseForNow(_ request: SIPRequest, _ transaction: TransactionID) {
+        var response = core.makeResponse(503, to: request)
+        response.headerFields.append(.retryAfter, "1")
+        core.respond(response, to: transaction)
     }
 
     private func receiveCancel(_ cancel: ServerRequest, _ cancelling: TransactionID?) {
