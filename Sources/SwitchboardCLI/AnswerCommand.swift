@@ -22,6 +22,9 @@ enum AnswerCommand {
                 help: "new calls per second to be ready for: transaction tables sized up front (0)"),
             FlagSpec(name: "expires", valueName: "S", help: "registration lifetime with --registrar (600)"),
             FlagSpec(name: "quiet", valueName: nil, help: "print only the final summary counts (load tests)"),
+            FlagSpec(
+                name: "stats", valueName: "S",
+                help: "every S seconds a stats event: calls, sessions, transactions, ports, heap, RSS"),
         ]
 
     static let help = helpText(
@@ -61,6 +64,7 @@ enum AnswerCommand {
         let duration: Double?
         let count: Int?
         let media: CallMedia
+        let statsInterval: Double?
         do throws(UsageError) {
             let parsed = try parseArguments(arguments, specs: flags)
             if parsed.has("help") {
@@ -73,6 +77,7 @@ enum AnswerCommand {
             options = try AccountOptions.resolve(parsed, environment: environment, readFile: io.readFile)
             duration = try options.duration
             media = try CallMedia(options)
+            statsInterval = try StatsReporter.interval(options)
             if let text = options["count"] {
                 guard let n = Int(text), n > 0 else { throw UsageError(message: "bad value for --count: \(text)") }
                 count = n
@@ -137,7 +142,8 @@ enum AnswerCommand {
         let trim = IdleMemoryTrim(
             activity: { state.values.withLock { $0.invites + $0.ended } },
             isIdle: { provider.calls.allSatisfy { $0.state == .ended } })
-        defer { withExtendedLifetime(trim) {} }
+        let stats = statsInterval.map { StatsReporter(every: $0, provider: provider, printer: printer) }
+        defer { withExtendedLifetime((trim, stats)) {} }
         for listener in harness.provider.listeners {
             io.error("switchboard answer: listening on \(listener)")
         }

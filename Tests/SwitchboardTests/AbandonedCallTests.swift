@@ -47,19 +47,38 @@ struct AbandonedCallTests {
         let address: SocketAddress
         let peer: ScriptedPeer
 
+        let delegate: RecordingDelegate
+
         init(_ configure: (inout CallProviderConfiguration) -> Void) throws {
             world = VirtualWorld()
+            delegate = RecordingDelegate(world: world)
             var configuration = CallProviderConfiguration(
                 accounts: [Account(addressOfRecord: "sip:bob@127.0.0.1")], listeners: [.init(.udp, "127.0.0.1:5060")])
             configuration.unansweredTimeout = nil
             configure(&configuration)
             provider = try world.makeProvider(configuration: configuration, host: "127.0.0.1")
+            provider.setDelegate(delegate, queue: nil)
             address = try #require(SocketAddress(ip: "127.0.0.1", port: 5060))
             peer = try ScriptedPeer(world: world, host: "127.0.0.2")
         }
 
         var openStreams: Int { world.loop.withLoop { provider.core.calls.media.openStreamCount } }
         var pooledPairs: Int { provider.engine.media.pooledPairCount }
+
+        /// Answers the ringing call `callID` as the app would.
+        func answer(_ callID: String) throws {
+            let call = try #require(provider.calls.first { $0.callID == callID })
+            CallController(provider: provider).request(CallTransaction(action: AnswerCallAction(call: call.uuid))) {
+                _ in
+            }
+        }
+
+        /// Nothing of any call is left: no call record, session, transaction or media stream.
+        var holdsNothing: Bool {
+            let figures = provider.statistics
+            return figures.liveCalls == 0 && figures.calls == 0 && figures.sessions == 0 && figures.transactions == 0
+                && figures.mediaStreams == 0
+        }
 
         func close() {
             provider.invalidate(timeout: .seconds(2))
@@ -133,5 +152,71 @@ struct AbandonedCallTests {
         let rtp = try #require(SocketAddress(ip: "127.0.0.1", port: 40_000))
         let socket = try bob.world.network.makeDatagramSocket(binding: rtp)
         socket.close()
+    }
+
+    /// The first request `method` of `callID` that Bob sends within `limit` (virtual), skipping the rest.
+    private static func request(
+        _ method: String, of callID: String, from peer: ScriptedPeer, within limit: Duration
+    ) -> String? {
+        for _ in 0..<64 {
+            guard let text = peer.receive(within: limit) else { return nil }
+            if text.hasPrefix("\(method) "), text.contains("Call-ID: \(callID)\r\n") { return text }
+        }
+        return nil
+    }
+
+    @Test func anAnswerNeverAcknowledgedIsHungUpAfter64T1AndLeavesNothing() throws {
+        let bob = try Bob { _ in }
+        defer { bob.close() }
+        let port = bob.peer.address.port
+        bob.peer.send(Self.invite("no-ack", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "no-ack", from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        let answeredAt = bob.world.loop.now
+        try bob.answer("no-ack")
+        #expect(try #require(Self.response(to: "no-ack", from: bob.peer)).hasPrefix("SIP/2.0 200"))
+        let during = bob.provider.statistics
+        #expect(during.liveCalls == 1 && during.calls == 1 && during.sessions == 1 && during.mediaStreams == 1)
+        #expect(during.transactions == 1)
+
+        // RFC 3261 §13.3.1.4: the 2xx is resent until 64*T1 (32 s) passes without an ACK, then the UAS ends
+        // the session with a BYE.
+        let bye = try #require(Self.request("BYE", of: "no-ack", from: bob.peer, within: .seconds(40)))
+        let waited = bob.world.loop.now - answeredAt
+        #expect(waited >= .seconds(32) && waited < .seconds(33))
+        #expect(bye.contains("CSeq: "))
+        #expect(bob.provider.statistics.liveCalls == 0)
+        #expect(bob.openStreams == 0)
+
+        // The caller never answers the BYE either: its transaction times out (Timer F, 32 s), and then
+        // nothing of the call is left.
+        bob.world.advance(by: .seconds(40))
+        #expect(bob.holdsNothing)
+        bob.world.advance(by: PairPool.idleLimit)
+        #expect(bob.pooledPairs == 0)
+    }
+
+    @Test func aCallerGoneAfterItsAckIsEndedByTheMediaTimeoutAndLeavesNothing() throws {
+        let bob = try Bob { $0.mediaTimeout = .seconds(30) }
+        defer { bob.close() }
+        let port = bob.peer.address.port
+        bob.peer.send(Self.invite("gone-after-ack", peerPort: port), to: bob.address)
+        _ = try #require(Self.response(to: "gone-after-ack", from: bob.peer))
+        try bob.answer("gone-after-ack")
+        let ok = try #require(Self.response(to: "gone-after-ack", from: bob.peer))
+        #expect(ok.hasPrefix("SIP/2.0 200"))
+        let to = try #require(ok.split(separator: "\r\n").first { $0.hasPrefix("To: ") })
+        let ack =
+            "ACK sip:bob@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.2:\(port);branch=z9hG4bK-ack\r\n"
+            + "Max-Forwards: 70\r\n\(to)\r\nFrom: <sip:alice@127.0.0.2>;tag=a-gone-after-ack\r\n"
+            + "Call-ID: gone-after-ack\r\nCSeq: 1 ACK\r\nContent-Length: 0\r\n\r\n"
+        bob.peer.send(ack, to: bob.address)
+        let acknowledgedAt = bob.world.loop.now
+
+        // No RTP ever comes: the media timeout ends the call with a BYE 30 s on.
+        _ = try #require(Self.request("BYE", of: "gone-after-ack", from: bob.peer, within: .seconds(40)))
+        let waited = bob.world.loop.now - acknowledgedAt
+        #expect(waited >= .seconds(30) && waited < .seconds(32))
+        bob.world.advance(by: .seconds(40))
+        #expect(bob.holdsNothing)
     }
 }

@@ -29,6 +29,12 @@
 static inline int sb_errno(void) { return errno; }
 /// Returns the heap's free memory to the system (glibc's malloc_trim(0)); 1 when some was released.
 static inline int sb_trim_heap(void) { return malloc_trim(0); }
+/// Bytes the heap hands out now (glibc's mallinfo2: in-use blocks plus mmapped ones), whatever glibc keeps
+/// cached: the figure a soak compares, since RSS also counts freed memory glibc has not returned.
+static inline size_t sb_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
 /// accept(2), then non-blocking and close-on-exec (accept4 would need _GNU_SOURCE, which changes glibc's
 /// fd_set and clashes with Swift's Glibc module).
 static inline int sb_accept_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {

@@ -86,6 +86,9 @@ final class SessionDriver {
         }
     }
 
+    /// How many sessions the driver holds.
+    var sessionCount: Int { directory.entries.count }
+
     /// Whether `key` names a session that has not finished.
     func isLive(_ key: SessionKey?) -> Bool {
         guard let key, let entry = directory[key] else { return false }

@@ -43,6 +43,9 @@ struct CallMedia {
     /// How many sessions have a media stream open.
     var openStreamCount: Int { streams.count }
 
+    /// How many port pairs of ended streams wait in the pool.
+    var pooledPairCount: Int { engine.pooledPairCount }
+
     /// Opens the media stream of session `key` and returns the address and port its SDP announces; `nil`
     /// when no port pair is free (logged), so the session refuses or fails the call instead of announcing
     /// port 0.

@@ -104,6 +104,9 @@ public final class CallProvider: Sendable {
     /// The calls in progress, newest last.
     public var calls: [Call] { engine.loop.run { [core] in core.calls.snapshots() } }
 
+    /// What the provider holds now: calls, sessions, transactions and media ports.
+    public var statistics: CallProviderStatistics { engine.loop.run { [core] in core.statistics() } }
+
     /// One call, if the provider knows it.
     public func call(with uuid: UUID) -> Call? { engine.loop.run { [core] in core.calls.snapshot(uuid) } }
 

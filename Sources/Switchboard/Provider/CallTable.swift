@@ -15,6 +15,9 @@ struct CallTable {
     /// The record whose session is `key`.
     subscript(session key: SessionKey) -> CallRecord? { bySession[key].flatMap { records[$0] } }
 
+    /// How many call records are kept (live, or ended with their session still finishing).
+    var count: Int { records.count }
+
     /// How many calls have not ended.
     var liveCount: Int { live.count }
 

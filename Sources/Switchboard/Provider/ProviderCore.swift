@@ -54,6 +54,17 @@ final class ProviderCore: @unchecked Sendable {
 
     func enableTracing() { isTracing = true }
 
+    func statistics() -> CallProviderStatistics {
+        var figures = CallProviderStatistics()
+        figures.liveCalls = calls.table.liveCount
+        figures.calls = calls.table.count
+        figures.sessions = calls.sessions.sessionCount
+        figures.transactions = engine.core.transactionCount
+        figures.mediaStreams = calls.media.openStreamCount
+        figures.pooledPortPairs = calls.media.pooledPairCount
+        return figures
+    }
+
     func listeners() -> [CallProviderConfiguration.Listener] {
         ListenerSetup.bound(on: engine.transport)
     }
