@@ -42,6 +42,7 @@ struct CallProviderEventTests {
             (.transferred(call, to: bob, newCallUUID: other), .transferred),
             (.registration(account: "alice", state: .registering), .registration), (.message(message), .message),
             (.messageSummary(account: "alice", summary: summary), .messageSummary),
+            (.inviteArrived(invite), .inviteArrived),
         ]
     }
 
@@ -52,7 +53,7 @@ struct CallProviderEventTests {
             #expect(event.kind == kind)
             #expect(event.description.hasPrefix(kind.description))
         }
-        #expect(Set(CallProviderEvent.Kind.allCases).count == 20)
+        #expect(Set(CallProviderEvent.Kind.allCases).count == 21)
         #expect(CallProviderEvent.Kind.inviteCancelled.description == "inviteCancelled")
     }
 
@@ -95,7 +96,7 @@ struct CallProviderEventTests {
 
     @Test func anAccessorIsNilForTheKindsThatDoNotCarryIt() {
         for (event, kind) in Self.everyKind {
-            #expect((event.invite != nil) == (kind == .invite))
+            #expect((event.invite != nil) == (kind == .invite || kind == .inviteArrived))
             #expect((event.cancelledInvite != nil) == (kind == .inviteCancelled))
             #expect((event.action != nil) == (kind == .action || kind == .actionTimedOut))
             #expect((event.statusCode != nil) == (kind == .ringing))

@@ -44,6 +44,7 @@ final class RecordingDelegate: CallProviderDelegate {
     func providerDidBegin(_ provider: CallProvider) { record(.didBegin) }
     func provider(_ provider: CallProvider, didReceive invite: CallInvite) { record(.invite(invite)) }
     func provider(_ provider: CallProvider, didCancel invite: CancelledCallInvite) { record(.inviteCancelled(invite)) }
+    func provider(_ provider: CallProvider, inviteDidArrive invite: CallInvite) { record(.inviteArrived(invite)) }
     func provider(_ provider: CallProvider, perform action: StartCallAction) { act(action) }
     func provider(_ provider: CallProvider, perform action: AnswerCallAction) { act(action) }
     func provider(_ provider: CallProvider, perform action: EndCallAction) { act(action) }
@@ -103,7 +104,7 @@ final class RecordingDelegate: CallProviderDelegate {
         return nil
     }
 
-    var invites: [CallInvite] { events.withLock { $0.compactMap(\.invite) } }
+    var invites: [CallInvite] { events.withLock { $0.filter { $0.kind == .invite }.compactMap(\.invite) } }
 
     func ended(_ uuid: UUID, seconds: Double = 10) async -> CallEndDetails? {
         await wait(seconds: seconds) {

@@ -112,6 +112,11 @@ public struct CallProviderConfiguration: Sendable {
     /// Media with no packet received for this long ends the call with BYE (`nil`: never). Asterisk does
     /// the same after 60 s by default.
     public var mediaTimeout: Duration?
+    /// How long a call reported from a push (`CallProvider.reportPushPayload(_:)`) waits for its INVITE;
+    /// then it ends with `CallEndedReason.failed`, as CallKit requires of a call that cannot connect.
+    public var pushInviteTimeout: Duration
+    /// How many calls reported from pushes may wait for their INVITE at once; past it the oldest fails.
+    public var maximumPendingPushedCalls: Int
 
     /// The defaults: no account, UDP and TCP on free ports, Opus then G.711, SRTP off.
     public init(
@@ -146,6 +151,8 @@ public struct CallProviderConfiguration: Sendable {
         self.mediaPorts = 40_000...49_999
         self.mediaAddress = nil
         self.mediaTimeout = nil
+        self.pushInviteTimeout = .seconds(20)
+        self.maximumPendingPushedCalls = 16
     }
 }
 

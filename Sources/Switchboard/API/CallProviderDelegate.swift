@@ -13,6 +13,9 @@ public protocol CallProviderDelegate: AnyObject, Sendable {
     func provider(_ provider: CallProvider, didReceive invite: CallInvite)
     /// An invite ended before the answer (the caller cancelled, answered or declined elsewhere).
     func provider(_ provider: CallProvider, didCancel invite: CancelledCallInvite)
+    /// The INVITE of a call reported from a push (`CallProvider.reportPushPayload(_:)`) arrived: `invite`
+    /// has its codecs and header fields, under the call UUID the push reported. No second `didReceive`.
+    func provider(_ provider: CallProvider, inviteDidArrive invite: CallInvite)
 
     /// Prepare an outgoing call, then fulfil: the INVITE goes out.
     func provider(_ provider: CallProvider, perform action: StartCallAction)
@@ -78,6 +81,7 @@ extension CallProviderDelegate {
     public func providerDidBegin(_ provider: CallProvider) {}
     public func provider(_ provider: CallProvider, didReceive invite: CallInvite) {}
     public func provider(_ provider: CallProvider, didCancel invite: CancelledCallInvite) {}
+    public func provider(_ provider: CallProvider, inviteDidArrive invite: CallInvite) {}
     public func provider(_ provider: CallProvider, perform action: StartCallAction) { action.fulfill() }
     public func provider(_ provider: CallProvider, perform action: AnswerCallAction) { action.fulfill() }
     public func provider(_ provider: CallProvider, perform action: EndCallAction) { action.fulfill() }

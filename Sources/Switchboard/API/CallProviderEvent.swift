@@ -26,7 +26,7 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
         enum Code: String, CaseIterable {
             case didBegin, didReset, invite, inviteCancelled, action, actionTimedOut, audioActivated
             case audioDeactivated, startedConnecting, ringing, connected, reconnecting, reconnected, updated
-            case ended, dtmfReceived, transferred, registration, message, messageSummary
+            case ended, dtmfReceived, transferred, registration, message, messageSummary, inviteArrived
         }
 
         /// The kind's code.
@@ -77,6 +77,10 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
         /// A message-summary NOTIFY arrived for an account (RFC 3842); `account` and `messageSummary` are set.
         public static let messageSummary = Kind(code: .messageSummary)
 
+        /// The INVITE of a call reported from a push arrived and is bound to that call; `invite` is set, with
+        /// the same `callUUID` as the invite the push reported.
+        public static let inviteArrived = Kind(code: .inviteArrived)
+
         /// Every kind this version knows, in declaration order.
         public static var allCases: [Kind] { Code.allCases.map(Kind.init(code:)) }
 
@@ -107,6 +111,7 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
         case registration(account: String, state: RegistrationState)
         case message(TextMessage)
         case messageSummary(account: String, summary: MessageSummary)
+        case inviteArrived(CallInvite)
     }
 
     /// The event's moment and values.
@@ -138,6 +143,7 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
             case .registration: .registration
             case .message: .message
             case .messageSummary: .messageSummary
+            case .inviteArrived: .inviteArrived
             }
         return Kind(code: code)
     }
@@ -162,16 +168,19 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
     public var callUUID: UUID? {
         switch payload {
         case .audioActivated(let uuid), .audioDeactivated(let uuid): uuid
-        case .invite(let invite): invite.callUUID
+        case .invite(let invite), .inviteArrived(let invite): invite.callUUID
         case .inviteCancelled(let invite): invite.callUUID
         case .action(let action), .actionTimedOut(let action): action.callUUID
         default: call?.uuid
         }
     }
 
-    /// The incoming invite (`invite`).
+    /// The incoming invite (`invite`), or the INVITE a pushed call waited for (`inviteArrived`).
     public var invite: CallInvite? {
-        if case .invite(let invite) = payload { invite } else { nil }
+        switch payload {
+        case .invite(let invite), .inviteArrived(let invite): invite
+        default: nil
+        }
     }
 
     /// The invite that ended before the answer, with why (`inviteCancelled`).
@@ -265,6 +274,9 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
     /// An INVITE arrived.
     /// - Parameter invite: the caller, the offer and the UUID to answer or reject it with.
     public static func invite(_ invite: CallInvite) -> CallProviderEvent { .init(.invite(invite)) }
+
+    /// `provider(_:inviteDidArrive:)`.
+    public static func inviteArrived(_ invite: CallInvite) -> CallProviderEvent { .init(.inviteArrived(invite)) }
 
     /// An invite ended before the answer (the caller cancelled, answered or declined elsewhere).
     /// - Parameter invite: the invite and why it ended.

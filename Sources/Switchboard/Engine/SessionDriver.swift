@@ -12,8 +12,8 @@ protocol SessionDriverDelegate: AnyObject {
     /// media): `false` refuses it with 486.
     func sessionDriverAdmitsIncoming(_ request: SIPRequest) -> Bool
     /// A new INVITE arrived and its session was created (100 Trying and 180 Ringing are on their way);
-    /// return `false` to refuse it with 486.
-    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool
+    /// return the final status that refuses it (486, 603), or `nil` to let it ring.
+    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Int?
     /// A session event.
     func sessionDriver(_ key: SessionKey, event: SessionEvent)
     /// The session has nothing left to do and was dropped.
@@ -367,8 +367,9 @@ final class SessionDriver {
         // The session parsed the offer already (when it took it); parse only what it did not take.
         let offer =
             parsedOffer ?? (request.body.isEmpty ? nil : try? SessionDescription(parsing: Array(request.body)))
-        guard delegate?.sessionDriver(incoming: key, request: request, offer: offer) == true else {
-            perform(key) { $0.reject(status: 486) }
+        // Without a delegate nobody could answer: busy.
+        if let refusal = delegate.map({ $0.sessionDriver(incoming: key, request: request, offer: offer) }) ?? 486 {
+            perform(key) { $0.reject(status: refusal) }
             return
         }
         perform(key) { $0.ring() }

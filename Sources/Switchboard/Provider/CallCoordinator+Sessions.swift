@@ -8,23 +8,27 @@ import SIPUserAgent
 /// What the calls' sessions report, turned into record changes and provider events.
 extension CallCoordinator: SessionDriverDelegate {
     func sessionDriverAdmitsIncoming(_ request: SIPRequest) -> Bool {
-        admission.admitsIncoming(liveCalls: table.liveCount)
+        // The INVITE of a call reported from a push already counts among the live calls.
+        if isAwaited(request) { return true }
+        return admission.admitsIncoming(liveCalls: table.liveCount)
     }
 
-    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Bool {
-        let uuid = engine.environment.random.uuid()
+    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Int? {
         let account = accounts.matching((try? request.to)?.uri.sipURI)?.id
+        switch claimPushed(request, account: account) {
+        case .declined: return 603
+        case .claimed(let waiting):
+            bindPushed(waiting, key: key, request: request, offer: offer, account: account)
+            return nil
+        case .none: break
+        }
+        let uuid = engine.environment.random.uuid()
         let incoming = IncomingInvite(request, offer: offer, uuid: uuid, account: account, date: engine.date)
         let record = CallRecord(call: incoming.call)
         add(record, on: key)
-        if let wait = configuration.unansweredTimeout {
-            let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
-                self?.end(uuid, rejectStatus: 480, reason: .unanswered)
-            }
-            record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
-        }
+        armUnansweredTimer(record)
         emit(.invite(incoming.invite))
-        return true
+        return nil
     }
 
     func sessionDriver(_ key: SessionKey, event: SessionEvent) {
@@ -111,6 +115,16 @@ extension CallCoordinator: SessionDriverDelegate {
     }
 
     // MARK: Helpers
+
+    /// Rejects the invite with 480 when nobody answers it within `unansweredTimeout`.
+    func armUnansweredTimer(_ record: CallRecord) {
+        guard let wait = configuration.unansweredTimeout else { return }
+        let uuid = record.uuid
+        let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
+            self?.end(uuid, rejectStatus: 480, reason: .unanswered)
+        }
+        record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
+    }
 
     private func connected(_ record: CallRecord, _ session: NegotiatedSession?) {
         if let session { apply(session, to: record) }

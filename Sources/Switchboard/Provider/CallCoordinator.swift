@@ -25,6 +25,11 @@ final class CallCoordinator: @unchecked Sendable {
     var media: CallMedia
     /// Hands an event to the app (at the end of the loop iteration).
     var emit: (CallProviderEvent) -> Void = { _ in }
+    /// Calls reported from pushes, waiting for their INVITE.
+    var pushed: PushedCalls
+    /// A push woke the provider for an account (nil: the payload named none and there is no account):
+    /// bring its flow up and register again.
+    var onPushWake: (String?) -> Void = { _ in }
 
     init(engine: Engine, configuration: CallProviderConfiguration, accounts: AccountBook, logger: Logger) {
         self.engine = engine
@@ -32,6 +37,7 @@ final class CallCoordinator: @unchecked Sendable {
         self.logger = logger
         self.accounts = accounts
         admission = CallAdmission(maximumCalls: configuration.maximumCalls)
+        pushed = PushedCalls(limit: configuration.maximumPendingPushedCalls)
         sessions = SessionDriver(engine: engine, settings: SessionSetup.Settings(configuration))
         media = CallMedia(engine: engine.media, settings: CallMedia.Settings(configuration), logger: logger)
     }
@@ -103,7 +109,12 @@ final class CallCoordinator: @unchecked Sendable {
 
     /// The answer action was fulfilled: the 200 OK goes out.
     func answer(_ record: CallRecord, headers: [(name: String, value: String)]) {
-        guard let key = record.session, record.state == .ringing else { return }
+        guard record.state == .ringing else { return }
+        guard let key = record.session else {
+            // A call reported from a push whose INVITE has not arrived: the answer waits for it.
+            if pushed.holdAnswer(record.uuid, headers: headers) { record.state = .answering }
+            return
+        }
         record.cancelUnansweredTimer()
         record.state = .answering
         sessions.answer(key, headers: [SIPField](appHeaders: headers))
@@ -158,6 +169,8 @@ final class CallCoordinator: @unchecked Sendable {
         record.cancelUnansweredTimer()
         record.localEndReason = reason
         guard let key = record.session else {
+            // Declined before its INVITE arrived: that INVITE gets 603, not a second ring.
+            if pushed.isWaiting(uuid), !record.call.callID.isEmpty { pushed.declined(record.call.callID) }
             finish(record, CallEndDetails(reason: reason))
             return
         }
@@ -174,6 +187,7 @@ final class CallCoordinator: @unchecked Sendable {
     func finish(_ record: CallRecord, _ details: CallEndDetails) {
         guard record.state != .ended else { return }
         record.cancelUnansweredTimer()
+        pushed.remove(record.uuid)?.cancelTimer?.cancel()
         media.refreshQuality(record)
         let cancelled = record.end(details, at: engine.date)
         table.markEnded(record.uuid)
@@ -211,6 +225,8 @@ final class CallCoordinator: @unchecked Sendable {
 
     /// Drops every call and session without sending anything (after `windDown`).
     func reset() {
+        for waiting in pushed.waiting { waiting.cancelTimer?.cancel() }
+        pushed = PushedCalls(limit: configuration.maximumPendingPushedCalls)
         sessions.reset()
         table.removeAll()
     }
@@ -272,6 +288,9 @@ final class CallCoordinator: @unchecked Sendable {
         table.add(record)
         table.bind(key, to: record)
     }
+
+    /// Binds session `key` to a call filed before its session came (a call reported from a push).
+    func bind(_ key: SessionKey, to record: CallRecord) { table.bind(key, to: record) }
 
     /// Forgets which call session `key` carried; returns that call's record, if it is still filed.
     func unbind(_ key: SessionKey) -> CallRecord? { table.unbind(key).flatMap { table[$0] } }

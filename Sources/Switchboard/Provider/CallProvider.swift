@@ -104,6 +104,30 @@ public final class CallProvider: Sendable {
     /// The calls in progress, newest last.
     public var calls: [Call] { engine.loop.run { [core] in core.calls.snapshots() } }
 
+    /// Reports the call a VoIP push announces, before any SIP of it has arrived, and returns its UUID; call it
+    /// from PushKit's callback, which must report a call to CallKit before it returns
+    /// (`Docs/BridgingToCallKit.md`). It does three things:
+    /// - the delegate hears `provider(_:didReceive:)` with a `CallInvite` made from the payload (caller,
+    ///   Call-ID), on its queue; answer or end it as any invite, even before the INVITE comes;
+    /// - the account's registration is sent again, so the proxy learns the flow to deliver the INVITE on;
+    /// - the INVITE that then arrives is bound to the same UUID (by Call-ID, or without one the oldest
+    ///   waiting call of that account from that caller): the delegate hears `inviteDidArrive` and an update,
+    ///   never a second invite. An answer given before it arrived goes out the moment it does; a call
+    ///   declined before it arrived has its INVITE refused with 603.
+    ///
+    /// A second push for the same call returns the same UUID and reports nothing twice. A `cancel` push ends
+    /// the waiting call with `didCancel` (`reason` says whether the caller gave up or another device took
+    /// it). A call whose INVITE does not come within `pushInviteTimeout` ends with `.failed`. The keys are
+    /// those of `PushPayload`.
+    @discardableResult
+    public func reportPushPayload(_ payload: [String: String]) -> UUID { reportPush(PushPayload(payload)) }
+
+    /// `reportPushPayload(_:)` with the payload already read.
+    @discardableResult
+    public func reportPush(_ payload: PushPayload) -> UUID {
+        engine.loop.run { [core] in core.calls.reportPush(payload) }
+    }
+
     /// What the provider holds now: calls, sessions, transactions and media ports.
     public var statistics: CallProviderStatistics { engine.loop.run { [core] in core.statistics() } }
 

@@ -18,6 +18,9 @@ struct CallTable {
     /// How many call records are kept (live, or ended with their session still finishing).
     var count: Int { records.count }
 
+    /// The call whose SIP Call-ID is `callID` (a scan: only pushes ask, and they are rare).
+    func record(callID: String) -> CallRecord? { records.values.first { $0.call.callID == callID } }
+
     /// How many calls have not ended.
     var liveCount: Int { live.count }
 

@@ -189,6 +189,7 @@ final class EventOutlet: Sendable {
         case .didReset: delegate.providerDidReset(provider)
         case .invite(let invite): delegate.provider(provider, didReceive: invite)
         case .inviteCancelled(let invite): delegate.provider(provider, didCancel: invite)
+        case .inviteArrived(let invite): delegate.provider(provider, inviteDidArrive: invite)
         case .action(let action):
             switch action {
             case let action as StartCallAction: delegate.provider(provider, perform: action)

@@ -42,6 +42,7 @@ final class ProviderCore: @unchecked Sendable {
     func start() -> CallError? {
         if let error = listenerSetup.open() { return error }
         calls.emit = { [weak self] event in self?.emit(event) }
+        calls.onPushWake = { [weak self] id in self?.pushWoke(id) }
         calls.start()
         calls.sessions.onMessage = { [weak self] request in self?.received(request) }
         calls.sessions.onMessageSummary = { [weak self] summary, request in self?.received(summary, request) }
@@ -53,6 +54,12 @@ final class ProviderCore: @unchecked Sendable {
     }
 
     func enableTracing() { isTracing = true }
+
+    /// A push came for account `id`: register again now, so the proxy delivers the INVITE over the new flow.
+    private func pushWoke(_ id: String?) {
+        guard let id, let entry = accounts[id], entry.registrar != nil else { return }
+        _ = registrations.register(entry)
+    }
 
     func statistics() -> CallProviderStatistics {
         var figures = CallProviderStatistics()
