@@ -18,13 +18,16 @@ struct PushWakeTests {
         let proxy: ScriptedPeer
         let address: SocketAddress
 
-        init(_ configure: (inout CallProviderConfiguration) -> Void = { _ in }) throws {
+        init(
+            push: PushRegistration? = nil, registersOnStart: Bool = false,
+            _ configure: (inout CallProviderConfiguration) -> Void = { _ in }
+        ) throws {
             world = VirtualWorld()
             delegate = RecordingDelegate(world: world)
             proxy = try ScriptedPeer(world: world, host: "127.0.0.2")
             let account = Account(
                 addressOfRecord: "sip:bob@127.0.0.2", id: "bob", registrar: "sip:127.0.0.2:\(proxy.address.port)",
-                registersOnStart: false)
+                registersOnStart: registersOnStart, push: push)
             var configuration = CallProviderConfiguration(
                 accounts: [account], listeners: [.init(.udp, "127.0.0.1:5060")])
             configure(&configuration)
@@ -99,6 +102,10 @@ struct PushWakeTests {
         func decline(_ uuid: UUID) {
             CallController(provider: provider).request(CallTransaction(action: EndCallAction(call: uuid))) { _ in }
         }
+    }
+
+    static func isRegistered(_ state: RegistrationState?) -> Bool {
+        if case .registered? = state { true } else { false }
     }
 
     static func field(_ name: String, of message: String) -> String? {
@@ -272,5 +279,66 @@ struct PushWakeTests {
         let empty = PushPayload([:])
         #expect(empty.kind == .call && empty.callID == nil && empty.from == nil && empty.cancelReason == .unanswered)
         #expect(PushPayload(["from": "not a uri"]).from == Handle(type: .generic, value: "not a uri"))
+    }
+
+    @Test func theRegisterCarriesThePushParametersAndTracesHideTheToken() async throws {
+        let push = PushRegistration(provider: .apns, deviceToken: "00fc13adff78512", parameter: "TEAM.com.example.voip")
+        let app = try App(push: push, registersOnStart: true)
+        let traces = Mutex<[String]>([])
+        let stream = app.provider.traces
+        let reader = Task {
+            for await trace in stream {
+                traces.withLock { $0.append(String(decoding: trace.bytes, as: UTF8.self)) }
+            }
+        }
+        let register = try app.acceptRegistration()
+        let contact = try #require(Self.field("Contact", of: register))
+        #expect(contact.contains(";pn-provider=apns;pn-param=TEAM.com.example.voip;pn-prid=00fc13adff78512"))
+        #expect(app.run { Self.isRegistered(app.provider.registrationState(for: "bob")) })
+        guard case .registered(_, let shown)? = app.provider.registrationState(for: "bob") else {
+            Issue.record("not registered")
+            app.close()
+            return
+        }
+        #expect(shown.contains("pn-prid=redacted") && !shown.contains("00fc13adff78512"))
+        #expect(!push.description.contains("00fc13adff78512"))
+        // Closing the provider ends the trace stream.
+        app.close()
+        await reader.value
+        let seen = traces.withLock { $0 }
+        #expect(seen.contains { $0.hasPrefix("REGISTER ") && $0.contains("pn-prid=redacted") })
+        #expect(!seen.contains { $0.contains("00fc13adff78512") })
+    }
+
+    @Test func aRotatedTokenReplacesTheBindingInOneRegister() throws {
+        let push = PushRegistration(provider: .fcm, deviceToken: "old-token")
+        let app = try App(push: push, registersOnStart: true)
+        defer { app.close() }
+        _ = try app.acceptRegistration()
+        #expect(app.run { Self.isRegistered(app.provider.registrationState(for: "bob")) })
+        try app.provider.updatePushToken(PushRegistration(provider: .fcm, deviceToken: "new-token"), for: "bob")
+        let register = try #require(app.next("REGISTER "))
+        let contacts = register.split(separator: "\r\n").filter { $0.hasPrefix("Contact: ") }
+        #expect(contacts.count == 2)
+        #expect(
+            contacts.first?.contains("pn-prid=old-token") == true && contacts.first?.hasSuffix(";expires=0") == true)
+        #expect(contacts.last?.contains("pn-prid=new-token") == true)
+        #expect(throws: CallError.self) { try app.provider.updatePushToken(push, for: "nobody") }
+    }
+
+    @Test func streamsAskedForAfterInvalidationEndAtOnce() async throws {
+        let app = try App()
+        app.close()
+        for await _ in app.provider.traces { Issue.record("a trace after invalidation") }
+        for await _ in app.provider.events { Issue.record("an event after invalidation") }
+    }
+
+    @Test func tokensAreRedactedWhereverTheyStand() {
+        let text = "Contact: <sip:a@h;pn-provider=apns;PN-PRID=abc:def;pn-param=x>\r\nX: ;pn-prid=zz\r\n"
+        let redacted = PushTokenRedaction.redact(text)
+        #expect(
+            redacted == "Contact: <sip:a@h;pn-provider=apns;PN-PRID=redacted;pn-param=x>\r\nX: ;pn-prid=redacted\r\n")
+        #expect(PushTokenRedaction.redact("no token here") == "no token here")
+        #expect(PushRegistration.escaped("a b;c") == "a%20b%3Bc")
     }
 }

@@ -36,6 +36,12 @@ public struct RegistrationClient: Sendable {
     private var stopping = false
     private var timerPurpose: TimerPurpose?
     private var isBound = false
+    /// A contact the next REGISTER removes (`;expires=0`) while binding the new one: a replaced push token.
+    private var replacedContact: SIPURI?
+    /// What the registrar's last 2xx said of push (RFC 8599 §5.4, Feature-Caps): `+sip.pns` present.
+    public private(set) var registrarSupportsPush = false
+    /// `+sip.pnsreg`'s value: the registrar wants binding refreshes at least this often, in seconds.
+    public private(set) var pushRefreshInterval: UInt32?
 
     private enum TimerPurpose: Sendable {
         case refresh
@@ -87,6 +93,16 @@ public struct RegistrationClient: Sendable {
         return sendRegister(expires: requestedExpires, announce: .registering)
     }
 
+    /// The push token changed (RFC 8599 §4.1): bind `newContact` and remove the old binding in the same
+    /// REGISTER, so exactly one remains.
+    public mutating func replaceContact(_ newContact: SIPURI) -> [Action] {
+        guard newContact != contact else { return [] }
+        if isBound { replacedContact = contact }
+        contact = newContact
+        guard !stopping, state != .idle else { return [] }
+        return sendRegister(expires: requestedExpires, announce: nil)
+    }
+
     // MARK: Events
 
     /// A final response to the last REGISTER (provisional ones are ignored).
@@ -115,6 +131,15 @@ public struct RegistrationClient: Sendable {
             }
             requestedExpires = minimum
             return sendRegister(expires: minimum, announce: nil)
+        case 555 where Self.hasPushParameters(contact):
+            // Push Notification Service Not Supported (RFC 8599 §4.1.1): bind without the push parameters,
+            // and say so.
+            for name in Self.pushParameterNames { contact.parameters.remove(name) }
+            replacedContact = nil
+            let error = RegistrationError(
+                .rejected, status: 555, reason: "push notifications not supported: registering without them")
+            state = .failed(error, willRetry: true)
+            return [.stateChanged(state)] + sendRegister(expires: requestedExpires, announce: .registering)
         case 403, 404:
             return fail(
                 RegistrationError(.rejected, status: response.statusCode, reason: response.reasonPhrase), retry: false)
@@ -188,6 +213,8 @@ public struct RegistrationClient: Sendable {
         let headerExpires = try? response.expires
         let granted = ours?.expires ?? headerExpires ?? requestedExpires
         lastRequest = nil
+        replacedContact = nil
+        readFeatureCaps(response)
 
         // NAT: the registrar saw another address than the one in our contact (RFC 3581 received/rport).
         if configuration.followsNAT, let via = try? response.topVia, let publicContact = natContact(from: via),
@@ -204,7 +231,35 @@ public struct RegistrationClient: Sendable {
         isBound = true
         state = .registered(expires: granted, contact: contact, contacts: contacts)
         timerPurpose = .refresh
-        return [.stateChanged(state), .startTimer(after: refreshDelay(for: granted))]
+        var refresh = refreshDelay(for: granted)
+        if let interval = pushRefreshInterval, interval > 0 { refresh = min(refresh, .seconds(Int(interval))) }
+        return [.stateChanged(state), .startTimer(after: refresh)]
+    }
+
+    /// The URI parameters RFC 8599 §4 puts in a Contact.
+    static let pushParameterNames = ["pn-provider", "pn-param", "pn-prid"]
+
+    static func hasPushParameters(_ uri: SIPURI) -> Bool { uri.parameters.contains("pn-provider") }
+
+    /// Reads `+sip.pns` and `+sip.pnsreg` from the 2xx's Feature-Caps (RFC 6809 syntax:
+    /// `Feature-Caps: *;+sip.pns="apns";+sip.pnsreg="120"`).
+    private mutating func readFeatureCaps(_ response: SIPResponse) {
+        guard let name = SIPField.Name("Feature-Caps") else { return }
+        let values = response.headerFields[values: name]
+        var supports = false
+        var interval: UInt32?
+        for value in values {
+            for part in value.split(separator: ";") {
+                let pair = part.split(separator: "=", maxSplits: 1)
+                let key = pair.first.map { $0.trimmingCharacters(in: " \t").lowercased() } ?? ""
+                if key == "+sip.pns" { supports = true }
+                if key == "+sip.pnsreg", pair.count == 2 {
+                    interval = UInt32(pair[1].trimmingCharacters(in: " \t\"")) ?? interval
+                }
+            }
+        }
+        registrarSupportsPush = supports
+        pushRefreshInterval = interval
     }
 
     /// The contact as the registrar sees us, when `received`/`rport` differ from our contact's host/port.
@@ -280,6 +335,11 @@ public struct RegistrationClient: Sendable {
             binding.parameters.setQuoted("+sip.instance", "<\(instance)>")
             if let regID = configuration.regID { binding.parameters["reg-id"] = String(regID) }
             request.headerFields.append(.supported, "path, outbound")
+        }
+        if let old = replacedContact, expires > 0 {
+            var removed = NameAddress(uri: old)
+            removed.parameters["expires"] = "0"
+            request.headerFields.append(.contact, Contact.address(removed))
         }
         request.headerFields.append(.contact, Contact.address(binding))
         request.headerFields.append(.expires, expires)

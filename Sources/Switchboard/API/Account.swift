@@ -40,6 +40,9 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     /// a lost connection is re-opened and the account re-registers over the new one. `nil` connects as the
     /// registrar's and targets' URIs say.
     public var webSocketURL: String?
+    /// Push parameters for the registration Contact (RFC 8599), so a push proxy can wake this device while
+    /// it is suspended; `nil`: none. Change the token with `CallProvider.updatePushToken(_:for:)`.
+    public var push: PushRegistration?
     /// The registration lifetime asked for, in seconds.
     public var expires: UInt32
     /// Whether the provider registers the account when it starts.
@@ -76,13 +79,14 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     ///   - messageSummaryURI: the URI subscribed to; the AOR when `nil`.
     ///   - messageSummaryExpires: the subscription lifetime asked for, in seconds.
     ///   - webSocketURL: a `ws://` or `wss://` URL every request goes through (RFC 7118).
+    ///   - push: push parameters for the registration Contact (RFC 8599).
     public init(
         addressOfRecord: String, id: String? = nil, displayName: String? = nil, authenticationUser: String? = nil,
         credentials: Credentials = .none, registrar: String? = nil, outboundProxy: String? = nil,
         transport: SIPTransportKind? = nil, expires: UInt32 = 600, registersOnStart: Bool = true,
         keepAliveInterval: Duration = .seconds(30), codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil,
         subscribesToMessageSummary: Bool = false, messageSummaryURI: String? = nil,
-        messageSummaryExpires: UInt32 = 3600, webSocketURL: String? = nil
+        messageSummaryExpires: UInt32 = 3600, webSocketURL: String? = nil, push: PushRegistration? = nil
     ) {
         self.id = id ?? addressOfRecord
         self.addressOfRecord = addressOfRecord
@@ -101,6 +105,7 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
         self.messageSummaryURI = messageSummaryURI
         self.messageSummaryExpires = messageSummaryExpires
         self.webSocketURL = webSocketURL
+        self.push = push
     }
 
     /// Never shows the password.

@@ -21,6 +21,8 @@ package final class RegistrationDriver: @unchecked Sendable {
         package var expires: UInt32
         package var keepAliveInterval: Duration
         package var instanceID: String?
+        /// URI parameters the Contact carries: RFC 8599's push parameters.
+        package var contactParameters: [(name: String, value: String)]
         package var userAgent: String?
         package var resolver: ResolverConfiguration
 
@@ -28,7 +30,8 @@ package final class RegistrationDriver: @unchecked Sendable {
             addressOfRecord: SIPURI, registrar: SIPURI, transport: TransportProtocol? = nil, firstHop: SIPURI? = nil,
             contactUser: String,
             expires: UInt32 = 3600, keepAliveInterval: Duration = .seconds(30), instanceID: String? = nil,
-            userAgent: String? = nil, resolver: ResolverConfiguration = ResolverConfiguration()
+            contactParameters: [(name: String, value: String)] = [], userAgent: String? = nil,
+            resolver: ResolverConfiguration = ResolverConfiguration()
         ) {
             self.addressOfRecord = addressOfRecord
             self.registrar = registrar
@@ -38,6 +41,7 @@ package final class RegistrationDriver: @unchecked Sendable {
             self.expires = expires
             self.keepAliveInterval = keepAliveInterval
             self.instanceID = instanceID
+            self.contactParameters = contactParameters
             self.userAgent = userAgent
             self.resolver = resolver
         }
@@ -46,6 +50,8 @@ package final class RegistrationDriver: @unchecked Sendable {
     let engine: Engine
     let settings: Settings
     let credentials: @Sendable (String) -> DigestCredentials?
+    /// The Contact's URI parameters now (the settings', until a push token changes them).
+    private var contactParameters: [(name: String, value: String)]
     var client: RegistrationClient?
     var destination: Destination?
     var flow: FlowID?
@@ -58,6 +64,7 @@ package final class RegistrationDriver: @unchecked Sendable {
         self.engine = engine
         self.settings = settings
         self.credentials = credentials
+        contactParameters = settings.contactParameters
     }
 
     /// Resolves the registrar and registers. Call on the loop.
@@ -131,9 +138,20 @@ package final class RegistrationDriver: @unchecked Sendable {
     private func contact(for destination: Destination) -> SIPURI {
         let local = engine.transport.localAddress(for: destination) ?? .loopback()
         let host = SIPHost(local.host) ?? SIPHost("127.0.0.1")
-        return TransportForm.contact(
+        var contact = TransportForm.contact(
             user: settings.contactUser, host: host ?? settings.registrar.host, port: local.port,
             flow: destination.transport, webSocketClientHost: engine.transport.webSocketClientHost)
+        for (name, value) in contactParameters { contact.parameters.set(name, to: value) }
+        return contact
+    }
+
+    /// The push token changed: the next REGISTER binds the new Contact and removes the old one (RFC 8599
+    /// §4.1), so one binding remains. Call on the loop.
+    package func replaceContactParameters(_ parameters: [(name: String, value: String)]) {
+        contactParameters = parameters
+        guard let destination, client != nil else { return }
+        let contact = contact(for: destination)
+        run { $0.replaceContact(contact) }
     }
 
     private func run(_ step: (inout RegistrationClient) -> [RegistrationClient.Action]) {

@@ -67,7 +67,8 @@ struct AccountEntry {
             addressOfRecord: addressOfRecord, registrar: registrar, transport: transport?.transportProtocol,
             firstHop: webSocket?.sipURI,
             contactUser: addressOfRecord.user ?? "user", expires: account.expires,
-            keepAliveInterval: account.keepAliveInterval, userAgent: userAgent)
+            keepAliveInterval: account.keepAliveInterval, contactParameters: account.push?.contactParameters ?? [],
+            userAgent: userAgent)
     }
 
     /// The account's message-summary subscription (RFC 3842): its mailbox, From, route and expiry.

@@ -128,6 +128,15 @@ public final class CallProvider: Sendable {
         engine.loop.run { [core] in core.calls.reportPush(payload) }
     }
 
+    /// The OS gave the app a new push token (PushKit's `didUpdate pushCredentials`): `account` re-registers at
+    /// once with it, and the same REGISTER removes the binding with the old token, so the proxy keeps exactly
+    /// one. Later registrations use the new token too.
+    /// - Throws: `CallError.unknownAccount`.
+    public func updatePushToken(_ push: PushRegistration, for account: String) throws(CallError) {
+        let error = engine.loop.run { [core] in core.updatePush(push, for: account) }
+        if let error { throw error }
+    }
+
     /// What the provider holds now: calls, sessions, transactions and media ports.
     public var statistics: CallProviderStatistics { engine.loop.run { [core] in core.statistics() } }
 

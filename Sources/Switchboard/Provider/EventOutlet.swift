@@ -12,6 +12,8 @@ final class EventOutlet: Sendable {
         var streams: [UInt64: AsyncStream<CallProviderEvent>.Continuation] = [:]
         var traceStreams: [UInt64: AsyncStream<SIPTraceEvent>.Continuation] = [:]
         var nextStream: UInt64 = 0
+        /// The provider was invalidated: a stream asked for now ends at once instead of waiting forever.
+        var isFinished = false
     }
 
     private let state: Mutex<State>
@@ -42,10 +44,15 @@ final class EventOutlet: Sendable {
     func makeStream() -> AsyncStream<CallProviderEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: CallProviderEvent.self, bufferingPolicy: .bufferingNewest(4_096))
-        let key = state.withLock { state in
+        let key = state.withLock { state -> UInt64? in
+            guard !state.isFinished else { return nil }
             state.nextStream += 1
             state.streams[state.nextStream] = continuation
             return state.nextStream
+        }
+        guard let key else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.streams.removeValue(forKey: key) }
@@ -57,10 +64,15 @@ final class EventOutlet: Sendable {
     func makeTraceStream() -> AsyncStream<SIPTraceEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: SIPTraceEvent.self, bufferingPolicy: .bufferingNewest(4_096))
-        let key = state.withLock { state in
+        let key = state.withLock { state -> UInt64? in
+            guard !state.isFinished else { return nil }
             state.nextStream += 1
             state.traceStreams[state.nextStream] = continuation
             return state.nextStream
+        }
+        guard let key else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.traceStreams.removeValue(forKey: key) }
@@ -174,6 +186,7 @@ final class EventOutlet: Sendable {
             defer {
                 state.streams = [:]
                 state.traceStreams = [:]
+                state.isFinished = true
             }
             return (Array(state.streams.values), Array(state.traceStreams.values))
         }

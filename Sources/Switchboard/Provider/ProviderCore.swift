@@ -55,6 +55,13 @@ final class ProviderCore: @unchecked Sendable {
 
     func enableTracing() { isTracing = true }
 
+    /// Account `id`'s push token changed.
+    func updatePush(_ push: PushRegistration, for id: String) -> CallError? {
+        guard let entry = accounts[id] else { return .unknownAccount(id) }
+        registrations.updatePush(push, for: entry)
+        return nil
+    }
+
     /// A push came for account `id`: register again now, so the proxy delivers the INVITE over the new flow.
     private func pushWoke(_ id: String?) {
         guard let id, let entry = accounts[id], entry.registrar != nil else { return }

@@ -8,6 +8,8 @@ final class Registrations {
     private let engine: Engine
     private let userAgent: String
     private var drivers: [String: RegistrationDriver] = [:]
+    /// Push registrations that replaced an account's configured one (`CallProvider.updatePushToken`).
+    private var pushUpdates: [String: PushRegistration] = [:]
     private var states: [String: RegistrationState]
     /// Run when an account's unregistration ends (while winding down).
     private var waiters: [String: [() -> Void]] = [:]
@@ -29,13 +31,23 @@ final class Registrations {
         guard let registrar = entry.registrar else { return .configuration("account \(entry.id) has no registrar") }
         let id = entry.id
         drivers[id]?.detach()
-        let driver = RegistrationDriver(
-            engine: engine, settings: entry.registrationSettings(registrar: registrar, userAgent: userAgent),
-            credentials: entry.credentials)
+        var settings = entry.registrationSettings(registrar: registrar, userAgent: userAgent)
+        if let push = pushUpdates[id] { settings.contactParameters = push.contactParameters }
+        let driver = RegistrationDriver(engine: engine, settings: settings, credentials: entry.credentials)
         driver.onState = { [weak self] state in self?.changed(id, state) }
         drivers[id] = driver
         driver.start()
         return nil
+    }
+
+    /// The push registration account `entry` binds with now.
+    func push(of entry: AccountEntry) -> PushRegistration? { pushUpdates[entry.id] ?? entry.account.push }
+
+    /// The OS rotated the push token of `entry`: a running registration re-registers at once, binding the
+    /// new Contact and removing the old one in the same REGISTER.
+    func updatePush(_ push: PushRegistration, for entry: AccountEntry) {
+        pushUpdates[entry.id] = push
+        drivers[entry.id]?.replaceContactParameters(push.contactParameters)
     }
 
     /// Unregisters `id` (Expires: 0), when it has a registration.
@@ -82,7 +94,9 @@ extension RegistrationState {
         case .idle, .unregistering: return nil
         case .registering: self = .registering
         case .registered(let expires, let contact, _):
-            self = .registered(expires: now.addingTimeInterval(Double(expires)), contact: contact.description)
+            self = .registered(
+                expires: now.addingTimeInterval(Double(expires)),
+                contact: PushTokenRedaction.redact(contact.description))
         case .failed(let error, let willRetry):
             self = .failed(RegistrationFailure(error), willRetry: willRetry)
         case .unregistered: self = .unregistered

@@ -10,6 +10,7 @@ extension SIPTraceEvent {
         self.init(
             direction: record.direction == .incoming ? .received : .sent, transport: SIPTransportKind(record.transport),
             localAddress: record.local.description, remoteAddress: record.remote.description,
-            date: date.addingTimeInterval(-seconds), bytes: CredentialRedaction.redact(record.bytes))
+            date: date.addingTimeInterval(-seconds),
+            bytes: PushTokenRedaction.redact(CredentialRedaction.redact(record.bytes)))
     }
 }
