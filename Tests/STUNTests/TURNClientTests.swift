@@ -86,6 +86,15 @@ struct TURNClientTests {
         #expect(harness.client.send([1], to: Self.peer, at: .seconds(1)).isEmpty)
     }
 
+    @Test func tryAlternateNamesTheOtherServer() {
+        var harness = TURNHarness()
+        harness.server.allocateError = .tryAlternate
+        harness.start()
+        let failure = TURNFailure.errorResponseFailure(harness.events)
+        #expect(failure?.code == .tryAlternate && failure?.errorCode == .tryAlternate)
+        #expect(failure?.alternateServer == STUNTransportAddress(address: .v4(0xC000_0263), port: 3478))
+    }
+
     @Test func allocationMismatchOnRefreshLosesTheAllocation() {
         var harness = Self.allocatedHarness()
         harness.server.refreshError = .allocationMismatch

@@ -53,6 +53,15 @@ struct ScriptedTURNServer {
         }
         switch request.method {
         case .allocate:
+            if allocateError == .tryAlternate {
+                return STUNMessage(
+                    .errorResponse, .allocate, transactionID: request.transactionID,
+                    attributes: [
+                        .errorCode(.tryAlternate, reason: "Try Alternate"),
+                        STUNAttribute(type: .alternateServer, value: [0, 1, 0x0D, 0x96, 192, 0, 2, 99]),
+                    ]
+                ).encoded(integrity: STUNIntegrity(key: key))
+            }
             if let allocateError { return error(request, allocateError, "Refused", nonce: false) }
             let id = request.transactionID
             return success(
