@@ -33,7 +33,12 @@ extension TURNClient {
         var integrity: STUNIntegrity?
         if let auth {
             attributes += [.username(configuration.credentials.username), .realm(auth.realm), .nonce(auth.nonce)]
-            integrity = STUNIntegrity(key: auth.key)
+            if let offered = auth.offeredAlgorithms, let algorithm = auth.algorithm {
+                attributes += [offered, .passwordAlgorithm(algorithm)]
+            }
+            // A server that offers PASSWORD-ALGORITHMS is an RFC 8489 one, which checks MESSAGE-INTEGRITY-SHA256
+            // (§9.2.4); MESSAGE-INTEGRITY stays for RFC 5389 servers.
+            integrity = STUNIntegrity(key: auth.key, sha1: true, sha256: auth.offeredAlgorithms != nil)
         }
         let request = STUNMessage(.request, purpose.method, transactionID: id, attributes: attributes)
         let bytes = request.encoded(integrity: integrity)
@@ -62,6 +67,25 @@ extension TURNClient {
             actions.append(.armTimer(at: earliest))
         }
         return actions
+    }
+
+    /// The long-term key for a 401 challenge (RFC 8489 §9.2.4): with the first algorithm of the challenge's
+    /// PASSWORD-ALGORITHMS this module can compute (echoed in every later request), or MD5 when the server
+    /// offers none, as RFC 5389 servers do. `nil` when none of the offered algorithms is known or OpenSSL fails.
+    func authentication(realm: String, nonce: String, challenge: STUNMessage) -> Authentication? {
+        let offered = challenge.attributes.first { $0.type == .passwordAlgorithms }
+        var algorithm = STUNPasswordAlgorithm.md5
+        if offered != nil {
+            guard let known = challenge.passwordAlgorithms?.first(where: { $0.openSSLName != nil }) else { return nil }
+            algorithm = known
+        }
+        let credentials = configuration.credentials
+        guard
+            let key = STUNKey.longTerm(
+                username: credentials.username, realm: realm, password: credentials.password, algorithm: algorithm)
+        else { return nil }
+        return Authentication(
+            realm: realm, nonce: nonce, key: key, offeredAlgorithms: offered, algorithm: offered.map { _ in algorithm })
     }
 
     /// Asks for a permission unless the address has one (or one is on its way), within the limit.
@@ -166,14 +190,12 @@ extension TURNClient {
                 let failure = TURNFailure(.authenticationFailed, method: method, errorCode: code, reason: reason)
                 return fail(transaction.purpose, failure, into: &actions)
             }
-            let credentials = configuration.credentials
-            guard
-                let key = STUNKey.longTerm(
-                    username: credentials.username, realm: realm, password: credentials.password)
-            else {
-                return fail(transaction.purpose, TURNFailure(.keyUnavailable, method: method), into: &actions)
+            guard let challenged = authentication(realm: realm, nonce: nonce, challenge: message) else {
+                let failure = TURNFailure(
+                    .keyUnavailable, method: method, reason: "no usable PASSWORD-ALGORITHMS, or OpenSSL failed")
+                return fail(transaction.purpose, failure, into: &actions)
             }
-            auth = Authentication(realm: realm, nonce: nonce, key: key)
+            auth = challenged
             actions += startTransaction(transaction.purpose, at: now, staleNonceRetries: transaction.staleNonceRetries)
         case .staleNonce:
             guard auth != nil, let nonce = message.nonce,

@@ -2,8 +2,9 @@
 /// current instant in, and carries out the ``TURNClientAction``s that come back.
 ///
 /// ``start(at:)`` sends an Allocate with REQUESTED-TRANSPORT UDP; the server's 401 challenge is answered with
-/// the long-term credentials (USERNAME, REALM, NONCE, MESSAGE-INTEGRITY) and 438 Stale Nonce with the new
-/// nonce, a bounded number of times. Once allocated, the client refreshes the allocation, its permissions and
+/// the long-term credentials (USERNAME, REALM, NONCE, MESSAGE-INTEGRITY; with an RFC 8489 server that offers
+/// PASSWORD-ALGORITHMS also the chosen PASSWORD-ALGORITHM, its key, and MESSAGE-INTEGRITY-SHA256) and 438 Stale
+/// Nonce with the new nonce, a bounded number of times. Once allocated, the client refreshes the allocation, its permissions and
 /// its channels before they expire (``TURNClientConfiguration/refreshMargin``). ``send(_:to:at:)`` relays
 /// application data to a peer: as a Send indication, or as ChannelData once ``bindChannel(to:at:)`` has bound
 /// a channel; data from peers comes back as ``TURNClientEvent/data(peer:payload:)``. ``close(at:)`` deletes the
@@ -52,11 +53,14 @@ public struct TURNClient<Random: RandomNumberGenerator>: CustomStringConvertible
     var armedAt: STUNInstant?
     var framer: TURNStreamFramer
 
-    /// The realm, nonce and long-term key after the server's 401 challenge.
+    /// The realm, nonce and long-term key after the server's 401 challenge, with the PASSWORD-ALGORITHMS it
+    /// offered (to echo) and the one chosen, when it offered any.
     struct Authentication {
         var realm: String
         var nonce: String
         let key: STUNKey
+        let offeredAlgorithms: STUNAttribute?
+        let algorithm: STUNPasswordAlgorithm?
     }
 
     /// A permission for one peer IP address (§9): installed once the first CreatePermission (or ChannelBind)

@@ -38,6 +38,21 @@ struct TURNClientTests {
         #expect(harness.sends.count == 2)
     }
 
+    @Test func anRFC8489ServerGetsTheSHA256KeyAndItsAlgorithmsEchoed() throws {
+        var harness = TURNHarness()
+        harness.server.offersPasswordAlgorithms = true
+        harness.start()
+        #expect(harness.events == [Self.allocated])
+        let signed = try #require(harness.server.requests.last)
+        #expect(signed.passwordAlgorithm == .sha256)
+        #expect(signed.passwordAlgorithms == [.sha256, .md5])
+        let bytes = try #require(harness.sends.last?.bytes)
+        let received = try STUNReceivedMessage(decoding: bytes)
+        #expect(received.hasMessageIntegrity && received.hasMessageIntegritySHA256)
+        let key = try #require(harness.server.sha256Key)
+        #expect(received.isAuthentic(with: key))
+    }
+
     @Test func staleNonceIsRetriedWithTheNewNonce() {
         var harness = TURNHarness()
         harness.server.staleNonces = 1

@@ -10,7 +10,12 @@ struct ScriptedTURNServer {
     static let relayed = STUNTransportAddress(address: .v4(0xC000_020F), port: 50_000)
     static let mapped = STUNTransportAddress(address: .v4(0xC000_0201), port: 32_853)
 
-    let key = STUNKey.longTerm(username: username, realm: realm, password: password)
+    let md5Key = STUNKey.longTerm(username: username, realm: realm, password: password)
+    let sha256Key = STUNKey.longTerm(username: username, realm: realm, password: password, algorithm: .sha256)
+    /// Offer PASSWORD-ALGORITHMS (SHA-256, then MD5) in 401s, as an RFC 8489 server does.
+    var offersPasswordAlgorithms = false
+    /// The key of the request being answered.
+    var key: STUNKey?
     var nonce = "nonce-1"
     var lifetime: UInt32 = 600
     /// Answer the next authenticated request with 438 and a new nonce, this many times.
@@ -37,7 +42,15 @@ struct ScriptedTURNServer {
         guard let received = try? STUNReceivedMessage(decoding: bytes) else { return nil }
         let request = received.message
         messages.append(request)
-        guard request.messageClass == .request, isAnswering, let key else { return nil }
+        guard request.messageClass == .request, isAnswering else { return nil }
+        let algorithm = request.passwordAlgorithm ?? .md5
+        if offersPasswordAlgorithms, received.hasMessageIntegrity,
+            request.passwordAlgorithms != [.sha256, .md5] || algorithm != .sha256
+        {
+            return error(request, .badRequest, "PASSWORD-ALGORITHMS not echoed", nonce: false)
+        }
+        key = algorithm == .sha256 ? sha256Key : md5Key
+        guard let key else { return nil }
         guard received.hasMessageIntegrity else {
             return error(request, .unauthenticated, "Unauthenticated", nonce: true)
         }
@@ -91,6 +104,7 @@ struct ScriptedTURNServer {
     func error(_ request: STUNMessage, _ code: STUNErrorCode, _ reason: String, nonce withNonce: Bool) -> [UInt8] {
         var attributes: [STUNAttribute] = [.errorCode(code, reason: reason)]
         if withNonce { attributes += [.realm(Self.realm), .nonce(nonce)] }
+        if withNonce, offersPasswordAlgorithms { attributes.append(.passwordAlgorithms([.sha256, .md5])) }
         return STUNMessage(.errorResponse, request.method, transactionID: request.transactionID, attributes: attributes)
             .encoded()
     }
