@@ -60,8 +60,9 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
 
         // STUN (RFC 8489): the message codec with MESSAGE-INTEGRITY(-SHA256) and FINGERPRINT, short- and long-term
-        // credentials, and the Binding client transaction. Sans-I/O: bytes and instants in, bytes and timer
-        // requests out; randomness is injected.
+        // credentials, and the Binding client transaction; TURN (RFC 8656): its attributes, ChannelData, a stream
+        // framer and a client per allocation (Allocate, Refresh, permissions, channels, Send and Data). Sans-I/O:
+        // bytes and instants in, bytes and timer requests out; randomness is injected.
         .target(name: "STUN", dependencies: ["COpenSSL"]),
 
         // The transaction layer driven over the transport layer on an event loop, with validation.
@@ -112,8 +113,9 @@ let package = Package(
         .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
         .executableTarget(name: "FuzzWebSocket", dependencies: ["SIPTransport"]),
         .executableTarget(name: "FuzzSTUN", dependencies: ["STUN"]),
-        // A Binding request over a real UDP socket, for the cross-check against coturn (Interop/stun/coturn-check).
-        .executableTarget(name: "STUNProbe", dependencies: ["STUN"], path: "Interop/stun/probe"),
+        // A Binding request over a real UDP socket, and two TURN allocations over UDP, TCP or TLS, for the
+        // cross-checks against coturn (Interop/stun/coturn-check, Interop/stun/turn-check).
+        .executableTarget(name: "STUNProbe", dependencies: ["STUN", "COpenSSL"], path: "Interop/stun/probe"),
 
         .testTarget(
             name: "SIPMessageTests",

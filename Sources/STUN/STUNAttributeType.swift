@@ -55,7 +55,10 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, Comparabl
 
     /// The types this module understands, with their registry names; a comprehension-required type outside
     /// this set is reported by the decoder in ``STUNReceivedMessage/unknownRequiredAttributes``.
-    private static let registry: [STUNAttributeType: String] = [
+    private static let registry: [STUNAttributeType: String] = stunNames.merging(turnNames) { stun, _ in stun }
+
+    /// The names of the types RFC 8489 and RFC 8445 define.
+    private static let stunNames: [STUNAttributeType: String] = [
         .mappedAddress: "MAPPED-ADDRESS", .username: "USERNAME", .messageIntegrity: "MESSAGE-INTEGRITY",
         .errorCode: "ERROR-CODE", .unknownAttributes: "UNKNOWN-ATTRIBUTES", .realm: "REALM", .nonce: "NONCE",
         .messageIntegritySHA256: "MESSAGE-INTEGRITY-SHA256", .passwordAlgorithm: "PASSWORD-ALGORITHM",

@@ -28,7 +28,7 @@ public struct STUNBindingTransaction: Sendable {
     /// The retransmission parameters.
     public let timers: STUNTransactionTimers
     private let key: STUNKey?
-    private var interval: Duration
+    private var schedule: STUNRetransmissionSchedule
 
     /// A Binding request with a fresh transaction ID from `generator`.
     /// - Parameters:
@@ -50,7 +50,7 @@ public struct STUNBindingTransaction: Sendable {
         self.isReliable = isReliable
         self.timers = timers
         self.key = integrity?.key
-        self.interval = timers.rto
+        self.schedule = STUNRetransmissionSchedule(isReliable: isReliable, timers: timers)
     }
 
     /// The transaction ID responses must carry.
@@ -59,19 +59,20 @@ public struct STUNBindingTransaction: Sendable {
     /// Sends the request and arms the timer. Only the first call has an effect.
     public mutating func start(at now: STUNInstant) -> [STUNTransactionAction] {
         guard case .idle = state else { return [] }
-        let deadline = now + (isReliable ? timers.ti : (timers.rc <= 1 ? lastWait : interval))
-        state = .waiting(sends: 1, deadline: deadline)
+        let deadline = schedule.start(at: now)
+        state = .waiting(sends: schedule.sends, deadline: deadline)
         return [.send(requestBytes), .armTimer(at: deadline)]
     }
 
     /// The timer fired. A call before the armed instant, or after the end, does nothing.
     public mutating func timerFired(at now: STUNInstant) -> [STUNTransactionAction] {
-        guard case .waiting(let sends, let deadline) = state, now >= deadline else { return [] }
-        if isReliable || sends >= max(timers.rc, 1) { return finish(.timeout) }
-        interval += interval
-        let next = deadline + (sends + 1 >= timers.rc ? lastWait : interval)
-        state = .waiting(sends: sends + 1, deadline: next)
-        return [.send(requestBytes), .armTimer(at: next)]
+        guard case .waiting = state, let step = schedule.fired(at: now) else { return [] }
+        switch step {
+        case .timeout: return finish(.timeout)
+        case .retransmit(let next):
+            state = .waiting(sends: schedule.sends, deadline: next)
+            return [.send(requestBytes), .armTimer(at: next)]
+        }
     }
 
     /// Bytes that arrived from the server; anything that is not a valid response to this request is ignored.
@@ -111,9 +112,6 @@ public struct STUNBindingTransaction: Sendable {
         message.transactionID == transactionID && message.method == .binding
             && (message.messageClass == .successResponse || message.messageClass == .errorResponse)
     }
-
-    /// Rm × RTO: how long the client waits after its last send over UDP.
-    private var lastWait: Duration { timers.rto * max(timers.rm, 0) }
 
     private mutating func finish(_ outcome: STUNBindingOutcome) -> [STUNTransactionAction] {
         state = .finished(outcome)

@@ -23,10 +23,14 @@ public struct STUNErrorCode: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let allocationMismatch = STUNErrorCode(rawValue: 437)
     /// 438 Stale Nonce: retry with the NONCE of this response.
     public static let staleNonce = STUNErrorCode(rawValue: 438)
+    /// 440 Address Family not Supported (RFC 8656): the server does not support the family asked for.
+    public static let addressFamilyNotSupported = STUNErrorCode(rawValue: 440)
     /// 441 Wrong Credentials (RFC 8656).
     public static let wrongCredentials = STUNErrorCode(rawValue: 441)
     /// 442 Unsupported Transport Protocol (RFC 8656).
     public static let unsupportedTransportProtocol = STUNErrorCode(rawValue: 442)
+    /// 443 Peer Address Family Mismatch (RFC 8656): the peer's family is not the relayed address's.
+    public static let peerAddressFamilyMismatch = STUNErrorCode(rawValue: 443)
     /// 486 Allocation Quota Reached (RFC 8656).
     public static let allocationQuotaReached = STUNErrorCode(rawValue: 486)
     /// 487 Role Conflict (RFC 8445 §7.3.1.1).

@@ -161,7 +161,7 @@ private struct Decoder {
     }
 }
 
-/// The value rules of the attributes this module understands (RFC 8489 §14, RFC 8445 §16.1).
+/// The value rules of the attributes this module understands (RFC 8489 §14, RFC 8445 §16.1, RFC 8656 §18).
 enum STUNAttributeValidation {
     static func validate(_ attribute: STUNAttribute) throws(STUNDecodingError) {
         let value = attribute.value
@@ -182,7 +182,7 @@ enum STUNAttributeValidation {
         case .priority: ok = value.count == 4
         case .useCandidate: ok = value.isEmpty
         case .iceControlled, .iceControlling: ok = value.count == 8
-        default: ok = true
+        default: ok = TURNAttributeValidation.isValid(attribute) ?? true
         }
         if !ok { throw STUNDecodingError(.invalidAttribute, "\(attribute.type) of \(value.count) bytes") }
     }

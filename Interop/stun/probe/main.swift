@@ -1,61 +1,16 @@
 import Glibc
 import STUN
 
-// A tiny socket driver for the sans-I/O Binding transaction, for cross-checks against a real STUN server:
+// A tiny socket driver for the sans-I/O STUN and TURN cores, for cross-checks against a real server:
 //   stun-probe HOST PORT
-// HOST is an IPv4 or IPv6 literal. Sends a Binding request over UDP (with FINGERPRINT), retransmits on the
-// transaction's schedule, prints "mapped HOST:PORT" and exits 0 on a success response whose mapped port is the
-// socket's own (true on loopback, where nothing translates); exits 1 otherwise.
+//   stun-probe turn udp|tcp|tls HOST PORT USER PASS [CA-FILE]
+//   stun-probe bench [ITERATIONS]
+// HOST is an IPv4 or IPv6 literal. The first form sends a Binding request over UDP (with FINGERPRINT),
+// retransmits on the transaction's schedule, prints "mapped HOST:PORT" and exits 0 on a success response whose
+// mapped port is the socket's own (true on loopback, where nothing translates); exits 1 otherwise. `turn` runs
+// two allocations against a TURN server (TURNProbe.swift); `bench` times ChannelData against Send indications.
 
-/// The wall clock as the transaction wants it: nanoseconds on the monotonic clock.
-func now() -> STUNInstant {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return STUNInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
-}
-
-/// The socket's local port.
-func localPort(_ fd: Int32) -> UInt16 {
-    var storage = sockaddr_storage()
-    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-    _ = withUnsafeMutablePointer(to: &storage) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    // sin_port and sin6_port sit at the same offset, right after the family.
-    let port = withUnsafeBytes(of: &storage) { $0.load(fromByteOffset: 2, as: UInt16.self) }
-    return UInt16(bigEndian: port)
-}
-
-/// A connected UDP socket to HOST:PORT; nil if the address does not parse or the socket fails.
-func connectedSocket(host: String, port: UInt16) -> Int32? {
-    var v4 = sockaddr_in()
-    var v6 = sockaddr_in6()
-    if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
-        v4.sin_family = sa_family_t(AF_INET)
-        v4.sin_port = port.bigEndian
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        let ok = withUnsafePointer(to: &v4) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return fd >= 0 && ok == 0 ? fd : nil
-    }
-    if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
-        v6.sin6_family = sa_family_t(AF_INET6)
-        v6.sin6_port = port.bigEndian
-        let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
-        let ok = withUnsafePointer(to: &v6) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-            }
-        }
-        return fd >= 0 && ok == 0 ? fd : nil
-    }
-    return nil
-}
-
-func run() -> Int32 {
+func runBinding() -> Int32 {
     let arguments = CommandLine.arguments
     guard arguments.count == 3, let port = UInt16(arguments[2]),
         let fd = connectedSocket(host: arguments[1], port: port)
@@ -119,4 +74,8 @@ func run() -> Int32 {
     return 1
 }
 
-exit(run())
+switch CommandLine.arguments.dropFirst().first {
+case "turn": exit(runTURN(Array(CommandLine.arguments.dropFirst(2))))
+case "bench": exit(runBench(Array(CommandLine.arguments.dropFirst(2))))
+default: exit(runBinding())
+}
