@@ -17,6 +17,12 @@ struct AccountOptions {
             name: "ws-url", valueName: "URL",
             help: "WebSocket server every request goes through (ws://host:port/path, wss://...; RFC 7118)"),
         FlagSpec(name: "tls-ca", valueName: "FILE", help: "trusted CA certificates (PEM) for TLS"),
+        FlagSpec(
+            name: "pn-provider", valueName: "apns|fcm|NAME",
+            help: "push service for the registration Contact (RFC 8599), with --pn-prid"),
+        FlagSpec(
+            name: "pn-prid", valueName: "TOKEN", help: "push device token (never printed; or SWITCHBOARD_PN_PRID)"),
+        FlagSpec(name: "pn-param", valueName: "VALUE", help: "push service parameter (APNs: TEAMID.bundle.voip)"),
         FlagSpec(name: "tls-cert", valueName: "FILE", help: "certificate chain (PEM) to listen on TLS"),
         FlagSpec(name: "tls-key", valueName: "FILE", help: "private key (PEM) of --tls-cert"),
         FlagSpec(
@@ -179,6 +185,32 @@ struct AccountOptions {
 
     /// `--ws-url URL`: the account's WebSocket server, `ws://HOST[:PORT][/PATH]` or `wss://...`; its scheme
     /// must agree with `--transport` when that is given.
+    /// `--pn-provider`, `--pn-prid` and `--pn-param` (RFC 8599): push parameters for the registration
+    /// Contact; the provider and the token go together.
+    var push: PushRegistration? {
+        get throws(UsageError) {
+            let provider = values["pn-provider"]
+            let token = values["pn-prid"]
+            guard provider != nil || token != nil || values["pn-param"] != nil else { return nil }
+            guard let provider, let token else {
+                throw UsageError(message: "--pn-provider and --pn-prid go together (RFC 8599 push parameters)")
+            }
+            let isToken = { (text: String) in
+                !text.isEmpty && text.utf8.count <= 4096 && !text.contains { $0.isWhitespace || $0 == ";" }
+            }
+            guard isToken(provider), provider.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." })
+            else { throw UsageError(message: "bad value for --pn-provider: \(provider)") }
+            // The token is a credential: the message does not repeat it.
+            guard isToken(token) else { throw UsageError(message: "bad value for --pn-prid (a token without spaces)") }
+            if let parameter = values["pn-param"], !isToken(parameter) {
+                throw UsageError(message: "bad value for --pn-param: \(parameter)")
+            }
+            return PushRegistration(
+                provider: PushRegistration.Provider(provider.lowercased()), deviceToken: token,
+                parameter: values["pn-param"])
+        }
+    }
+
     var webSocketURL: String? {
         get throws(UsageError) {
             guard let text = values["ws-url"] else { return nil }

@@ -192,7 +192,7 @@ final class ProviderHarness: Sendable {
             var account = Account(
                 addressOfRecord: aor.description, authenticationUser: options.authUser, credentials: credentials,
                 registrar: registrar?.description, outboundProxy: try options.proxy?.description, transport: transport,
-                registersOnStart: needs.registers, webSocketURL: try options.webSocketURL)
+                registersOnStart: needs.registers, webSocketURL: try options.webSocketURL, push: try options.push)
             if options.has("mwi") {
                 account.subscribesToMessageSummary = true
                 account.messageSummaryURI = try options.messageSummaryURI?.description
@@ -208,6 +208,9 @@ final class ProviderHarness: Sendable {
         } else if options["ws-url"] != nil {
             // The URL is the account's way to its server: without an account it would be silently unused.
             throw UsageError(message: "--ws-url needs --user (the account whose requests it carries)")
+        } else if try options.push != nil {
+            throw UsageError(
+                message: "--pn-provider and --pn-prid need --user and --registrar (the binding they go in)")
         }
         return (configuration, accountID)
     }
