@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "stun-probe", targets: ["STUNProbe"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
         .executable(name: "echo-bot", targets: ["EchoBot"]),
+        .executable(name: "push-app", targets: ["PushApp"]),
     ],
     targets: [
         // The SIP message layer: URIs, header fields, requests and responses, parser,
@@ -95,6 +96,8 @@ let package = Package(
 
         // An outside tool in miniature: an echo bot on the public API only (issue 6 §4).
         .executableTarget(name: "EchoBot", dependencies: ["Switchboard"], path: "Examples/EchoBot"),
+        // The Interop suite's app woken by a push (RFC 8599 through Kamailio's tsilo), public API only.
+        .executableTarget(name: "PushApp", dependencies: ["Switchboard"], path: "Interop/push/app"),
 
         // Release-mode benchmarks; built in CI, run by hand.
         .executableTarget(
