@@ -341,4 +341,45 @@ struct PushWakeTests {
         #expect(PushTokenRedaction.redact("no token here") == "no token here")
         #expect(PushRegistration.escaped("a b;c") == "a%20b%3Bc")
     }
+
+    /// A registrar over TCP for `suspendAndResume`: a scripted listener that answers REGISTERs with 200.
+    private static func acceptOverStream(_ connection: ScriptedConnection) throws -> String {
+        let register = try #require(connection.message(within: .seconds(3)))
+        #expect(register.hasPrefix("REGISTER "))
+        connection.send(
+            Self.ok(register, extra: "Contact: \(Self.field("Contact", of: register) ?? "")\r\nExpires: 600\r\n"))
+        return register
+    }
+
+    @Test func suspendClosesTheFlowWithoutUnregisteringAndResumeRegistersAgain() throws {
+        let world = VirtualWorld()
+        let registrar = try ScriptedListener(world: world, host: "127.0.0.2")
+        let account = Account(
+            addressOfRecord: "sip:bob@127.0.0.2", id: "bob",
+            registrar: "sip:127.0.0.2:\(registrar.address.port);transport=tcp", transport: .tcp,
+            push: PushRegistration(provider: .apns, deviceToken: "tok"))
+        let provider = try world.makeProvider(
+            configuration: CallProviderConfiguration(accounts: [account], listeners: [.init(.udp, "127.0.0.1:5060")]),
+            host: "127.0.0.1")
+        defer {
+            provider.invalidate(timeout: .seconds(2))
+            registrar.close()
+        }
+        let connection = try #require(registrar.accept(within: .seconds(3)))
+        _ = try Self.acceptOverStream(connection)
+        #expect(world.run(until: { Self.isRegistered(provider.registrationState(for: "bob")) }, within: .seconds(2)))
+
+        provider.suspend()
+        // The connection closes, and nothing is sent on it first: no REGISTER with Expires: 0.
+        #expect(world.run(until: { connection.isClosed }, within: .seconds(2)))
+        #expect(connection.message(within: .seconds(1)) == nil)
+        // Past the refresh time (540 s of 600) no REGISTER comes: the binding is left to the push parameters.
+        #expect(registrar.accept(within: .seconds(700)) == nil)
+
+        provider.resume()
+        let again = try #require(registrar.accept(within: .seconds(3)))
+        let register = try Self.acceptOverStream(again)
+        #expect(register.contains("pn-prid=tok"))
+        #expect(!register.contains("Expires: 0"))
+    }
 }

@@ -233,6 +233,14 @@ package final class RegistrationDriver: @unchecked Sendable {
         }
     }
 
+    /// The app is being suspended: stop refreshing and close the registration's connection without
+    /// unregistering, so the binding (and its push parameters) stays at the registrar until it expires.
+    package func suspend() {
+        let open = flow
+        detach()
+        if let open { engine.transport.close(flow: open) }
+    }
+
     /// Stops watching flows.
     package func detach() {
         if let observer { engine.core.removeFlowObserver(observer) }

@@ -137,6 +137,16 @@ public final class CallProvider: Sendable {
         if let error { throw error }
     }
 
+    /// The app is going to the background, where iOS suspends it and kills one that keeps sockets open:
+    /// every account's registration stops refreshing and closes its connection without unregistering, so
+    /// the binding, with its push parameters (`Account.push`), stays at the registrar and the push proxy
+    /// wakes the app for the next call. Calls in progress are not touched. A push
+    /// (`reportPushPayload(_:)`) registers its account again; `resume()` registers them all.
+    public func suspend() { engine.loop.run { [core] in core.suspend() } }
+
+    /// The app is back in the foreground: the accounts `suspend()` put to sleep register again.
+    public func resume() { engine.loop.run { [core] in core.resume() } }
+
     /// What the provider holds now: calls, sessions, transactions and media ports.
     public var statistics: CallProviderStatistics { engine.loop.run { [core] in core.statistics() } }
 

@@ -23,6 +23,8 @@ final class ProviderCore: @unchecked Sendable {
     private let messages: OutOfDialogSender
     private var outbox = EventOutbox()
     private var isTracing = false
+    /// The accounts whose registration `suspend` put to sleep, for `resume`.
+    private var suspendedAccounts: [String] = []
 
     init(engine: Engine, configuration: CallProviderConfiguration, accounts: AccountBook, logger: Logger) {
         self.engine = engine
@@ -65,7 +67,23 @@ final class ProviderCore: @unchecked Sendable {
     /// A push came for account `id`: register again now, so the proxy delivers the INVITE over the new flow.
     private func pushWoke(_ id: String?) {
         guard let id, let entry = accounts[id], entry.registrar != nil else { return }
+        suspendedAccounts.removeAll { $0 == id }
         _ = registrations.register(entry)
+    }
+
+    /// The app goes to the background: every registration stops refreshing and closes its connection,
+    /// leaving its binding to the push parameters. Calls in progress keep theirs.
+    func suspend() {
+        for id in accounts.ids where registrations.suspend(id) && !suspendedAccounts.contains(id) {
+            suspendedAccounts.append(id)
+        }
+    }
+
+    /// The app is back: the accounts `suspend` put to sleep register again.
+    func resume() {
+        let waking = suspendedAccounts
+        suspendedAccounts = []
+        for id in waking { _ = register(id) }
     }
 
     func statistics() -> CallProviderStatistics {

@@ -68,6 +68,13 @@ final class Registrations {
         drivers[id]?.stop()
     }
 
+    /// Suspends `id`'s registration (`RegistrationDriver.suspend`); returns whether it had one.
+    func suspend(_ id: String) -> Bool {
+        guard let driver = drivers.removeValue(forKey: id) else { return false }
+        driver.suspend()
+        return true
+    }
+
     /// Stops every driver without sending anything (the provider is going away).
     func detachAll(in ids: [String]) {
         for id in ids { drivers[id]?.detach() }
