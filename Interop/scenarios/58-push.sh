@@ -151,7 +151,23 @@ push_token_rotation() {
   [ "$(grep -c 'pn-prid=' lookup.out)" -eq 1 ] && grep -q "pn-prid=tok-2" lookup.out
 }
 
+# A push service the proxy does not support: 555, then a binding without the push parameters.
+push_unsupported_service() {
+  kamcmd -s "unix:$(push_run)/kamailio_ctl" ul.rm location carol >/dev/null 2>&1
+  "$ROOT/.build/debug/switchboard" register --user carol@127.0.0.1 --registrar sip:127.0.0.1:5460 \
+    --listen 127.0.0.1:5472 --pn-provider examplepush --pn-prid tok-9 --duration 2 --trace > register.out 2>&1
+  local rc=$?
+  kamcmd -s "unix:$(push_run)/kamailio_ctl" ul.dump > dump.out 2>&1
+  cat register.out
+  grep -q "^SIP/2.0 555" register.out && grep -q "reg-failed status=555" register.out || return 1
+  grep -q "registered expires" register.out || return 1
+  # The retry's Contact has no push parameters; the token never shows.
+  grep "^Contact: " register.out | tail -1 | grep -qv "pn-provider" || return 1
+  ! grep -q "tok-9" register.out && [ $rc -eq 0 ]
+}
+
 case_add push push-wake-answer kamailio udp push_wake_answer
+case_add push push-unsupported-service kamailio udp push_unsupported_service
 case_add push push-answer-before-invite kamailio udp push_answer_before_invite
 case_add push push-cancelled-before-invite kamailio udp push_cancelled_before_invite
 case_add push push-invite-never-arrives kamailio udp push_invite_never_arrives
