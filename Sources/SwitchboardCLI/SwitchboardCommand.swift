@@ -33,6 +33,7 @@ enum SwitchboardCommand {
           register        register to a registrar, stay registered, unregister
           call URI        place a call, stay connected, hang up
           answer          wait for calls and answer them
+          load URI        place many calls at a rate (a load generator)
           demo            a complete call between two agents in this process (no server)
 
         switchboard <command> --help    help for one command
@@ -63,6 +64,8 @@ enum SwitchboardCommand {
             return CallCommand.run(rest, io: io, environment: environment)
         case "answer":
             return AnswerCommand.run(rest, io: io, environment: environment)
+        case "load":
+            return LoadCommand.run(rest, io: io, environment: environment)
         case "demo":
             return DemoCommand.run(rest, io: io)
         default:

@@ -1,0 +1,301 @@
+import Dispatch
+import Foundation
+import Switchboard
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `switchboard load URI`: a UAC load generator in the spirit of sipp's `-sn uac`, on the public API. Calls
+/// start at `--rate` per second (reached linearly over `--ramp` seconds), at most `--concurrent` at once,
+/// `--calls` in all; each stays up `--duration` seconds after its answer and is hung up. Prints a `load`
+/// event every `--stats` seconds, a live status line on a terminal, and a final `load-summary`; exits 1 when
+/// more than `--max-failures` calls failed.
+enum LoadCommand {
+    static let flags =
+        AccountOptions.flags + AccountOptions.mediaFlags + [
+            FlagSpec(name: "register", valueName: nil, help: "register the account first"),
+            FlagSpec(name: "rate", valueName: "CPS", help: "new calls per second (10)"),
+            FlagSpec(name: "calls", valueName: "N", help: "calls in all (100)"),
+            FlagSpec(name: "concurrent", valueName: "N", help: "calls at once at most (100)"),
+            FlagSpec(name: "ramp", valueName: "S", help: "reach --rate linearly over S seconds (0)"),
+            FlagSpec(
+                name: "media", valueName: "rtp|file", help: "rtp: --play's tone or silence; file: --play FILE.wav"),
+            FlagSpec(name: "max-failures", valueName: "N", help: "exit 1 past N failed calls (0)"),
+            FlagSpec(name: "stats", valueName: "S", help: "a load event every S seconds"),
+        ]
+
+    static let help = helpText(
+        usage: "switchboard load URI [--rate CPS] [--calls N] [--concurrent N] [--duration S] [flags]",
+        summary: """
+            Places --calls calls to URI at --rate per second (reached over --ramp seconds), at most
+            --concurrent at once, each hung up --duration seconds after its answer (0 by default: at once).
+            Prints `load` events (--stats S), a status line on a terminal, and a final load-summary with
+            the calls that connected, the failures by status and the setup-time percentiles (ms).
+            Exit status: 0 when at most --max-failures calls failed, 1 otherwise, 2 on bad usage.
+            """,
+        flags: flags)
+
+    /// The run's settings, checked before anything starts.
+    struct Plan: Sendable {
+        var target: String
+        var rate: Double = 10
+        var calls = 100
+        var concurrent = 100
+        var ramp: Double = 0
+        var duration: Double = 0
+        var maxFailures = 0
+        var stats: Double?
+
+        init(_ options: AccountOptions, target: String) throws(UsageError) {
+            self.target = target
+            func number(_ name: String, _ range: ClosedRange<Double>) throws(UsageError) -> Double? {
+                guard let text = options[name] else { return nil }
+                guard let value = Double(text), range.contains(value) else {
+                    throw UsageError(message: "bad value for --\(name): \(text)")
+                }
+                return value
+            }
+            func count(_ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int? {
+                guard let text = options[name] else { return nil }
+                guard let value = Int(text), range.contains(value) else {
+                    throw UsageError(message: "bad value for --\(name): \(text)")
+                }
+                return value
+            }
+            rate = try number("rate", 0.01...100_000) ?? rate
+            calls = try count("calls", 1...100_000_000) ?? calls
+            concurrent = try count("concurrent", 1...1_000_000) ?? concurrent
+            ramp = try number("ramp", 0...86_400) ?? ramp
+            duration = try options.duration ?? duration
+            maxFailures = try count("max-failures", 0...Int.max) ?? maxFailures
+            stats = try number("stats", 0.1...3_600)
+            switch options["media"] ?? "rtp" {
+            case "rtp": break
+            case "file":
+                guard let play = options["play"], !play.hasPrefix("tone:"), play != "silence" else {
+                    throw UsageError(message: "--media file needs --play FILE.wav")
+                }
+            default:
+                throw UsageError(message: "bad value for --media: \(options["media"] ?? "") (rtp|file)")
+            }
+        }
+
+        /// Calls due to have started `elapsed` seconds in: the rate, ramped linearly over `ramp`.
+        func due(after elapsed: Double) -> Int {
+            guard elapsed > 0 else { return 1 }
+            let started: Double
+            if ramp > 0, elapsed < ramp {
+                started = rate * elapsed * elapsed / (2 * ramp)
+            } else {
+                started = rate * (elapsed - ramp / 2)
+            }
+            return min(calls, Int(started) + 1)
+        }
+    }
+
+    /// What happened so far; shared between the scheduler and the delegate queue.
+    struct Tally {
+        var started = 0
+        var connected = 0
+        var ended = 0
+        var failed = 0
+        var live: Set<UUID> = []
+        var startedAt: [UUID: ContinuousClock.Instant] = [:]
+        var failures: [String: Int] = [:]
+        /// Setup times of the connected calls, in milliseconds.
+        var setupTimes: [Double] = []
+        var registered: Bool?
+
+        /// The percentile `p` (0...1) of the setup times, in ms.
+        func setup(_ p: Double) -> Double {
+            guard !setupTimes.isEmpty else { return 0 }
+            let sorted = setupTimes.sorted()
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+        }
+    }
+
+    /// The run's shared state: the tally, the scheduler's wake-up, and the calls to hang up after their
+    /// `--duration`.
+    final class State: Sendable {
+        let tally = Mutex(Tally())
+        let wake = DispatchSemaphore(value: 0)
+        let hangUps = Mutex<Set<UUID>>([])
+    }
+
+    static func run(_ arguments: [String], io: CommandIO, environment: [String: String]) -> Int32 {
+        let options: AccountOptions
+        let plan: Plan
+        let media: CallMedia
+        do throws(UsageError) {
+            let parsed = try parseArguments(arguments, specs: flags)
+            if parsed.has("help") {
+                io.output(help)
+                return 0
+            }
+            guard parsed.positionals.count == 1 else {
+                throw UsageError(message: parsed.positionals.isEmpty ? "a target URI is required" : "one target URI")
+            }
+            options = try AccountOptions.resolve(parsed, environment: environment, readFile: io.readFile)
+            plan = try Plan(options, target: parsed.positionals[0])
+            media = try CallMedia(options)
+        } catch {
+            io.error("switchboard load: \(error.message)")
+            return 2
+        }
+        let printer = EventPrinter(json: options.has("json"), output: io.output)
+        let state = State()
+        let registers = options.has("register")
+        let harnessSlot = SetOnce<CallController>()
+        let harness: ProviderHarness
+        do throws(HarnessError) {
+            harness = try ProviderHarness.start(
+                options, needs: .init(registers: registers, defaultListen: nil, target: plan.target), io: io,
+                printer: printer
+            ) { event in
+                record(event, state: state, duration: plan.duration, controller: { harnessSlot.wait() })
+            }
+        } catch {
+            switch error {
+            case .usage(let usage):
+                io.error("switchboard load: \(usage.message)")
+                return 2
+            case .failed(let why):
+                io.error("switchboard load: \(why)")
+                return 1
+            }
+        }
+        harnessSlot.set(harness.controller)
+        defer { harness.stop(timeout: .seconds(5)) }
+        if registers {
+            while state.tally.withLock({ $0.registered }) == nil { state.wake.wait() }
+            guard state.tally.withLock({ $0.registered }) == true else {
+                io.error("switchboard load: registration failed")
+                return 1
+            }
+        }
+        let begin = ContinuousClock.now
+        let interactive = isatty(2) != 0
+        var lastStats = begin
+        // The scheduler: every 5 ms, start the calls that are due and allowed.
+        while true {
+            let now = ContinuousClock.now
+            let elapsed = seconds(now - begin)
+            let due = plan.due(after: elapsed)
+            let toStart = state.tally.withLock { tally -> Int in
+                let allowed = max(0, min(due - tally.started, plan.concurrent - tally.live.count))
+                tally.started += allowed
+                return allowed
+            }
+            for _ in 0..<toStart {
+                start(plan, harness: harness, media: media, state: state)
+            }
+            let (done, snapshot) = state.tally.withLock { ($0.ended >= plan.calls, $0) }
+            if let interval = plan.stats, seconds(now - lastStats) >= interval {
+                lastStats = now
+                printer.emit("load", fields(snapshot, elapsed: elapsed))
+            }
+            if interactive {
+                io.error(
+                    "\u{1B}[2K\rload \(snapshot.started)/\(plan.calls) live=\(snapshot.live.count) "
+                        + "connected=\(snapshot.connected) failed=\(snapshot.failed)")
+            }
+            if done { break }
+            _ = state.wake.wait(timeout: .now() + 0.005)
+        }
+        let final = state.tally.withLock { $0 }
+        let elapsed = seconds(ContinuousClock.now - begin)
+        var summary = fields(final, elapsed: elapsed)
+        summary.append(
+            (
+                "failures",
+                .string(final.failures.sorted { $0.key < $1.key }.map { "\($0):\($1)" }.joined(separator: ","))
+            ))
+        printer.emit("load-summary", summary)
+        return final.failed > plan.maxFailures ? 1 : 0
+    }
+
+    private static func fields(_ tally: Tally, elapsed: Double) -> [(String, EventValue)] {
+        [
+            ("started", .int(tally.started)), ("connected", .int(tally.connected)), ("ended", .int(tally.ended)),
+            ("failed", .int(tally.failed)), ("live", .int(tally.live.count)),
+            ("rate", .double(elapsed > 0 ? Double(tally.started) / elapsed : 0, decimals: 1)),
+            ("setup_p50_ms", .double(tally.setup(0.5), decimals: 1)),
+            ("setup_p95_ms", .double(tally.setup(0.95), decimals: 1)),
+            ("setup_p99_ms", .double(tally.setup(0.99), decimals: 1)),
+        ]
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Starts one call; a refused start counts as a failure at once.
+    private static func start(_ plan: Plan, harness: ProviderHarness, media: CallMedia, state: State) {
+        let uuid = UUID()
+        let number = state.tally.withLock { tally -> Int in
+            tally.live.insert(uuid)
+            tally.startedAt[uuid] = .now
+            return tally.started
+        }
+        state.hangUps.withLock { _ = $0.insert(uuid) }
+        let action = StartCallAction(
+            call: uuid, handle: Handle(type: .generic, value: plan.target), account: harness.accountID)
+        harness.controller.request(CallTransaction(action: action)) { error in
+            guard let error else { return }
+            state.tally.withLock { tally in
+                guard tally.live.remove(uuid) != nil else { return }
+                tally.ended += 1
+                tally.failed += 1
+                tally.failures["refused(\(error))", default: 0] += 1
+            }
+            state.wake.signal()
+        }
+        harness.provider.setAudio(media.audio(callNumber: number), for: uuid)
+    }
+
+    /// Tallies one provider event; a connected call is hung up `duration` seconds on.
+    private static func record(
+        _ event: CallProviderEvent, state: State, duration: Double,
+        controller: @escaping @Sendable () -> CallController?
+    ) {
+        switch event.kind {
+        case .registration:
+            guard let registration = event.registrationState else { return }
+            switch registration {
+            case .registered: state.tally.withLock { $0.registered = true }
+            case .failed(_, let willRetry) where !willRetry: state.tally.withLock { $0.registered = false }
+            default: return
+            }
+            state.wake.signal()
+        case .connected:
+            guard let call = event.call else { return }
+            state.tally.withLock { tally in
+                tally.connected += 1
+                if let began = tally.startedAt.removeValue(forKey: call.uuid) {
+                    tally.setupTimes.append(seconds(ContinuousClock.now - began) * 1000)
+                }
+            }
+            guard state.hangUps.withLock({ $0.remove(call.uuid) != nil }) else { return }
+            commandTimers.asyncAfter(deadline: .now() + duration) {
+                controller()?.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }
+            }
+        case .ended:
+            guard let call = event.call, let details = event.endDetails else { return }
+            state.hangUps.withLock { _ = $0.remove(call.uuid) }
+            state.tally.withLock { tally in
+                guard tally.live.remove(call.uuid) != nil else { return }
+                tally.startedAt[call.uuid] = nil
+                tally.ended += 1
+                if call.connectedAt == nil {
+                    tally.failed += 1
+                    tally.failures[details.statusCode.map(String.init) ?? details.reason.rawValue, default: 0] += 1
+                }
+            }
+            state.wake.signal()
+        default:
+            return
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+
+@testable import SwitchboardCLI
+
+/// `switchboard load URI`: bad flags exit 2 naming the flag; a short run against `answer` on loopback
+/// counts its calls exactly; refused calls are failures by status and fail the run past --max-failures.
+@Suite("switchboard load")
+struct LoadCommandTests {
+    @Test(arguments: [
+        ["--rate", "0"], ["--rate", "fast"], ["--calls", "0"], ["--concurrent", "-1"], ["--ramp", "-2"],
+        ["--media", "off"], ["--media", "file"], ["--max-failures", "x"], ["--stats", "0"], ["--duration", "-1"],
+    ])
+    func badFlagsExit2AndNameTheFlag(flag: [String]) {
+        let capture = Capture()
+        let status = SwitchboardCommand.run(["load", "sip:bob@127.0.0.1:5999"] + flag, io: capture.io)
+        #expect(status == 2)
+        #expect(capture.err.contains { $0.contains(flag[0]) })
+    }
+
+    @Test func aTargetIsRequired() {
+        let capture = Capture()
+        #expect(SwitchboardCommand.run(["load", "--calls", "3"], io: capture.io) == 2)
+        #expect(capture.err.contains { $0.contains("target URI") })
+    }
+
+    @Test func theRampReachesTheRateLinearly() throws {
+        let plan = try LoadCommand.Plan(
+            AccountOptions(values: ["rate": "100", "calls": "1000", "ramp": "2"]), target: "x")
+        #expect(plan.due(after: 0) == 1)
+        #expect(plan.due(after: 1) == 26)  // 100 × 1² / (2 × 2) = 25 started, the 26th due
+        #expect(plan.due(after: 2) == 101)  // the ramp's area: 100 × 2 / 2
+        #expect(plan.due(after: 3) == 201)  // then the full rate
+        #expect(plan.due(after: 100) == 1000)
+    }
+
+    @Test func aShortRunAgainstAnswerCountsItsCallsExactly() async throws {
+        let answer = try await InProcessAnswer.start([
+            "--listen", "127.0.0.1:0", "--auto-answer", "--quiet", "--count", "12", "--rtp-ports", "18200-18299",
+        ])
+        let capture = Capture()
+        let status = await runCommand(
+            [
+                "load", "sip:bob@127.0.0.1:\(answer.port)", "--calls", "12", "--rate", "40", "--concurrent", "4",
+                "--duration", "0.2", "--rtp-ports", "18300-18399",
+            ], io: capture.io)
+        #expect(status == 0)
+        let summary = try #require(capture.out.first { $0.contains(" load-summary ") })
+        #expect(summary.contains(" started=12 connected=12 ended=12 failed=0 live=0 "))
+        #expect(await answer.exitStatus() == 0)
+        #expect(answer.capture.out.contains { $0.contains("totals calls=12 failed=0") })
+    }
+
+    @Test func refusedCallsAreFailuresByStatus() async throws {
+        // One call at a time: while the first lasts its 3 s, the next two (50 and 100 ms on) get 486.
+        let answer = try await InProcessAnswer.start([
+            "--listen", "127.0.0.1:0", "--auto-answer", "--quiet", "--max-calls", "1", "--count", "1",
+            "--rtp-ports", "18400-18499",
+        ])
+        let capture = Capture()
+        let status = await runCommand(
+            [
+                "load", "sip:bob@127.0.0.1:\(answer.port)", "--calls", "3", "--rate", "20", "--duration", "3",
+                "--max-failures", "1", "--rtp-ports", "18500-18599",
+            ], io: capture.io)
+        #expect(status == 1)
+        let summary = try #require(capture.out.first { $0.contains(" load-summary ") })
+        #expect(summary.contains(" started=3 connected=1 ended=3 failed=2 "))
+        #expect(summary.contains("failures=486:2"))
+        #expect(await answer.exitStatus() == 0)
+    }
+}
