@@ -22,6 +22,7 @@ enum AnswerCommand {
                 help: "new calls per second to be ready for: transaction tables sized up front (0)"),
             FlagSpec(name: "expires", valueName: "S", help: "registration lifetime with --registrar (600)"),
             FlagSpec(name: "quiet", valueName: nil, help: "print only the final summary counts (load tests)"),
+            FlagSpec(name: "media", valueName: "rtp|off", help: "off: answer SDP but open no RTP (load tests)"),
             FlagSpec(
                 name: "stats", valueName: "S",
                 help: "every S seconds a stats event: calls, sessions, transactions, ports, heap, RSS"),
@@ -78,6 +79,7 @@ enum AnswerCommand {
             duration = try options.duration
             media = try CallMedia(options)
             statsInterval = try StatsReporter.interval(options)
+            if options["media"] == "file" { throw UsageError(message: "bad value for --media: file (rtp|off)") }
             if let text = options["count"] {
                 guard let n = Int(text), n > 0 else { throw UsageError(message: "bad value for --count: \(text)") }
                 count = n

@@ -21,7 +21,8 @@ enum LoadCommand {
             FlagSpec(name: "concurrent", valueName: "N", help: "calls at once at most (100)"),
             FlagSpec(name: "ramp", valueName: "S", help: "reach --rate linearly over S seconds (0)"),
             FlagSpec(
-                name: "media", valueName: "rtp|file", help: "rtp: --play's tone or silence; file: --play FILE.wav"),
+                name: "media", valueName: "rtp|file|off",
+                help: "rtp: --play's tone or silence; file: --play FILE.wav; off: SDP, no RTP"),
             FlagSpec(name: "max-failures", valueName: "N", help: "exit 1 past N failed calls (0)"),
             FlagSpec(name: "stats", valueName: "S", help: "a load event every S seconds"),
         ]
@@ -72,13 +73,13 @@ enum LoadCommand {
             maxFailures = try count("max-failures", 0...Int.max) ?? maxFailures
             stats = try number("stats", 0.1...3_600)
             switch options["media"] ?? "rtp" {
-            case "rtp": break
+            case "rtp", "off": break
             case "file":
                 guard let play = options["play"], !play.hasPrefix("tone:"), play != "silence" else {
                     throw UsageError(message: "--media file needs --play FILE.wav")
                 }
             default:
-                throw UsageError(message: "bad value for --media: \(options["media"] ?? "") (rtp|file)")
+                throw UsageError(message: "bad value for --media: \(options["media"] ?? "") (rtp|file|off)")
             }
         }
 

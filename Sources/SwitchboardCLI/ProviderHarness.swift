@@ -161,6 +161,12 @@ final class ProviderHarness: Sendable {
         configuration.srtp = try options.srtp
         if let ports = try options.rtpPorts { configuration.mediaPorts = ports }
         configuration.mediaTimeout = try options.mediaTimeout(default: needs.defaultMediaTimeout)
+        // `--media off` (answer, load): SDP without RTP, as sipp's -sn uac/uas.
+        switch options["media"] {
+        case nil, "rtp", "file": break
+        case "off": configuration.mediaMode = .signallingOnly
+        case let other?: throw UsageError(message: "bad value for --media: \(other) (rtp|off)")
+        }
         if let text = options["max-calls"] {
             guard let value = Int(text), value > 0 else {
                 throw UsageError(message: "bad value for --max-calls: \(text)")

@@ -8,7 +8,7 @@ import Testing
 struct LoadCommandTests {
     @Test(arguments: [
         ["--rate", "0"], ["--rate", "fast"], ["--calls", "0"], ["--concurrent", "-1"], ["--ramp", "-2"],
-        ["--media", "off"], ["--media", "file"], ["--max-failures", "x"], ["--stats", "0"], ["--duration", "-1"],
+        ["--media", "none"], ["--media", "file"], ["--max-failures", "x"], ["--stats", "0"], ["--duration", "-1"],
     ])
     func badFlagsExit2AndNameTheFlag(flag: [String]) {
         let capture = Capture()

@@ -219,4 +219,18 @@ struct AbandonedCallTests {
         bob.world.advance(by: .seconds(40))
         #expect(bob.holdsNothing)
     }
+
+    @Test func signallingOnlyAnswersTheOfferWithoutOpeningMedia() throws {
+        let bob = try Bob { $0.mediaMode = .signallingOnly }
+        defer { bob.close() }
+        bob.peer.send(Self.invite("no-media", peerPort: bob.peer.address.port), to: bob.address)
+        _ = try #require(Self.response(to: "no-media", from: bob.peer))
+        try bob.answer("no-media")
+        let ok = try #require(Self.response(to: "no-media", from: bob.peer))
+        #expect(ok.hasPrefix("SIP/2.0 200"))
+        #expect(ok.contains("\r\nm=audio 9 RTP/AVP 0"))
+        #expect(bob.provider.statistics.mediaStreams == 0)
+        #expect(bob.provider.statistics.liveCalls == 1)
+        #expect(bob.pooledPairs == 0)
+    }
 }

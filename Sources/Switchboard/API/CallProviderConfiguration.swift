@@ -112,6 +112,8 @@ public struct CallProviderConfiguration: Sendable {
     /// Media with no packet received for this long ends the call with BYE (`nil`: never). Asterisk does
     /// the same after 60 s by default.
     public var mediaTimeout: Duration?
+    /// Whether calls carry RTP (`.rtp`, the default) or only negotiate it (`.signallingOnly`, load tests).
+    public var mediaMode: MediaMode
     /// How long a call reported from a push (`CallProvider.reportPushPayload(_:)`) waits for its INVITE;
     /// then it ends with `CallEndedReason.failed`, as CallKit requires of a call that cannot connect.
     public var pushInviteTimeout: Duration
@@ -151,6 +153,7 @@ public struct CallProviderConfiguration: Sendable {
         self.mediaPorts = 40_000...49_999
         self.mediaAddress = nil
         self.mediaTimeout = nil
+        self.mediaMode = .rtp
         self.pushInviteTimeout = .seconds(20)
         self.maximumPendingPushedCalls = 16
     }

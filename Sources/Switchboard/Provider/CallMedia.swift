@@ -17,8 +17,11 @@ struct CallMedia {
         var audio: CallAudio
         var timeout: Duration?
         var usesManualActivation: Bool
+        /// `MediaMode.signallingOnly`: no stream opens; SDP announces the discard port.
+        var opensStreams: Bool
 
         init(_ configuration: CallProviderConfiguration) {
+            opensStreams = configuration.mediaMode != .signallingOnly
             address = configuration.mediaAddress
             ports = configuration.mediaPorts
             audio = configuration.audio
@@ -51,6 +54,8 @@ struct CallMedia {
     /// port 0.
     mutating func open(_ key: SessionKey, host: String, events: MediaStreamEvents) -> (host: String, port: UInt16)? {
         let address = settings.address ?? host
+        // Signalling only: the offer or answer names the discard port (RFC 4566 §5.14's example), no socket.
+        guard settings.opensStreams else { return (address, 9) }
         do throws(TransportError) {
             let stream = try engine.open(
                 host: address, ports: settings.ports, audio: settings.audio, mediaTimeout: settings.timeout,
