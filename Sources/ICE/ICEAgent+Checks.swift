@@ -13,11 +13,22 @@ extension ICEAgent {
         schedulePacing(at: now)
     }
 
-    /// Whether a tick would find a check to start.
+    /// Whether a tick would find a check to start: a triggered check, a Waiting pair, or a Frozen pair whose
+    /// foundation has nothing Waiting or In-Progress.
     var hasCheckWork: Bool {
         if !triggered.isEmpty { return true }
         guard state != .completed else { return false }
-        return pairs.contains { $0.isInCheckList && ($0.state == .waiting || $0.state == .frozen) }
+        var active = Set<String>()
+        var frozen = Set<String>()
+        for pair in pairs where pair.isInCheckList {
+            switch pair.state {
+            case .waiting: return true
+            case .inProgress: active.insert(pair.foundation)
+            case .frozen: frozen.insert(pair.foundation)
+            case .succeeded, .failed: break
+            }
+        }
+        return !frozen.isSubset(of: active)
     }
 
     /// Arms the pacing timer if there is work and it is not armed: Ta after the last check.

@@ -182,7 +182,10 @@ struct Simulation<A: SimulatedPeer, B: SimulatedPeer> {
             for endpoint in 0..<2 {
                 if let at = timers[endpoint], next.map({ at < $0.at }) ?? true { next = (at, endpoint) }
             }
-            guard let step = next, step.at <= end else { break }
+            guard let step = next, step.at <= end else {
+                now = max(now, end)
+                break
+            }
             now = step.at
             if let endpoint = step.timer {
                 timers[endpoint] = nil
@@ -202,7 +205,6 @@ struct Simulation<A: SimulatedPeer, B: SimulatedPeer> {
             }
             if stop(self) { break }
         }
-        if now < end, queue.isEmpty, timers.allSatisfy({ $0 == nil }) { now = end }
     }
 
     func selected(_ endpoint: Int) -> [ICEPairInfo] {
