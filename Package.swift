@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SIPUserAgent", targets: ["SIPUserAgent"]),
         .library(name: "Media", targets: ["Media"]),
         .library(name: "STUN", targets: ["STUN"]),
+        .library(name: "ICE", targets: ["ICE"]),
         .library(name: "Switchboard", targets: ["Switchboard"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
@@ -20,6 +21,7 @@ let package = Package(
         .executable(name: "FuzzSDP", targets: ["FuzzSDP"]),
         .executable(name: "FuzzWebSocket", targets: ["FuzzWebSocket"]),
         .executable(name: "FuzzSTUN", targets: ["FuzzSTUN"]),
+        .executable(name: "FuzzICE", targets: ["FuzzICE"]),
         .executable(name: "stun-probe", targets: ["STUNProbe"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
         .executable(name: "echo-bot", targets: ["EchoBot"]),
@@ -65,6 +67,10 @@ let package = Package(
         // framer and a client per allocation (Allocate, Refresh, permissions, channels, Send and Data). Sans-I/O:
         // bytes and instants in, bytes and timer requests out; randomness is injected.
         .target(name: "STUN", dependencies: ["COpenSSL"]),
+        // ICE (RFC 8445) with its SDP grammar (RFC 8839) and consent freshness (RFC 7675): candidates and
+        // priorities, the check list, the Binding responder, roles, nomination and restart. Sans-I/O: candidates,
+        // datagrams and instants in, sends, timer requests and events out; randomness is injected.
+        .target(name: "ICE", dependencies: ["STUN"]),
 
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
@@ -116,6 +122,7 @@ let package = Package(
         .executableTarget(name: "FuzzSDP", dependencies: ["SDP"]),
         .executableTarget(name: "FuzzWebSocket", dependencies: ["SIPTransport"]),
         .executableTarget(name: "FuzzSTUN", dependencies: ["STUN"]),
+        .executableTarget(name: "FuzzICE", dependencies: ["ICE", "STUN"]),
         // A Binding request over a real UDP socket, and two TURN allocations over UDP, TCP or TLS, for the
         // cross-checks against coturn (Interop/stun/coturn-check, Interop/stun/turn-check).
         .executableTarget(name: "STUNProbe", dependencies: ["STUN", "COpenSSL"], path: "Interop/stun/probe"),
@@ -144,6 +151,7 @@ let package = Package(
             ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "Switchboard", "Media"]),
     ],
     swiftLanguageModes: [.v6]
