@@ -87,6 +87,20 @@ public struct RegistrationClient: Sendable {
         return sendRegister(expires: requestedExpires, announce: .registering)
     }
 
+    /// The REGISTER `request` (the last one asked for) leaves on a new flow whose local address is
+    /// `newContact` (a TCP or TLS connection that replaced a broken one, RFC 5626 §4.5): the binding names
+    /// that flow. Returns the request with its Contact rewritten, its parameters kept; the client answers
+    /// challenges with it from now on.
+    public mutating func flowChanged(contact newContact: SIPURI, in request: SIPRequest) -> SIPRequest {
+        contact = newContact
+        var request = request
+        guard case .address(var binding)? = (try? request.contacts)?.first else { return request }
+        binding.uri = .sip(newContact)
+        request.headerFields.set(.contact, Contact.address(binding))
+        if lastRequest.map({ (try? $0.cseq) == (try? request.cseq) }) == true { lastRequest = request }
+        return request
+    }
+
     // MARK: Events
 
     /// A final response to the last REGISTER (provisional ones are ignored).

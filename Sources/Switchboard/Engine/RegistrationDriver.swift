@@ -51,6 +51,9 @@ package final class RegistrationDriver: @unchecked Sendable {
     var flow: FlowID?
     var timer: TimerHandle?
     var observer: Int?
+    /// The local address the last REGISTER named (`contact(for:)`): over TCP/TLS without a listener, the
+    /// connection's. A REGISTER leaving on another connection names that one.
+    var flowContact: SIPURI?
     /// Every state change, on the loop.
     package var onState: ((SIPUserAgent.RegistrationState) -> Void)?
 
@@ -99,11 +102,13 @@ package final class RegistrationDriver: @unchecked Sendable {
             }
             self.destination = destination
             HopResolver(engine: engine).ensureListening(for: destination)
+            let contact = contact(for: destination)
+            flowContact = contact
             // Over a WebSocket the registrar reaches us over the connection whatever the Contact says (its
             // `.invalid` host, RFC 7118 §8): re-registering with the address it saw would only add a binding.
             let configuration = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
-                contact: contact(for: destination), expires: settings.expires, instanceID: settings.instanceID,
+                contact: contact, expires: settings.expires, instanceID: settings.instanceID,
                 regID: settings.instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
                 userAgent: settings.userAgent)
             let authenticator = DigestAuthenticator(credentials: credentials)
@@ -145,8 +150,15 @@ package final class RegistrationDriver: @unchecked Sendable {
 
     private func perform(_ action: RegistrationClient.Action) {
         switch action {
-        case .send(let request):
+        case .send(var request):
             guard let destination else { return }
+            // After a broken TCP/TLS connection the REGISTER opens a new one: its Contact names it.
+            let current = contact(for: destination)
+            if current != flowContact, var client {
+                flowContact = current
+                request = client.flowChanged(contact: current, in: request)
+                self.client = client
+            }
             do {
                 try engine.core.sendRequest(request, to: destination) { [weak self] event in
                     self?.transactionEvent(event)
