@@ -106,8 +106,8 @@ struct RegistrationFlowReuseTests {
     }
 
     /// The 200 for a REGISTER: its Via, From, To (tagged), Call-ID, CSeq and Contact back.
-    static func ok(_ request: SIPText) -> String {
-        var lines = ["SIP/2.0 200 OK"]
+    static func ok(_ request: SIPText, extra: [String] = []) -> String {
+        var lines = ["SIP/2.0 200 OK"] + extra
         for name in ["Via", "From", "Call-ID", "CSeq"] {
             for value in request.all(name) { lines.append("\(name): \(value)") }
         }
@@ -183,5 +183,40 @@ struct RegistrationFlowReuseTests {
         let contact = try #require(again.contactURI)
         #expect(Self.port(in: contact, after: "127.0.0.1") == source.port, "Contact \(contact), source \(source)")
         #expect(again["Call-ID"] == register["Call-ID"])
+    }
+
+    /// A registrar that confirms outbound (`Require: outbound`, `Flow-Timer: 10`): Alice's REGISTER asked for
+    /// it (`;ob`, reg-id, a `urn:uuid:` instance), she pings the flow (CRLFCRLF) before the Flow-Timer runs
+    /// out, and when the registrar closes the flow she registers over a new one at once (RFC 5626 §4.5), the
+    /// same instance and reg-id naming the new connection.
+    @Test func anOutboundFlowIsPingedAndReplacedAtOnce() async throws {
+        let setup = try Setup()
+        defer { setup.close() }
+        let first = try #require(setup.registrar.accept(within: .seconds(5)))
+        let register = SIPText(try #require(first.message(within: .seconds(5))))
+        let binding = try #require(register["Contact"])
+        #expect(binding.contains(";ob"), "Contact \(binding)")
+        #expect(binding.contains("reg-id=1") && binding.contains("+sip.instance=\"<urn:uuid:"), "Contact \(binding)")
+        #expect(register["Supported"]?.contains("outbound") == true)
+        first.send(Self.ok(register, extra: ["Require: outbound", "Flow-Timer: 10"]))
+        let registered = await setup.delegate.wait(seconds: 5) { event -> Bool? in
+            guard case .registered? = event.registrationState else { return nil }
+            return true
+        }
+        #expect(registered == true)
+        _ = first.takeBytes()
+        setup.world.advance(by: .seconds(10))
+        let ping = first.takeBytes()
+        #expect(ping.starts(with: [13, 10, 13, 10]), "no CRLFCRLF ping within the Flow-Timer: \(ping)")
+        first.send("\r\n")
+
+        first.close()
+        let second = try #require(setup.registrar.accept(within: .seconds(1)), "no new flow at once")
+        let again = SIPText(try #require(second.message(within: .seconds(2))))
+        let source = try #require(second.remoteAddress)
+        let contact = try #require(again.contactURI)
+        #expect(Self.port(in: contact, after: "127.0.0.1") == source.port, "Contact \(contact), source \(source)")
+        let instance = { (text: String) in text.components(separatedBy: "+sip.instance=").last }
+        #expect(instance(try #require(again["Contact"])) == instance(binding))
     }
 }

@@ -36,6 +36,17 @@ public struct RegistrationClient: Sendable {
     private var stopping = false
     private var timerPurpose: TimerPurpose?
     private var isBound = false
+    /// Whether the registrar confirmed outbound (RFC 5626 §4.2.1: `Require: outbound` in the 200, or
+    /// `Supported: outbound` with our reg-id kept).
+    public private(set) var isOutbound = false
+    /// The 200's `Flow-Timer` (RFC 5626 §4.4.1): how many seconds the edge proxy waits for keep-alives.
+    public private(set) var flowTimer: UInt32?
+    /// Replacements of a broken outbound flow that failed in a row (RFC 5626 §4.5's consecutive-failures).
+    private var flowFailures = 0
+    /// Whether the REGISTER on its way replaces a broken outbound flow.
+    private var isRecoveringFlow = false
+    /// The state of the jitter of §4.5's back-off (SplitMix64 over the seed the driver gave).
+    private var jitterState: UInt64
 
     private enum TimerPurpose: Sendable {
         case refresh
@@ -45,9 +56,12 @@ public struct RegistrationClient: Sendable {
     /// - Parameters:
     ///   - callID/fromTag: random values from the driver (they identify the registration).
     ///   - authenticator: answers 401/407 with the account's credentials.
+    ///   - seed: random bits for the jitter of RFC 5626 §4.5's back-off (a fixed one gives a fixed jitter).
     public init(
-        configuration: RegistrationConfiguration, callID: String, fromTag: String, authenticator: DigestAuthenticator
+        configuration: RegistrationConfiguration, callID: String, fromTag: String, authenticator: DigestAuthenticator,
+        seed: UInt64 = 0
     ) {
+        self.jitterState = seed
         self.configuration = configuration
         self.contact = configuration.contact
         self.callID = callID
@@ -170,6 +184,34 @@ public struct RegistrationClient: Sendable {
         return actions
     }
 
+    /// The registration's TCP/TLS connection closed or broke. With outbound confirmed (RFC 5626 §4.5): register
+    /// again at once over a new flow, and back off only when that fails. Otherwise as `transportFailed`.
+    public mutating func flowFailed(_ reason: String) -> [Action] {
+        guard isOutbound else { return transportFailed(reason) }
+        guard !stopping, state != .idle, state != .unregistered else { return [] }
+        isBound = false
+        isRecoveringFlow = true
+        state = .failed(RegistrationError(.transportFailed, reason: reason), willRetry: true)
+        var actions: [Action] = timerPurpose == nil ? [] : [.cancelTimer]
+        timerPurpose = nil
+        actions.append(.stateChanged(state))
+        actions += sendRegister(expires: requestedExpires, announce: .registering)
+        return actions
+    }
+
+    /// RFC 5626 §4.5: a random 50-100% of min(max-time, base-time * 2^failures).
+    mutating func flowRecoveryDelay(failures: Int) -> Duration {
+        let base = configuration.outboundBaseTime * (1 << min(failures, 16))
+        let wait = min(base, configuration.outboundMaximumTime)
+        jitterState &+= 0x9E37_79B9_7F4A_7C15
+        var z = jitterState
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        let fraction = 0.5 + 0.5 * Double(z >> 11) / Double(1 << 53)
+        return wait * fraction
+    }
+
     /// The timer armed by `.startTimer` fired.
     public mutating func timerFired() -> [Action] {
         guard let purpose = timerPurpose else { return [] }
@@ -202,6 +244,16 @@ public struct RegistrationClient: Sendable {
         let headerExpires = try? response.expires
         let granted = ours?.expires ?? headerExpires ?? requestedExpires
         lastRequest = nil
+        if configuration.regID != nil, configuration.instanceID != nil {
+            let required = ((try? response.require) ?? []).contains { $0.lowercased() == "outbound" }
+            let supported = ((try? response.supported) ?? []).contains { $0.lowercased() == "outbound" }
+            isOutbound = required || (supported && ours?.regID == configuration.regID)
+            flowTimer = SIPField.Name("Flow-Timer").flatMap { response.headerFields[$0] }.flatMap {
+                UInt32(String($0.filter { !$0.isWhitespace }))
+            }
+        }
+        flowFailures = 0
+        isRecoveringFlow = false
 
         // NAT: the registrar saw another address than the one in our contact (RFC 3581 received/rport).
         if configuration.followsNAT, let via = try? response.topVia, let publicContact = natContact(from: via),
@@ -260,7 +312,13 @@ public struct RegistrationClient: Sendable {
         isBound = false
         state = .failed(error, willRetry: retry)
         var actions: [Action] = [.stateChanged(state)]
-        if retry {
+        if retry, isOutbound, isRecoveringFlow {
+            // A replacement flow failed (RFC 5626 §4.5): back off, then try another.
+            let delay = after ?? flowRecoveryDelay(failures: flowFailures)
+            flowFailures += 1
+            timerPurpose = .retry
+            actions.append(.startTimer(after: delay))
+        } else if retry {
             let delay = after ?? retryDelay
             retryDelay = min(retryDelay * 2, configuration.maximumRetryDelay)
             timerPurpose = .retry
@@ -289,7 +347,9 @@ public struct RegistrationClient: Sendable {
         request.headerFields.append(.to, NameAddress(uri: aor))
         request.headerFields.append(.callID, callID)
         request.headerFields.append(.cseq, CSeq(cseq, .register))
-        var binding = NameAddress(uri: contact)
+        var bound = contact
+        if configuration.instanceID != nil, configuration.regID != nil { bound.parameters.set("ob", to: nil) }
+        var binding = NameAddress(uri: bound)
         if let instance = configuration.instanceID {
             binding.parameters.setQuoted("+sip.instance", "<\(instance)>")
             if let regID = configuration.regID { binding.parameters["reg-id"] = String(regID) }

@@ -54,6 +54,8 @@ package final class RegistrationDriver: @unchecked Sendable {
     /// The local address the last REGISTER named (`contact(for:)`): over TCP/TLS without a listener, the
     /// connection's. A REGISTER leaving on another connection names that one.
     var flowContact: SIPURI?
+    /// The `Flow-Timer` the keep-alives on `flow` follow (nil: `keepAliveInterval`).
+    var flowTimer: UInt32?
     /// Every state change, on the loop.
     package var onState: ((SIPUserAgent.RegistrationState) -> Void)?
 
@@ -106,15 +108,20 @@ package final class RegistrationDriver: @unchecked Sendable {
             flowContact = contact
             // Over a WebSocket the registrar reaches us over the connection whatever the Contact says (its
             // `.invalid` host, RFC 7118 §8): re-registering with the address it saw would only add a binding.
+            // RFC 5626 outbound over TCP and TLS flows (reg-id 1, the one flow): the registrar that supports it
+            // routes to the flow, and a broken flow is replaced at once. UDP would need STUN keep-alives and
+            // WebSocket servers route over the connection already, so both register as before.
+            let isFlow = destination.transport == .tcp || destination.transport == .tls
+            let instanceID = isFlow ? settings.instanceID : nil
             let configuration = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
-                contact: contact, expires: settings.expires, instanceID: settings.instanceID,
-                regID: settings.instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
+                contact: contact, expires: settings.expires, instanceID: instanceID,
+                regID: instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
                 userAgent: settings.userAgent)
             let authenticator = DigestAuthenticator(credentials: credentials)
             client = RegistrationClient(
                 configuration: configuration, callID: engine.core.makeCallID(), fromTag: engine.core.makeTag(),
-                authenticator: authenticator)
+                authenticator: authenticator, seed: engine.environment.random.word())
             run { $0.start() }
         }
     }
@@ -195,18 +202,33 @@ package final class RegistrationDriver: @unchecked Sendable {
         }
     }
 
-    /// Keep the registration's connection open and pinged (TCP/TLS only).
+    /// Keep the registration's connection open and pinged (TCP/TLS only), every `keepAliveInterval` or, when
+    /// the registrar's 200 gave a `Flow-Timer`, at a random 80-100% of it (RFC 5626 §4.4.1), whichever is
+    /// sooner.
     private func holdFlow() {
-        guard let destination, destination.transport != .udp, let current = engine.transport.flow(to: destination),
-            current != flow
+        guard let destination, destination.transport != .udp, let current = engine.transport.flow(to: destination)
         else { return }
-        releaseFlow()
-        flow = current
-        engine.transport.retain(flow: current)
-        engine.transport.setKeepAlive(flow: current, interval: settings.keepAliveInterval)
+        let timer = client?.flowTimer
+        if current != flow {
+            releaseFlow()
+            flow = current
+            engine.transport.retain(flow: current)
+        } else if timer == flowTimer {
+            return
+        }
+        flowTimer = timer
+        engine.transport.setKeepAlive(flow: current, interval: keepAliveInterval)
+    }
+
+    /// The keep-alive interval of the registration's flow (see `holdFlow`).
+    private var keepAliveInterval: Duration {
+        guard let seconds = client?.flowTimer, seconds > 0 else { return settings.keepAliveInterval }
+        let fraction = 0.8 + 0.2 * Double(engine.environment.random.word() >> 11) / Double(1 << 53)
+        return min(settings.keepAliveInterval, .seconds(Double(seconds) * fraction))
     }
 
     private func releaseFlow() {
+        flowTimer = nil
         guard let flow else { return }
         engine.transport.setKeepAlive(flow: flow, interval: nil)
         engine.transport.release(flow: flow)
@@ -217,11 +239,14 @@ package final class RegistrationDriver: @unchecked Sendable {
         switch event {
         case .dead(let dead) where dead == flow:
             flow = nil
+            flowTimer = nil
             run { $0.flowDied() }
         case .closed(let closed, let error) where closed == flow:
             flow = nil
-            // Registrars such as Asterisk forget TCP/TLS bindings when the connection closes: register again.
-            run { $0.transportFailed(error.map { "\($0)" } ?? "connection closed") }
+            flowTimer = nil
+            // Registrars such as Asterisk forget TCP/TLS bindings when the connection closes: register again
+            // (at once over a new flow with outbound, RFC 5626 §4.5; after the retry delay otherwise).
+            run { $0.flowFailed(error.map { "\($0)" } ?? "connection closed") }
         default:
             break
         }

@@ -61,13 +61,17 @@ struct AccountEntry {
         }
     }
 
-    /// What the registration driver needs to register the account at `registrar`.
-    func registrationSettings(registrar: SIPURI, userAgent: String) -> RegistrationDriver.Settings {
+    /// What the registration driver needs to register the account at `registrar`; `instanceID` is the
+    /// account's `+sip.instance` unless it configures one.
+    func registrationSettings(registrar: SIPURI, userAgent: String, instanceID: String? = nil)
+        -> RegistrationDriver.Settings
+    {
         RegistrationDriver.Settings(
             addressOfRecord: addressOfRecord, registrar: registrar, transport: transport?.transportProtocol,
             firstHop: webSocket?.sipURI,
             contactUser: addressOfRecord.user ?? "user", expires: account.expires,
-            keepAliveInterval: account.keepAliveInterval, userAgent: userAgent)
+            keepAliveInterval: account.keepAliveInterval, instanceID: account.instanceID ?? instanceID,
+            userAgent: userAgent)
     }
 
     /// The account's message-summary subscription (RFC 3842): its mailbox, From, route and expiry.

@@ -8,6 +8,8 @@ final class Registrations {
     private let engine: Engine
     private let userAgent: String
     private var drivers: [String: RegistrationDriver] = [:]
+    /// The `+sip.instance` made for each account that configures none (one per configured account).
+    private var instanceIDs: [String: String] = [:]
     private var states: [String: RegistrationState]
     /// Run when an account's unregistration ends (while winding down).
     private var waiters: [String: [() -> Void]] = [:]
@@ -29,8 +31,12 @@ final class Registrations {
         guard let registrar = entry.registrar else { return .configuration("account \(entry.id) has no registrar") }
         let id = entry.id
         drivers[id]?.detach()
+        // One instance URN per account for the provider's life (RFC 5626 §4.1: stable across registrations).
+        let instanceID = instanceIDs[id] ?? "urn:uuid:\(engine.environment.random.uuid().uuidString.lowercased())"
+        instanceIDs[id] = instanceID
         let driver = RegistrationDriver(
-            engine: engine, settings: entry.registrationSettings(registrar: registrar, userAgent: userAgent),
+            engine: engine,
+            settings: entry.registrationSettings(registrar: registrar, userAgent: userAgent, instanceID: instanceID),
             credentials: entry.credentials)
         driver.onState = { [weak self] state in self?.changed(id, state) }
         drivers[id] = driver
