@@ -50,7 +50,8 @@ import Testing
     @Test func withoutConfirmationOutboundIsNotUsed() throws {
         var h = try RegistrationHarness(instance: Self.instance, contact: "sip:alice@192.0.2.10:40000;transport=tcp")
         h.apply(h.client.start())
-        h.apply(h.client.receive(try reply(200, to: try #require(h.last), extra: [SIPField(name: .expires, value: "600")])))
+        let ok = try reply(200, to: try #require(h.last), extra: [SIPField(name: .expires, value: "600")])
+        h.apply(h.client.receive(ok))
         #expect(!h.client.isOutbound)
         // A closed connection is then retried after the ordinary back-off, not at once.
         let before = h.sent.count
