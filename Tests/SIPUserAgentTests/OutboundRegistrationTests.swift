@@ -1,3 +1,4 @@
+import SIPAuthentication
 import SIPMessage
 import SIPUserAgent
 import Testing
@@ -90,5 +91,28 @@ import Testing
         let count = h.sent.count
         h.apply(h.client.flowFailed("connection reset"))
         #expect(h.sent.count == count + 1)
+    }
+
+    /// A contact that names its connection (no listener) follows the NAT's address and port: the registrar
+    /// finds the connection by the address it saw.
+    @Test func aContactNamingTheFlowFollowsTheNATsPortToo() throws {
+        var configuration = RegistrationConfiguration(
+            addressOfRecord: try SIPURI("sip:alice@example.com"), registrar: try SIPURI("sip:example.com"),
+            contact: try SIPURI("sip:alice@192.168.1.20:51634;transport=tcp"))
+        configuration.contactNamesFlow = true
+        var h = try RegistrationHarness()
+        h.client = RegistrationClient(
+            configuration: configuration, callID: "reg-call-2", fromTag: "tag-2",
+            authenticator: DigestAuthenticator { _ in nil })
+        h.apply(h.client.start())
+        var ok = try reply(200, to: try #require(h.last))
+        var via = try #require(try ok.topVia)
+        via.received = "203.0.113.5"
+        via.rport = .value(40_001)
+        ok.headerFields.set(.via, via)
+        h.apply(h.client.receive(ok))
+        #expect(h.sent.count == 2)
+        #expect(h.client.contact.host.text == "203.0.113.5")
+        #expect(h.client.contact.port == 40_001)
     }
 }

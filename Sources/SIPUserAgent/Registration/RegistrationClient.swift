@@ -274,13 +274,14 @@ public struct RegistrationClient: Sendable {
     }
 
     /// The contact as the registrar sees us, when `received`/`rport` differ from our contact's host/port.
-    /// Over TCP and TLS only a different host counts: `rport` is then the connection's ephemeral port, and
+    /// Over TCP and TLS with a listener only a different host counts: `rport` is then the connection's
+    /// ephemeral port, and
     /// the registrar reaches us over that connection whatever the contact says (re-registering with it
     /// would only leave a second binding behind).
     private func natContact(from via: Via) -> SIPURI? {
         guard let received = via.received, let host = SIPHost(received) else { return nil }
         let isStream = contact.isSecure || (contact.transport.map { $0.lowercased() != "udp" } ?? false)
-        if isStream {
+        if isStream, !configuration.contactNamesFlow {
             guard host != contact.host else { return nil }
             var moved = contact
             moved.host = host

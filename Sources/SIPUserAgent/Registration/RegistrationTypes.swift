@@ -26,6 +26,10 @@ public struct RegistrationConfiguration: Sendable {
     public var maximumRetryDelay: Duration
     /// Re-register with the address the registrar saw (`received`/`rport`) when it differs from ours.
     public var followsNAT: Bool
+    /// Whether the contact names the registration's own TCP/TLS connection (a client with no listener of
+    /// that transport): behind a NAT, `received` and `rport` then name that connection as the registrar sees
+    /// it, and the contact follows both (with a listener, only a different host counts).
+    public var contactNamesFlow = false
     /// The User-Agent header, if any.
     public var userAgent: String?
 

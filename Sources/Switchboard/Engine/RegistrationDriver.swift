@@ -113,11 +113,15 @@ package final class RegistrationDriver: @unchecked Sendable {
             // WebSocket servers route over the connection already, so both register as before.
             let isFlow = destination.transport == .tcp || destination.transport == .tls
             let instanceID = isFlow ? settings.instanceID : nil
-            let configuration = RegistrationConfiguration(
+            let base = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
                 contact: contact, expires: settings.expires, instanceID: instanceID,
                 regID: instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
                 userAgent: settings.userAgent)
+            var configuration = base
+            configuration.contactNamesFlow =
+                isFlow
+                && engine.transport.listeningAddress(destination.transport, family: destination.address.family) == nil
             let authenticator = DigestAuthenticator(credentials: credentials)
             client = RegistrationClient(
                 configuration: configuration, callID: engine.core.makeCallID(), fromTag: engine.core.makeTag(),
