@@ -265,10 +265,34 @@ extension SIPTransportLayer {
         }
         var message = message
         if case .request(var request) = message {
+            if let flow { honourAlias(request, on: flow) }
             SIPTransportLayer.stampReceived(&request, source: source)
             message = .request(request)
         }
         onMessage?(IncomingMessage(message: message, transport: transport, source: source, local: local, flow: flow))
+    }
+
+    /// A request over a connection the peer opened whose top Via carries `alias` (RFC 5923 §6): requests
+    /// to its sent-by then go over this connection instead of a new one. Only for a sent-by at the
+    /// connection's own source address (another host's address would let a peer draw that host's requests to
+    /// itself, the concern of RFC 5923 §11), and one alias per connection (the latest), so the table stays
+    /// bounded by the connections.
+    func honourAlias(_ request: SIPRequest, on flow: FlowID) {
+        guard let connection = connections[flow], !connection.isOutbound, !connection.transport.isWebSocket,
+            let summary = request.headerFields.topViaSummary, summary.hostKind != .hostname,
+            TransportProtocol(token: summary.transport) == connection.transport,
+            let via = try? request.topVia, via.parameters.contains("alias"),
+            let sentBy = SocketAddress(ip: summary.host, port: summary.port ?? connection.transport.defaultPort),
+            sentBy.with(port: 0) == connection.remote.with(port: 0), sentBy != connection.remote
+        else { return }
+        let key = ConnectionKey(transport: connection.transport, remote: sentBy, serverName: nil)
+        if let alias = connection.alias, alias != key, connectionIndex[alias] == connection.id {
+            connectionIndex[alias] = nil
+        }
+        // A connection of this side's own to that address stays the one used.
+        if let other = connectionIndex[key], other != connection.id, connections[other] != nil { return }
+        connectionIndex[key] = connection.id
+        connection.alias = key
     }
 
     /// Adds `received` when the top Via's sent-by host is not the source address, and fills `rport` when

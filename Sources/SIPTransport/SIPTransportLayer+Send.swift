@@ -103,17 +103,7 @@ extension SIPTransportLayer {
                     time: loop.now, bytes: bytes))
             completion?(nil)
         case .tcp, .tls, .ws, .wss:
-            let key = Self.key(destination)
-            if let id = connectionIndex[key], let connection = connections[id] {
-                write(bytes, on: connection, completion: completion)
-                return
-            }
-            // A connection accepted from this peer can carry requests to it too (TCP; TLS only if unnamed).
-            if destination.serverName == nil,
-                let id = connectionIndex[
-                    ConnectionKey(transport: destination.transport, remote: destination.address, serverName: nil)],
-                let connection = connections[id]
-            {
+            if let connection = connection(for: destination, opening: false) {
                 write(bytes, on: connection, completion: completion)
                 return
             }

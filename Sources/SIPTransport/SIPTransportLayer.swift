@@ -170,13 +170,28 @@ public final class SIPTransportLayer: @unchecked Sendable {
 
     // MARK: Local addresses
 
-    /// The local address for Via and Contact toward `destination`: the listener's port with the address the
-    /// kernel picks for the route to the peer (never a guessed interface).
+    /// The local address for Via and Contact toward `destination`, the one rule for both (`TransportForm`
+    /// documents it for Contacts):
+    /// - with a listener for the transport: the listener's port, with the address the kernel picks for the
+    ///   route to the peer when the listener is bound to every address (never a guessed interface);
+    /// - TCP or TLS without one: the local address and port of the connection the request leaves on,
+    ///   opened now when there is none yet (the kernel binds its port at `connect`). A peer that looks for a
+    ///   connection to that address (Kamailio, sofia-sip, pjsip) finds and reuses it, so requests in the
+    ///   other direction reach this side over the connection (RFC 5923 §4; RFC 5626 §5.3 routes the same
+    ///   way);
+    /// - WS or WSS without one: the route's address with port 0 (RFC 7118 §8: the client names a `.invalid`
+    ///   host and the server routes back over the connection);
+    /// - UDP without one: the route's address with port 0.
     public func localAddress(for destination: Destination) -> SocketAddress? {
         let family = destination.address.family
         let listenerTransport: TransportProtocol = destination.transport
         guard let listener = listeningAddress(listenerTransport, family: family) else {
-            // No listener for this transport (a TLS client, say): the route's address, port unknown (0).
+            if destination.transport == .tcp || destination.transport == .tls,
+                let connection = connection(for: destination, opening: true)
+            {
+                return connection.local
+            }
+            // No listener for this transport: the route's address, port unknown (0).
             return network.routeSource(to: destination.address)?.with(port: 0)
         }
         if !listener.isUnspecified { return listener }
@@ -184,8 +199,26 @@ public final class SIPTransportLayer: @unchecked Sendable {
         return route.with(port: listener.port)
     }
 
+    /// The open connection a request to `destination` goes over (`send`'s choice): the one to the same peer
+    /// for the same name, else one accepted from that peer (TCP; TLS only if unnamed). With `opening`, a new
+    /// connection when there is none, that the request then takes; `nil` when it cannot be opened.
+    func connection(for destination: Destination, opening: Bool) -> StreamConnection? {
+        if let id = connectionIndex[Self.key(destination)], let connection = connections[id] { return connection }
+        if destination.serverName == nil,
+            let id = connectionIndex[
+                ConnectionKey(transport: destination.transport, remote: destination.address, serverName: nil)],
+            let connection = connections[id]
+        {
+            return connection
+        }
+        guard opening else { return nil }
+        return try? openConnection(to: destination)
+    }
+
     /// A Via for a request toward `destination` with `branch` and `rport` requested (RFC 3581).
-    /// A WebSocket client without a WS listener names `webSocketClientHost` (RFC 7118 §5.2).
+    /// A WebSocket client without a WS listener names `webSocketClientHost` (RFC 7118 §5.2). Over a TCP or
+    /// TLS connection this side opens, the Via carries `alias` (RFC 5923 §5): the peer may send its requests
+    /// to the sent-by over this connection.
     public func makeVia(for destination: Destination, branch: String) -> Via? {
         guard let local = localAddress(for: destination) else { return nil }
         let name = destination.transport.isWebSocket && local.port == 0 ? webSocketClientHost : local.host
@@ -193,6 +226,11 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let port = local.port == 0 ? nil : local.port
         var via = Via(transport: destination.transport.viaToken, host: host, port: port, branch: branch)
         via.rport = .requested
+        if destination.transport == .tcp || destination.transport == .tls,
+            connection(for: destination, opening: false)?.isOutbound ?? true
+        {
+            via.parameters.append(Parameter("alias"))
+        }
         return via
     }
 

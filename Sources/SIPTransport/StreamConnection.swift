@@ -38,6 +38,8 @@ final class StreamConnection {
     /// The bound on `.closing`.
     var closeTimer: TimerHandle?
     var keepAliveInterval: Duration?
+    /// The peer's sent-by this connection also stands for (RFC 5923 `alias`), in the connection index.
+    var alias: SIPTransportLayer.ConnectionKey?
     var watchingWrites = false
 
     init(

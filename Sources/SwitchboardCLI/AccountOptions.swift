@@ -27,7 +27,8 @@ struct AccountOptions {
         FlagSpec(name: "tls-key", valueName: "FILE", help: "private key (PEM) of --tls-cert"),
         FlagSpec(
             name: "listen", valueName: "ADDR:PORT",
-            help: "local address (default port 5060, 5061 for TLS; :0 = any), or ws://ADDR:PORT/PATH, wss://..."),
+            help:
+                "local address (default port 5060, 5061 for TLS; :0 = any), ws://ADDR:PORT/PATH, wss://..., or none"),
         FlagSpec(name: "config", valueName: "FILE", help: "key = value lines with the long flag names"),
         FlagSpec(name: "json", valueName: nil, help: "print events as JSON lines"),
         FlagSpec(name: "trace", valueName: nil, help: "print every SIP message on stderr (Authorization redacted)"),

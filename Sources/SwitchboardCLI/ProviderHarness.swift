@@ -180,8 +180,12 @@ final class ProviderHarness: Sendable {
             configuration.expectedCallRate = value
         }
         // Listeners: the chosen transport on --listen (or the default), plus UDP on the same port, since
-        // requests over UDP leave from the listening socket.
-        if let listen = options["listen"] ?? needs.defaultListen {
+        // requests over UDP leave from the listening socket. `--listen none`: no TCP, TLS or WebSocket
+        // listener, only UDP on a free port (the provider's default adds TCP); over TCP and TLS the Contact
+        // then names the connection each request leaves on, and the far end reaches this side over it.
+        if options["listen"] == "none" {
+            configuration.listeners = [.init(.udp, "0.0.0.0:0")]
+        } else if let listen = options["listen"] ?? needs.defaultListen {
             let listener = try options.listener(listen, transport: transport)
             let kind = listener.transport
             configuration.listeners = [listener]

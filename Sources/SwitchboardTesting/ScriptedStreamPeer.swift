@@ -13,10 +13,16 @@ public final class ScriptedConnection: @unchecked Sendable {
 
     /// The local address of the connection.
     public var localAddress: SocketAddress? { world.loop.withLoop { channel.localAddress } }
+    /// The address of the other end: the peer's source address for an accepted connection, the destination
+    /// for one this side opened.
+    public let remoteAddress: SocketAddress?
 
-    init(world: VirtualWorld, channel: any StreamChannel, connecting: Bool) throws(TransportError) {
+    init(world: VirtualWorld, channel: any StreamChannel, connecting: Bool, remote: SocketAddress? = nil)
+        throws(TransportError)
+    {
         self.world = world
         self.channel = channel
+        self.remoteAddress = remote
         let inbox = self.inbox
         try world.loop.withLoop { () throws(TransportError) in
             try channel.watch(on: world.loop, writes: connecting) { [unowned channel] _ in
@@ -39,7 +45,7 @@ public final class ScriptedConnection: @unchecked Sendable {
         throws(TransportError)
     {
         let channel = try world.network.host(host).connectStream(to: destination)
-        try self.init(world: world, channel: channel, connecting: true)
+        try self.init(world: world, channel: channel, connecting: true, remote: destination)
     }
 
     /// Writes `text` (once the connection is up; queued until then).
@@ -134,13 +140,14 @@ public final class ScriptedListener: @unchecked Sendable {
 
     /// The next connection made to the listener, running the world's clock up to `limit` for one.
     public func accept(within limit: Duration) -> ScriptedConnection? {
-        var accepted: (any StreamChannel)?
+        var accepted: (channel: any StreamChannel, remote: SocketAddress)?
         world.run(
             until: {
-                accepted = world.loop.withLoop { channel.accept()?.channel }; return accepted != nil
+                accepted = world.loop.withLoop { channel.accept() }; return accepted != nil
             }, within: limit)
         guard let accepted else { return nil }
-        return try? ScriptedConnection(world: world, channel: accepted, connecting: false)
+        return try? ScriptedConnection(
+            world: world, channel: accepted.channel, connecting: false, remote: accepted.remote)
     }
 
     /// Stops listening.

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Drives baresip's ctrl_tcp module (netstring-framed JSON) for the Interop scenarios; every wait is bounded.
 
-  bctl.py PORT dial URI [--hold S] [--expect-closed-by-remote] [--expect-reject CODE] [--timeout T]
+  bctl.py PORT dial URI [--hold S] [--put-on-hold S] [--expect-closed-by-remote] [--expect-reject CODE] [--timeout T]
       dial URI; with --hold, hang up S seconds after CALL_ESTABLISHED; with --expect-closed-by-remote, wait for
-      the other side to hang up; with --expect-reject, expect CALL_CLOSED before CALL_ESTABLISHED naming CODE.
-  bctl.py PORT callee [--accept] [--reject] [--hold S] [--expect-closed-by-remote] [--timeout T]
+      the other side to hang up; with --expect-reject, expect CALL_CLOSED before CALL_ESTABLISHED naming CODE;
+      --put-on-hold as for callee.
+  bctl.py PORT callee [--accept] [--reject] [--hold S] [--put-on-hold S] [--expect-closed-by-remote] [--timeout T]
       wait for an incoming call (open this before the call starts: events reach only open connections);
       --accept answers it (answermode=manual), --reject hangs it up unanswered, --hold S hangs up S seconds
-      after CALL_ESTABLISHED, --expect-closed-by-remote waits for the caller to hang up.
+      after CALL_ESTABLISHED, --put-on-hold S puts the call on hold (re-INVITE) S seconds after CALL_ESTABLISHED
+      (then --hold counts from there), --expect-closed-by-remote waits for the caller to hang up.
   bctl.py PORT COMMAND [PARAMS]
       one command; prints the response's data.
 Exit status 0 when the call went as expected. Events are printed on stderr, one JSON object a line; "ready" on
@@ -125,6 +127,13 @@ def main():
         r = c.command(mode, " ".join(args) or None)
         print(r.get("data", ""))
         return 0 if r.get("ok") else 1
+    put_on_hold = option(args, "--put-on-hold")
+    if put_on_hold is not None:
+        time.sleep(float(put_on_hold))
+        r = c.command("hold")
+        print("hold: %s" % r.get("ok"), file=sys.stderr, flush=True)
+        if not r.get("ok"):
+            return 1
     if hold is not None:
         time.sleep(float(hold))
         c.command("hangup")

@@ -51,5 +51,8 @@ module_app		ctrl_tcp.so
 ctrl_tcp_listen		127.0.0.1:$CP
 EOC
 [ "$TR" = tls ] && [ -n "${CERTDIR:-}" ] && printf 'sip_cafile\t\t%s\n' "$CERTDIR/ca.crt" >> "$DIR/config"
+# BARESIP_CERT (a PEM file with certificate and key): baresip's TLS listener presents it, so a proxy that
+# routes to its Contact can open a TLS connection to it (scenarios/55-reuse.sh).
+if [ "$TR" = tls ] && [ -n "${BARESIP_CERT:-}" ]; then printf 'sip_certificate\t\t%s\n' "$BARESIP_CERT" >> "$DIR/config"; fi
 echo "<$URI>;auth_pass=$P;answermode=$MODE;regint=600;audio_codecs=pcmu,pcma" > "$DIR/accounts"
 : > "$DIR/contacts"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Starts Kamailio in the background for the Interop run and waits until it answers on its RPC socket.
-# Usage: RUN=dir CERTDIR=dir peers/kamailio/start.sh [extra kamailio args, e.g. -A WITH_IPV6]
+# Usage: RUN=dir CERTDIR=dir [CFG=kamailio-reuse.cfg] peers/kamailio/start.sh [extra kamailio args, e.g. -A WITH_IPV6]
+# CFG names the configuration in this directory (kamailio.cfg unless set); it runs as $RUN/kamailio.cfg.
 # The configuration is copied into $RUN with the certificate paths filled in; the PID is in $RUN/kamailio.main.pid.
 set -e
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -8,7 +9,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${CERTDIR:?CERTDIR must name the certificate directory}"
 mkdir -p "$RUN/sipdump"
 RUN=$(cd "$RUN" && pwd)
-cp "$HERE/kamailio.cfg" "$HERE/users.cfg" "$RUN/"
+cp "$HERE/${CFG:-kamailio.cfg}" "$RUN/kamailio.cfg"
+cp "$HERE/users.cfg" "$RUN/"
 sed "s|__CERTDIR__|$CERTDIR|g" "$HERE/tls.cfg" > "$RUN/tls.cfg"
 LOG=${LOG:-$RUN/kamailio.log}
 kamailio -f "$RUN/kamailio.cfg" -DD -E -P "$RUN/kamailio.pid" -m 128 -M 16 \

@@ -42,6 +42,17 @@ public struct RegistrationClient: Sendable {
     public private(set) var registrarSupportsPush = false
     /// `+sip.pnsreg`'s value: the registrar wants binding refreshes at least this often, in seconds.
     public private(set) var pushRefreshInterval: UInt32?
+    /// Whether the registrar confirmed outbound (RFC 5626 §4.2.1: `Require: outbound` in the 200, or
+    /// `Supported: outbound` with our reg-id kept).
+    public private(set) var isOutbound = false
+    /// The 200's `Flow-Timer` (RFC 5626 §4.4.1): how many seconds the edge proxy waits for keep-alives.
+    public private(set) var flowTimer: UInt32?
+    /// Replacements of a broken outbound flow that failed in a row (RFC 5626 §4.5's consecutive-failures).
+    private var flowFailures = 0
+    /// Whether the REGISTER on its way replaces a broken outbound flow.
+    private var isRecoveringFlow = false
+    /// The state of the jitter of §4.5's back-off (SplitMix64 over the seed the driver gave).
+    private var jitterState: UInt64
 
     private enum TimerPurpose: Sendable {
         case refresh
@@ -51,9 +62,12 @@ public struct RegistrationClient: Sendable {
     /// - Parameters:
     ///   - callID/fromTag: random values from the driver (they identify the registration).
     ///   - authenticator: answers 401/407 with the account's credentials.
+    ///   - seed: random bits for the jitter of RFC 5626 §4.5's back-off (a fixed one gives a fixed jitter).
     public init(
-        configuration: RegistrationConfiguration, callID: String, fromTag: String, authenticator: DigestAuthenticator
+        configuration: RegistrationConfiguration, callID: String, fromTag: String, authenticator: DigestAuthenticator,
+        seed: UInt64 = 0
     ) {
+        self.jitterState = seed
         self.configuration = configuration
         self.contact = configuration.contact
         self.callID = callID
@@ -101,6 +115,24 @@ public struct RegistrationClient: Sendable {
         contact = newContact
         guard !stopping, state != .idle else { return [] }
         return sendRegister(expires: requestedExpires, announce: nil)
+    }
+
+    /// The REGISTER `request` (the last one asked for) leaves on a new flow whose local address is
+    /// `newContact` (a TCP or TLS connection that replaced a broken one, RFC 5626 §4.5): the binding names
+    /// that flow. Returns the request with its Contact rewritten, its parameters kept; the client answers
+    /// challenges with it from now on.
+    public mutating func flowChanged(contact newContact: SIPURI, in request: SIPRequest) -> SIPRequest {
+        contact = newContact
+        var request = request
+        // The binding is the last Contact (a replaced push token's removal, `;expires=0`, comes first).
+        var contacts = (try? request.contacts) ?? []
+        guard case .address(var binding)? = contacts.last else { return request }
+        binding.uri = .sip(newContact)
+        contacts[contacts.count - 1] = .address(binding)
+        request.headerFields.removeAll(.contact)
+        for contact in contacts { request.headerFields.append(.contact, contact) }
+        if lastRequest.map({ (try? $0.cseq) == (try? request.cseq) }) == true { lastRequest = request }
+        return request
     }
 
     // MARK: Events
@@ -181,6 +213,34 @@ public struct RegistrationClient: Sendable {
         return actions
     }
 
+    /// The registration's TCP/TLS connection closed or broke. With outbound confirmed (RFC 5626 §4.5): register
+    /// again at once over a new flow, and back off only when that fails. Otherwise as `transportFailed`.
+    public mutating func flowFailed(_ reason: String) -> [Action] {
+        guard isOutbound else { return transportFailed(reason) }
+        guard !stopping, state != .idle, state != .unregistered else { return [] }
+        isBound = false
+        isRecoveringFlow = true
+        state = .failed(RegistrationError(.transportFailed, reason: reason), willRetry: true)
+        var actions: [Action] = timerPurpose == nil ? [] : [.cancelTimer]
+        timerPurpose = nil
+        actions.append(.stateChanged(state))
+        actions += sendRegister(expires: requestedExpires, announce: .registering)
+        return actions
+    }
+
+    /// RFC 5626 §4.5: a random 50-100% of min(max-time, base-time * 2^failures).
+    mutating func flowRecoveryDelay(failures: Int) -> Duration {
+        let base = configuration.outboundBaseTime * (1 << min(failures, 16))
+        let wait = min(base, configuration.outboundMaximumTime)
+        jitterState &+= 0x9E37_79B9_7F4A_7C15
+        var z = jitterState
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        let fraction = 0.5 + 0.5 * Double(z >> 11) / Double(1 << 53)
+        return wait * fraction
+    }
+
     /// The timer armed by `.startTimer` fired.
     public mutating func timerFired() -> [Action] {
         guard let purpose = timerPurpose else { return [] }
@@ -215,6 +275,16 @@ public struct RegistrationClient: Sendable {
         lastRequest = nil
         replacedContact = nil
         readFeatureCaps(response)
+        if configuration.regID != nil, configuration.instanceID != nil {
+            let required = ((try? response.require) ?? []).contains { $0.lowercased() == "outbound" }
+            let supported = ((try? response.supported) ?? []).contains { $0.lowercased() == "outbound" }
+            isOutbound = required || (supported && ours?.regID == configuration.regID)
+            flowTimer = SIPField.Name("Flow-Timer").flatMap { response.headerFields[$0] }.flatMap {
+                UInt32(String($0.filter { !$0.isWhitespace }))
+            }
+        }
+        flowFailures = 0
+        isRecoveringFlow = false
 
         // NAT: the registrar saw another address than the one in our contact (RFC 3581 received/rport).
         if configuration.followsNAT, let via = try? response.topVia, let publicContact = natContact(from: via),
@@ -263,13 +333,14 @@ public struct RegistrationClient: Sendable {
     }
 
     /// The contact as the registrar sees us, when `received`/`rport` differ from our contact's host/port.
-    /// Over TCP and TLS only a different host counts: `rport` is then the connection's ephemeral port, and
+    /// Over TCP and TLS with a listener only a different host counts: `rport` is then the connection's
+    /// ephemeral port, and
     /// the registrar reaches us over that connection whatever the contact says (re-registering with it
     /// would only leave a second binding behind).
     private func natContact(from via: Via) -> SIPURI? {
         guard let received = via.received, let host = SIPHost(received) else { return nil }
         let isStream = contact.isSecure || (contact.transport.map { $0.lowercased() != "udp" } ?? false)
-        if isStream {
+        if isStream, !configuration.contactNamesFlow {
             guard host != contact.host else { return nil }
             var moved = contact
             moved.host = host
@@ -301,7 +372,13 @@ public struct RegistrationClient: Sendable {
         isBound = false
         state = .failed(error, willRetry: retry)
         var actions: [Action] = [.stateChanged(state)]
-        if retry {
+        if retry, isOutbound, isRecoveringFlow {
+            // A replacement flow failed (RFC 5626 §4.5): back off, then try another.
+            let delay = after ?? flowRecoveryDelay(failures: flowFailures)
+            flowFailures += 1
+            timerPurpose = .retry
+            actions.append(.startTimer(after: delay))
+        } else if retry {
             let delay = after ?? retryDelay
             retryDelay = min(retryDelay * 2, configuration.maximumRetryDelay)
             timerPurpose = .retry
@@ -330,7 +407,9 @@ public struct RegistrationClient: Sendable {
         request.headerFields.append(.to, NameAddress(uri: aor))
         request.headerFields.append(.callID, callID)
         request.headerFields.append(.cseq, CSeq(cseq, .register))
-        var binding = NameAddress(uri: contact)
+        var bound = contact
+        if configuration.instanceID != nil, configuration.regID != nil { bound.parameters.set("ob", to: nil) }
+        var binding = NameAddress(uri: bound)
         if let instance = configuration.instanceID {
             binding.parameters.setQuoted("+sip.instance", "<\(instance)>")
             if let regID = configuration.regID { binding.parameters["reg-id"] = String(regID) }

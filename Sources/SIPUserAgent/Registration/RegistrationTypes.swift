@@ -12,12 +12,24 @@ public struct RegistrationConfiguration: Sendable {
     public var expires: UInt32
     /// `+sip.instance` (a URN, usually `urn:uuid:...`) and `reg-id` when outbound (RFC 5626) is on.
     public var instanceID: String?
+    /// With `instanceID`, the registration asks for outbound (RFC 5626 §4.2): `reg-id` and the `ob` URI
+    /// parameter on the Contact, `Supported: outbound`. Over TCP and TLS flows only: UDP flows would need
+    /// STUN keep-alives (§4.4.2), which this client does not send.
     public var regID: Int?
+    /// RFC 5626 §4.5 flow recovery, once the registrar confirmed outbound: a broken flow is replaced at once;
+    /// a replacement that fails waits a random 50-100% of min(`outboundMaximumTime`, `outboundBaseTime` *
+    /// 2^failures) before the next. 30 s and 1800 s, the RFC's defaults for a UA with one flow.
+    public var outboundBaseTime: Duration = .seconds(30)
+    public var outboundMaximumTime: Duration = .seconds(1800)
     /// Back-off after timeouts and transport errors: first wait, doubling up to `maximumRetryDelay`.
     public var initialRetryDelay: Duration
     public var maximumRetryDelay: Duration
     /// Re-register with the address the registrar saw (`received`/`rport`) when it differs from ours.
     public var followsNAT: Bool
+    /// Whether the contact names the registration's own TCP/TLS connection (a client with no listener of
+    /// that transport): behind a NAT, `received` and `rport` then name that connection as the registrar sees
+    /// it, and the contact follows both (with a listener, only a different host counts).
+    public var contactNamesFlow = false
     /// The User-Agent header, if any.
     public var userAgent: String?
 

@@ -47,8 +47,16 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var expires: UInt32
     /// Whether the provider registers the account when it starts.
     public var registersOnStart: Bool
-    /// CRLF keep-alive interval on TCP/TLS registration flows (RFC 5626 §4.4.1).
+    /// CRLF keep-alive interval on TCP/TLS registration flows (RFC 5626 §4.4.1); a registrar's shorter
+    /// `Flow-Timer` wins.
     public var keepAliveInterval: Duration
+    /// The `+sip.instance` of the account's registrations over TCP and TLS (RFC 5626 §4.1): a URN, usually
+    /// `urn:uuid:` and a UUID that stays the same for the device across restarts (store it). `nil`: the
+    /// provider makes a version 4 UUID URN for the account, kept for the provider's life. With it the
+    /// REGISTER asks for outbound (`reg-id=1`, `;ob`, `Supported: outbound`): a registrar that confirms it
+    /// (`Require: outbound` in the 200) routes calls over the registration's connection, and a broken
+    /// connection is replaced at once (§4.5). Registrars without outbound ignore the parameters.
+    public var instanceID: String?
     /// Codecs for this account's calls; the provider's when `nil`.
     public var codecs: [Codec]?
     /// SRTP policy for this account's calls; the provider's when `nil`.
@@ -80,13 +88,15 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     ///   - messageSummaryExpires: the subscription lifetime asked for, in seconds.
     ///   - webSocketURL: a `ws://` or `wss://` URL every request goes through (RFC 7118).
     ///   - push: push parameters for the registration Contact (RFC 8599).
+    ///   - instanceID: the `+sip.instance` URN of the account's registrations (RFC 5626); made when `nil`.
     public init(
         addressOfRecord: String, id: String? = nil, displayName: String? = nil, authenticationUser: String? = nil,
         credentials: Credentials = .none, registrar: String? = nil, outboundProxy: String? = nil,
         transport: SIPTransportKind? = nil, expires: UInt32 = 600, registersOnStart: Bool = true,
         keepAliveInterval: Duration = .seconds(30), codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil,
         subscribesToMessageSummary: Bool = false, messageSummaryURI: String? = nil,
-        messageSummaryExpires: UInt32 = 3600, webSocketURL: String? = nil, push: PushRegistration? = nil
+        messageSummaryExpires: UInt32 = 3600, webSocketURL: String? = nil, push: PushRegistration? = nil,
+        instanceID: String? = nil
     ) {
         self.id = id ?? addressOfRecord
         self.addressOfRecord = addressOfRecord
@@ -106,6 +116,7 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
         self.messageSummaryExpires = messageSummaryExpires
         self.webSocketURL = webSocketURL
         self.push = push
+        self.instanceID = instanceID
     }
 
     /// Never shows the password.

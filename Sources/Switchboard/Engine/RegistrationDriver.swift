@@ -57,6 +57,11 @@ package final class RegistrationDriver: @unchecked Sendable {
     var flow: FlowID?
     var timer: TimerHandle?
     var observer: Int?
+    /// The local address the last REGISTER named (`contact(for:)`): over TCP/TLS without a listener, the
+    /// connection's. A REGISTER leaving on another connection names that one.
+    var flowContact: SIPURI?
+    /// The `Flow-Timer` the keep-alives on `flow` follow (nil: `keepAliveInterval`).
+    var flowTimer: UInt32?
     /// Every state change, on the loop.
     package var onState: ((SIPUserAgent.RegistrationState) -> Void)?
 
@@ -106,17 +111,28 @@ package final class RegistrationDriver: @unchecked Sendable {
             }
             self.destination = destination
             HopResolver(engine: engine).ensureListening(for: destination)
+            let contact = contact(for: destination)
+            flowContact = contact
             // Over a WebSocket the registrar reaches us over the connection whatever the Contact says (its
             // `.invalid` host, RFC 7118 §8): re-registering with the address it saw would only add a binding.
-            let configuration = RegistrationConfiguration(
+            // RFC 5626 outbound over TCP and TLS flows (reg-id 1, the one flow): the registrar that supports it
+            // routes to the flow, and a broken flow is replaced at once. UDP would need STUN keep-alives and
+            // WebSocket servers route over the connection already, so both register as before.
+            let isFlow = destination.transport == .tcp || destination.transport == .tls
+            let instanceID = isFlow ? settings.instanceID : nil
+            let base = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
-                contact: contact(for: destination), expires: settings.expires, instanceID: settings.instanceID,
-                regID: settings.instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
+                contact: contact, expires: settings.expires, instanceID: instanceID,
+                regID: instanceID == nil ? nil : 1, followsNAT: !destination.transport.isWebSocket,
                 userAgent: settings.userAgent)
+            var configuration = base
+            configuration.contactNamesFlow =
+                isFlow
+                && engine.transport.listeningAddress(destination.transport, family: destination.address.family) == nil
             let authenticator = DigestAuthenticator(credentials: credentials)
             client = RegistrationClient(
                 configuration: configuration, callID: engine.core.makeCallID(), fromTag: engine.core.makeTag(),
-                authenticator: authenticator)
+                authenticator: authenticator, seed: engine.environment.random.word())
             run { $0.start() }
         }
     }
@@ -151,6 +167,8 @@ package final class RegistrationDriver: @unchecked Sendable {
         contactParameters = parameters
         guard let destination, client != nil else { return }
         let contact = contact(for: destination)
+        // The same flow, another Contact: not a flow change.
+        flowContact = contact
         run { $0.replaceContact(contact) }
     }
 
@@ -163,8 +181,15 @@ package final class RegistrationDriver: @unchecked Sendable {
 
     private func perform(_ action: RegistrationClient.Action) {
         switch action {
-        case .send(let request):
+        case .send(var request):
             guard let destination else { return }
+            // After a broken TCP/TLS connection the REGISTER opens a new one: its Contact names it.
+            let current = contact(for: destination)
+            if current != flowContact, var client {
+                flowContact = current
+                request = client.flowChanged(contact: current, in: request)
+                self.client = client
+            }
             do {
                 try engine.core.sendRequest(request, to: destination) { [weak self] event in
                     self?.transactionEvent(event)
@@ -201,18 +226,33 @@ package final class RegistrationDriver: @unchecked Sendable {
         }
     }
 
-    /// Keep the registration's connection open and pinged (TCP/TLS only).
+    /// Keep the registration's connection open and pinged (TCP/TLS only), every `keepAliveInterval` or, when
+    /// the registrar's 200 gave a `Flow-Timer`, at a random 80-100% of it (RFC 5626 §4.4.1), whichever is
+    /// sooner.
     private func holdFlow() {
-        guard let destination, destination.transport != .udp, let current = engine.transport.flow(to: destination),
-            current != flow
+        guard let destination, destination.transport != .udp, let current = engine.transport.flow(to: destination)
         else { return }
-        releaseFlow()
-        flow = current
-        engine.transport.retain(flow: current)
-        engine.transport.setKeepAlive(flow: current, interval: settings.keepAliveInterval)
+        let timer = client?.flowTimer
+        if current != flow {
+            releaseFlow()
+            flow = current
+            engine.transport.retain(flow: current)
+        } else if timer == flowTimer {
+            return
+        }
+        flowTimer = timer
+        engine.transport.setKeepAlive(flow: current, interval: keepAliveInterval)
+    }
+
+    /// The keep-alive interval of the registration's flow (see `holdFlow`).
+    private var keepAliveInterval: Duration {
+        guard let seconds = client?.flowTimer, seconds > 0 else { return settings.keepAliveInterval }
+        let fraction = 0.8 + 0.2 * Double(engine.environment.random.word() >> 11) / Double(1 << 53)
+        return min(settings.keepAliveInterval, .seconds(Double(seconds) * fraction))
     }
 
     private func releaseFlow() {
+        flowTimer = nil
         guard let flow else { return }
         engine.transport.setKeepAlive(flow: flow, interval: nil)
         engine.transport.release(flow: flow)
@@ -223,11 +263,14 @@ package final class RegistrationDriver: @unchecked Sendable {
         switch event {
         case .dead(let dead) where dead == flow:
             flow = nil
+            flowTimer = nil
             run { $0.flowDied() }
         case .closed(let closed, let error) where closed == flow:
             flow = nil
-            // Registrars such as Asterisk forget TCP/TLS bindings when the connection closes: register again.
-            run { $0.transportFailed(error.map { "\($0)" } ?? "connection closed") }
+            flowTimer = nil
+            // Registrars such as Asterisk forget TCP/TLS bindings when the connection closes: register again
+            // (at once over a new flow with outbound, RFC 5626 §4.5; after the retry delay otherwise).
+            run { $0.flowFailed(error.map { "\($0)" } ?? "connection closed") }
         default:
             break
         }

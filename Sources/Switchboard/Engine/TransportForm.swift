@@ -61,7 +61,12 @@ enum TransportForm {
     }
 
     /// This side's Contact for a flow: `user` at the local address the flow uses (no port when it is 0), in
-    /// the flow's form (a TLS flow gives a `sips:` Contact). A WebSocket client with no listener of its own
+    /// the flow's form (a TLS flow gives a `sips:` Contact). The address is `SIPTransportLayer.localAddress
+    /// (for:)`'s, the one rule for Via and Contact: the listener of the flow's transport when there is one;
+    /// for TCP and TLS without one, the local address and port of the connection the request leaves on (so a
+    /// proxy or registrar that routes to the Contact finds that connection and reuses it, as it does for
+    /// pjsip and baresip, instead of opening one to port 5060 or 5061 where nothing listens); for UDP
+    /// without one, the route's address and no port. A WebSocket client with no listener of its own
     /// (port 0) cannot know an address to be reached at: it names `webSocketClientHost`, a `.invalid` host,
     /// as RFC 7118 §8's examples do, and the server routes requests back over the flow.
     static func contact(

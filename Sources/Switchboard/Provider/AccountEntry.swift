@@ -61,13 +61,17 @@ struct AccountEntry {
         }
     }
 
-    /// What the registration driver needs to register the account at `registrar`.
-    func registrationSettings(registrar: SIPURI, userAgent: String) -> RegistrationDriver.Settings {
+    /// What the registration driver needs to register the account at `registrar`; `instanceID` is the
+    /// account's `+sip.instance` unless it configures one.
+    func registrationSettings(registrar: SIPURI, userAgent: String, instanceID: String? = nil)
+        -> RegistrationDriver.Settings
+    {
         RegistrationDriver.Settings(
             addressOfRecord: addressOfRecord, registrar: registrar, transport: transport?.transportProtocol,
             firstHop: webSocket?.sipURI,
             contactUser: addressOfRecord.user ?? "user", expires: account.expires,
-            keepAliveInterval: account.keepAliveInterval, contactParameters: account.push?.contactParameters ?? [],
+            keepAliveInterval: account.keepAliveInterval, instanceID: account.instanceID ?? instanceID,
+            contactParameters: account.push?.contactParameters ?? [],
             userAgent: userAgent)
     }
 

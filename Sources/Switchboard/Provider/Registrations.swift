@@ -10,6 +10,8 @@ final class Registrations {
     private var drivers: [String: RegistrationDriver] = [:]
     /// Push registrations that replaced an account's configured one (`CallProvider.updatePushToken`).
     private var pushUpdates: [String: PushRegistration] = [:]
+    /// The `+sip.instance` made for each account that configures none (one per configured account).
+    private var instanceIDs: [String: String] = [:]
     private var states: [String: RegistrationState]
     /// Run when an account's unregistration ends (while winding down).
     private var waiters: [String: [() -> Void]] = [:]
@@ -31,7 +33,10 @@ final class Registrations {
         guard let registrar = entry.registrar else { return .configuration("account \(entry.id) has no registrar") }
         let id = entry.id
         drivers[id]?.detach()
-        var settings = entry.registrationSettings(registrar: registrar, userAgent: userAgent)
+        // One instance URN per account for the provider's life (RFC 5626 §4.1: stable across registrations).
+        let instanceID = instanceIDs[id] ?? "urn:uuid:\(engine.environment.random.uuid().uuidString.lowercased())"
+        instanceIDs[id] = instanceID
+        var settings = entry.registrationSettings(registrar: registrar, userAgent: userAgent, instanceID: instanceID)
         if let push = pushUpdates[id] { settings.contactParameters = push.contactParameters }
         let driver = RegistrationDriver(engine: engine, settings: settings, credentials: entry.credentials)
         driver.onState = { [weak self] state in self?.changed(id, state) }
