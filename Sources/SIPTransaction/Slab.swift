@@ -6,6 +6,9 @@ struct Slab<Element: Sendable>: Sendable {
     private var generations: [UInt32] = []
     private var freeSlots: [Int] = []
     private(set) var count = 0
+    /// The generation a slot appended from now on starts at: above every generation handed out before a
+    /// `reset`, so an identifier from before it never names a new element.
+    private var generationFloor: UInt32 = 0
 
     /// Makes room for `count` elements without growing.
     mutating func reserveCapacity(_ count: Int) {
@@ -25,8 +28,8 @@ struct Slab<Element: Sendable>: Sendable {
             return (slot, generations[slot])
         }
         elements.append(consume element)
-        generations.append(0)
-        return (elements.count - 1, 0)
+        generations.append(generationFloor)
+        return (elements.count - 1, generationFloor)
     }
 
     /// The slot of a live element, when `generation` is still the slot's. A free slot's generation has not
@@ -40,6 +43,17 @@ struct Slab<Element: Sendable>: Sendable {
     subscript(slot: Int) -> Element? {
         _read { yield elements[slot] }
         _modify { yield &elements[slot] }
+    }
+
+    /// Gives the storage of an empty slab back and makes room for `capacity` again (after a burst grew it far
+    /// past that). Identifiers from before stay stale: new slots start above every old generation.
+    mutating func reset(reservingCapacity capacity: Int) {
+        guard count == 0 else { return }
+        generationFloor = (generations.max() ?? generationFloor) &+ 1
+        elements = []
+        generations = []
+        freeSlots = []
+        reserveCapacity(capacity)
     }
 
     /// Frees a slot and returns its element, moved out; identifiers that name the slot stop matching.

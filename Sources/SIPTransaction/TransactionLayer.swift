@@ -87,7 +87,19 @@ public struct TransactionLayer<Address: Hashable & Sendable>: Sendable {
     /// A timer armed by a `.startTimer` action expired. Timers of terminated transactions are ignored.
     @inlinable
     public mutating func timerFired(_ timer: TimerID) -> [Action] {
-        translate(table.timerFired(timer), for: timer.transaction)
+        let actions = translate(table.timerFired(timer), for: timer.transaction)
+        if table.count == 0, addresses.count > 4 * TransactionTable.shrinkThreshold { trimAddresses() }
+        return actions
+    }
+
+    /// The table emptied and shrank after a burst (lingering transactions end on timers): the address array
+    /// it grew goes too, and its reservation is made again.
+    @usableFromInline
+    mutating func trimAddresses() {
+        guard addresses.count > 4 * Swift.max(table.reservedSlots, TransactionTable.shrinkThreshold) else { return }
+        addresses = []
+        let slots = table.reservedSlots
+        if slots > 0 { addresses.reserveCapacity(4 * slots) }
     }
 
     /// The transport could not send a message of transaction `id` (ICMP error, connection refused or

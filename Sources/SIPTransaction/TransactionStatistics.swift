@@ -10,6 +10,8 @@ public struct TransactionStatistics: Sendable, Hashable {
     public var overloadRejections = 0
     /// Retransmitted requests and responses absorbed by their transaction (nothing sent, nothing delivered).
     public var absorbed = 0
+    /// Times the emptied table gave back the storage a burst grew past its reservation.
+    public var shrinks = 0
 
     public init() {}
 }

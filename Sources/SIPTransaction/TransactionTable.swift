@@ -44,15 +44,42 @@ struct TransactionTable: Sendable {
     @usableFromInline
     init(configuration: TransactionConfiguration) {
         self.configuration = configuration
-        let capacity = configuration.reservedCapacity
+        reserve(configuration.reservedCapacity)
+    }
+
+    /// Room for `capacity` transactions: server transactions are the many that linger (a UAS under load);
+    /// clients get a quarter.
+    private mutating func reserve(_ capacity: Int) {
         guard capacity > 0 else { return }
-        // Server transactions are the many that linger (a UAS under load); clients get a quarter.
         serverIndex.reserveCapacity(capacity)
         inviteServers.reserveCapacity(capacity / 2)
         nonInviteServers.reserveCapacity(capacity / 2)
         clientIndex.reserveCapacity(capacity / 4)
         inviteClients.reserveCapacity(capacity / 8)
         nonInviteClients.reserveCapacity(capacity / 8)
+    }
+
+    /// Below this many slots a table that grew is left as it is: shrinking it would save little.
+    @usableFromInline static let shrinkThreshold = 4_096
+
+    /// The table emptied after a burst grew it past twice its reservation (or past `shrinkThreshold` without
+    /// one): its storage goes back to the system and the reservation is made again, so the memory a burst took
+    /// does not stay (issue 20). Dictionaries and arrays never shrink by themselves.
+    private mutating func shrinkIfOversized() {
+        guard count == 0 else { return }
+        let reserved = configuration.reservedCapacity
+        let grown = Swift.max(reservedSlots, serverIndex.capacity / 2, clientIndex.capacity)
+        guard grown > Swift.max(Self.shrinkThreshold, 2 * reserved) else { return }
+        inviteServers.reset(reservingCapacity: 0)
+        nonInviteServers.reset(reservingCapacity: 0)
+        inviteClients.reset(reservingCapacity: 0)
+        nonInviteClients.reset(reservingCapacity: 0)
+        clientIndex = [:]
+        serverIndex = [:]
+        legacyIndex = [:]
+        mergeIndex = [:]
+        reserve(reserved)
+        statistics.shrinks &+= 1
     }
 
     /// Room for the transactions of every kind, up to `initialCapacity` (one slot of the busiest kind each).
@@ -273,6 +300,7 @@ struct TransactionTable: Sendable {
             ids.removeAll { $0 == id }
             legacyIndex[key] = ids.isEmpty ? nil : ids
         }
+        if count == 0 { shrinkIfOversized() }
     }
 
     private static func take<M>(_ id: TransactionID, from slab: inout Slab<Entry<M>>) -> Keys? {

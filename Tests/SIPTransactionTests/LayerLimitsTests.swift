@@ -206,3 +206,51 @@ func expectError(
     let error = #expect(throws: TransactionError.self, sourceLocation: sourceLocation) { try body() }
     #expect(error?.code == code, sourceLocation: sourceLocation)
 }
+
+/// After a burst grows the tables far past their reservation, the emptied table gives the storage back
+/// (issue 20), and identifiers from before the shrink stay stale.
+@Suite("Tables shrink after a burst")
+struct TableShrinkTests {
+    @Test func aResetSlabNeverLetsAnOldIdentifierNameANewElement() {
+        var slab = Slab<Int>()
+        let old = slab.insert(1)
+        _ = slab.remove(at: old.slot)
+        slab.reset(reservingCapacity: 4)
+        #expect(slab.capacity >= 4)
+        let new = slab.insert(2)
+        #expect(new.slot == old.slot)
+        #expect(slab.slot(old.slot, generation: old.generation) == nil)
+        #expect(slab.slot(new.slot, generation: new.generation) == new.slot)
+    }
+
+    @Test func theEmptiedTableShrinksToItsReservation() throws {
+        var h = Harness(
+            configuration: TransactionConfiguration(
+                timers: Harness.timers, maximumTransactions: 100_000, initialCapacity: 100))
+        let reserved = h.layer.table.reservedSlots
+        var firstID: TransactionID?
+        for n in 0..<6_000 {
+            let options = try Messages.request(.options, branch: "z9hG4bK-s\(n)", callID: "s\(n)")
+            h.receive(options)
+            let id = try #require(h.newRequests.last?.id)
+            if firstID == nil { firstID = id }
+            try h.respond(try Messages.response(to: options, 200), in: id)
+        }
+        #expect(h.layer.table.nonInviteServers.capacity >= 6_000)
+        #expect(h.layer.addresses.count >= 4 * 5_000)
+        // Timer J (64*T1) ends them all; the last one out shrinks the table.
+        h.advance(by: .seconds(60))
+        #expect(h.layer.count == 0)
+        #expect(h.layer.statistics.shrinks == 1)
+        #expect(h.layer.table.nonInviteServers.capacity < 6_000)
+        #expect(h.layer.table.reservedSlots >= reserved)
+        #expect(h.layer.addresses.count == 0)
+        // The table works as before, and the old identifier names nothing.
+        let next = try Messages.request(.options, branch: "z9hG4bK-next", callID: "next")
+        h.receive(next)
+        let nextID = try #require(h.newRequests.last?.id)
+        #expect(nextID != firstID)
+        #expect(h.layer.transaction(try #require(firstID)) == nil)
+        #expect(h.layer.transaction(nextID) != nil)
+    }
+}
