@@ -40,6 +40,8 @@ struct TransactionTable: Sendable {
     var serverIndex: [ServerKey: TransactionID] = [:]
     var legacyIndex: [LegacyKey: [TransactionID]] = [:]
     var mergeIndex: [MergeKey: TransactionID] = [:]
+    /// The room `reserve` made (see `currentRoom`).
+    private var reservedRoom: [Int] = []
 
     @usableFromInline
     init(configuration: TransactionConfiguration) {
@@ -48,28 +50,41 @@ struct TransactionTable: Sendable {
     }
 
     /// Room for `capacity` transactions: server transactions are the many that linger (a UAS under load);
-    /// clients get a quarter.
+    /// clients get a quarter. Remembers the room made, so `shrinkIfOversized` can tell what grew.
     private mutating func reserve(_ capacity: Int) {
-        guard capacity > 0 else { return }
-        serverIndex.reserveCapacity(capacity)
-        inviteServers.reserveCapacity(capacity / 2)
-        nonInviteServers.reserveCapacity(capacity / 2)
-        clientIndex.reserveCapacity(capacity / 4)
-        inviteClients.reserveCapacity(capacity / 8)
-        nonInviteClients.reserveCapacity(capacity / 8)
+        if capacity > 0 {
+            serverIndex.reserveCapacity(capacity)
+            inviteServers.reserveCapacity(capacity / 2)
+            nonInviteServers.reserveCapacity(capacity / 2)
+            clientIndex.reserveCapacity(capacity / 4)
+            inviteClients.reserveCapacity(capacity / 8)
+            nonInviteClients.reserveCapacity(capacity / 8)
+        }
+        reservedRoom = currentRoom
+    }
+
+    /// The room of each slab and index: invite servers, non-invite servers, invite clients, non-invite
+    /// clients, the server index, the client index.
+    private var currentRoom: [Int] {
+        [
+            inviteServers.capacity, nonInviteServers.capacity, inviteClients.capacity, nonInviteClients.capacity,
+            serverIndex.capacity, clientIndex.capacity,
+        ]
     }
 
     /// Below this many slots a table that grew is left as it is: shrinking it would save little.
     @usableFromInline static let shrinkThreshold = 4_096
 
-    /// The table emptied after a burst grew it past twice its reservation (or past `shrinkThreshold` without
-    /// one): its storage goes back to the system and the reservation is made again, so the memory a burst took
-    /// does not stay (issue 20). Dictionaries and arrays never shrink by themselves.
+    /// The table emptied after a burst grew one of its slabs or indexes past the room reserved for it (and past
+    /// `shrinkThreshold`): its storage goes back to the system and the reservation is made again, so the memory
+    /// a burst took does not stay (issue 20). Dictionaries and arrays never shrink by themselves.
     private mutating func shrinkIfOversized() {
         guard count == 0 else { return }
         let reserved = configuration.reservedCapacity
-        let grown = Swift.max(reservedSlots, serverIndex.capacity / 2, clientIndex.capacity)
-        guard grown > Swift.max(Self.shrinkThreshold, 2 * reserved) else { return }
+        // Arrays and dictionaries double when they grow: one past its reservation (and the threshold) is at
+        // least twice what it needs once the burst is over.
+        let grew = zip(currentRoom, reservedRoom).contains { now, made in now > Swift.max(made, Self.shrinkThreshold) }
+        guard grew else { return }
         inviteServers.reset(reservingCapacity: 0)
         nonInviteServers.reset(reservingCapacity: 0)
         inviteClients.reset(reservingCapacity: 0)
