@@ -78,8 +78,10 @@ public final class VirtualNetwork: @unchecked Sendable {
     public func resetConnections(of ip: String) -> Int {
         loop.withLoop {
             // In address order: a dictionary's order changes from run to run.
-            let victims = streams.values.filter { $0.local.host == ip || $0.remote.host == ip }
-                .sorted { ($0.local.port, $0.remote.port) < ($1.local.port, $1.remote.port) }
+            let victims = streams.values.filter {
+                $0.local.host == ip || $0.remote.host == ip || $0.insideRemoteAddress?.host == ip
+            }
+            .sorted { ($0.local.port, $0.remote.port) < ($1.local.port, $1.remote.port) }
             for stream in victims { stream.fail(TransportError(.connectionClosed, "connection reset")) }
             return victims.count
         }

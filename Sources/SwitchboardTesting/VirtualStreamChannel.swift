@@ -38,6 +38,9 @@ final class VirtualStreamChannel: StreamChannel {
 
     var localAddress: SocketAddress? { local }
 
+    /// For the server end of a connection opened through NATs, the client's own address.
+    var insideRemoteAddress: SocketAddress? { insideRemote?.address }
+
     private var isConnected: Bool {
         if case .connected = state { return true }
         return false

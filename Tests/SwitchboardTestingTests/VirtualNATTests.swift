@@ -252,10 +252,25 @@ import Testing
         world.advance(by: .milliseconds(10))
         #expect(nat.mappings.isEmpty)
 
-        // No port forwarding: a connection to the public address is refused.
+        // No port forwarding: a connection to the public address is refused, even with something bound there.
+        let squatter = try ScriptedListener(world: world, host: Self.publicIP, port: seen.port)
         let outsider = try ScriptedConnection(world: world, from: "198.51.100.2", to: seen)
-        world.advance(by: .milliseconds(10))
+        #expect(squatter.accept(within: .milliseconds(10)) == nil)
         #expect(outsider.isClosed)
+        // Nor does a connection from inside to the NAT's own public address loop back.
+        let hairpin = try ScriptedConnection(world: world, from: Self.insideIP, to: seen)
+        #expect(squatter.accept(within: .milliseconds(10)) == nil)
+        #expect(hairpin.isClosed)
+        #expect(nat.hairpinDropped == 1)
+
+        // A reset of the inside host breaks both ends, the far one included.
+        let second = try ScriptedConnection(world: world, from: Self.insideIP, to: listener.address)
+        let accepted = try #require(listener.accept(within: .seconds(1)))
+        world.network.resetConnections(of: Self.insideIP)
+        world.advance(by: .milliseconds(10))
+        #expect(second.isClosed)
+        #expect(accepted.isClosed)
+        #expect(nat.mappings.isEmpty)
     }
 
     @Test func blockUDPDropsOneHostsDatagramsToAnotherUntilUnblocked() throws {
