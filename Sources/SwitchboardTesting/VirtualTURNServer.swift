@@ -19,7 +19,9 @@ public final class VirtualTURNServer: @unchecked Sendable, CustomStringConvertib
 
     /// The transports a server listens on.
     public struct Transports: OptionSet, Sendable, Hashable {
+        /// The bits of the set.
         public let rawValue: UInt8
+        /// The set with these bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 
         /// STUN and ChannelData in UDP datagrams.
