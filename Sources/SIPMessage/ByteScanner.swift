@@ -82,7 +82,13 @@ struct ByteScanner {
     mutating func skipLWS() {
         guard index < end else { return }
         let b = bytes[index]
-        if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf { skipLWSRun() }
+        guard b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf else { return }
+        // The usual single space between two parts, without the call.
+        if b == ASCII.space, index &+ 1 < end, bytes[index &+ 1] > ASCII.space {
+            index &+= 1
+            return
+        }
+        skipLWSRun()
     }
 
     private mutating func skipLWSRun() {

@@ -13,12 +13,7 @@ extension NameAddress {
         var i = start
         var display = DisplayName.none
         if bytes[i] == ASCII.quote {
-            var k = i &+ 1
-            while k < end {
-                let b = bytes[k]
-                if b == ASCII.quote || b == ASCII.backslash || b == ASCII.cr || b == ASCII.lf { break }
-                k &+= 1
-            }
+            let k = ByteScanner.skip(bytes, from: i &+ 1, to: end, while: { $0.isIn(.quotedText) })
             guard k < end, bytes[k] == ASCII.quote else { return nil }
             display = .quoted(ByteRange(start: i, end: k &+ 1))
             i = k &+ 1

@@ -279,6 +279,7 @@ struct KnownViaParameters {
     var rport = KnownParameter.absent
 
     /// Checks one parameter; the problem, for `MessageError.malformed`, or `nil` when it is fine.
+    @inline(__always)
     mutating func inspect(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>, _ value: Range<Int>?) -> String? {
         switch packedLowercaseToken(bytes, name) {
         case ParameterName.rport:
