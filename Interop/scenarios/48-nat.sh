@@ -22,7 +22,7 @@
 export NAT_PREFIX="sbn$$"
 export NAT_RUN="$OUT/nat"
 export NAT_HOME="$HERE/nat"
-export NAT_SB="$ROOT/.build/debug/switchboard"
+export NAT_SB="${NAT_SB:-$ROOT/.build/debug/switchboard}"   # another build may be named
 set -a
 source "$HERE/nat/addresses.sh"
 set +a
@@ -75,13 +75,24 @@ nat_captures_start() {
 }
 nat_captures_stop() { local f; for f in "$CASE_DIR"/*.pcap; do nat_capture_stop "$f"; done; }
 
-# Seconds from the first 200 to INVITE in a capture to the first RTP after it (empty when none).
+# Seconds from the answer to media, read from a capture: nat_answer_to_media FILE ADDR [ANSWER_TIME] prints
+# "FIRST BOTH": to the first RTP packet from or to ADDR (the caller's side of that wire), and to the moment RTP
+# has gone both ways ("-" when it never did). The answer is the first 200 to an INVITE unless given.
 nat_answer_to_media() {
-  local answer media
-  answer=$(nat_first "$1" 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"')
-  [ -n "$answer" ] || return 0
-  media=$(nat_first "$1" "rtp.version == 2 && frame.time_relative >= $answer")
-  [ -n "$media" ] && awk -v a="$answer" -v m="$media" 'BEGIN { printf "%.3f\n", m - a }'
+  local file=$1 addr=$2 answer=${3:-}
+  [ -n "$answer" ] || answer=$(nat_first "$file" 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"')
+  [ -n "$answer" ] || { echo "- -"; return 0; }
+  nat_read "$file" -Y "rtp.version == 2 && frame.time_relative >= $answer && ip.addr == $addr" -T fields \
+    -e frame.time_relative -e ip.src | awk -v a="$answer" -v me="$addr" '
+      first == "" { first = $1 }
+      $2 == me && out == "" { out = $1 }
+      $2 != me && got == "" { got = $1 }
+      out != "" && got != "" { exit }
+      END {
+        f = (first == "") ? "-" : sprintf("%.3f", first - a)
+        b = (out == "" || got == "") ? "-" : sprintf("%.3f", (out > got ? out : got) - a)
+        print f, b
+      }'
 }
 
 # ---- baresip
@@ -108,16 +119,16 @@ nat_baresip_expect_tone() {
   python3 "$HERE/media/tonecheck.py" "$rec" --expect "$2" --other "$3" --profile 1
 }
 
-# nat_baresip_expect_silence USER HZ: USER heard no HZ: no recording, an empty one (sndfile writes only what
-# it decodes), or HZ below -50 dBFS throughout.
-nat_baresip_expect_silence() {
-  local rec frames
-  rec=$(nat_baresip_recording "$1")
-  [ -n "$rec" ] || { echo "$1 (baresip) recorded nothing"; return 0; }
-  frames=$(python3 -c 'import sys, wave; print(wave.open(sys.argv[1]).getnframes())' "$rec") || return 1
-  [ "$frames" -lt 4000 ] && { echo "$1 (baresip) decoded $frames samples: nothing arrived"; return 0; }
-  python3 "$HERE/media/tonecheck.py" "$rec" --expect "$2" --other 2000 --absent -50 --from 0
+# nat_expect_silence FILE HZ: the recording FILE holds no HZ: no file, an empty one (baresip's sndfile writes
+# only what it decodes), or HZ below -50 dBFS throughout.
+nat_expect_silence() {
+  local frames
+  [ -n "$1" ] && [ -f "$1" ] || { echo "${1:-the recording}: none made, nothing arrived"; return 0; }
+  frames=$(python3 -c 'import sys, wave; print(wave.open(sys.argv[1]).getnframes())' "$1") || return 1
+  [ "$frames" -lt 4000 ] && { echo "$1: $frames samples, nothing arrived"; return 0; }
+  python3 "$HERE/media/tonecheck.py" "$1" --expect "$2" --other 2000 --absent -50 --from 0
 }
+nat_baresip_expect_silence() { nat_expect_silence "$(nat_baresip_recording "$1")" "$2"; }
 
 # A baresip-to-baresip call: nat_baresip_call CALLER_CLIENT CALLER_IP CALLEE_CLIENT CALLEE_IP NAT SERVER
 # MAX_S ROUTER:IFACE...: alice (440 Hz) calls bob (1000 Hz) through Kamailio and hangs up 4 s after her
@@ -191,7 +202,7 @@ nat_baresip_relay() {
   echo "router C (callee): $checks connectivity checks with MESSAGE-INTEGRITY"
   [ "$checks" -gt 0 ] || { echo "router C: no connectivity check"; return 1; }
   nat_expect_relayed rb.pcap "$TURN_IP" 50 "router B" && nat_expect_relayed rc.pcap "$TURN_IP" 50 "router C" \
-    && echo "answer to first RTP at router B: $(nat_answer_to_media rb.pcap) s"
+    && echo "answer to RTP at router B (first packet, both ways): $(nat_answer_to_media rb.pcap "$RB_WAN") s"
 }
 
 # (c) without ICE: each side sends to the other's private address, which no route reaches; nothing arrives.
@@ -209,7 +220,7 @@ nat_baresip_relay_ice_off() {
 
 # ---- Switchboard (needs ICE in calls)
 # The ICE flags for a policy: stun | turn-udp | turn-tcp | turns | turns-wrong-name | off. The TURN password
-# travels in SWITCHBOARD_TURN_PASSWORD (nat_sb_env), never on a command line.
+# travels in SWITCHBOARD_TURN_PASSWORD (read from coturn's mode-600 file), never on a command line.
 nat_sb_ice_flags() {
   local turn="--turn-user $(cat "$NAT_RUN/coturn/turn.user")"
   case $1 in
@@ -222,14 +233,13 @@ nat_sb_ice_flags() {
     off) echo "--ice off" ;;
   esac
 }
-nat_sb_env() { echo "SWITCHBOARD_TURN_PASSWORD=$(cat "$NAT_RUN/coturn/turn.pass")"; }
 
 # switchboard answer as carol in CLIENT (tone 440, records answer.wav), in the background: nat_sb_answer_start
 # CLIENT IP POLICY [COUNT]. PID in answer.pid; waits for the registration.
 nat_sb_answer_start() {
   local client=$1 ip=$2 policy=$3 count=${4:-1}
   # shellcheck disable=SC2046
-  env $(nat_sb_env) ip netns exec "$(nat_ns "$client")" "$NAT_SB" answer --registrar "sip:$KAMAILIO_IP" \
+  SWITCHBOARD_TURN_PASSWORD=$(cat "$NAT_RUN/coturn/turn.pass") ip netns exec "$(nat_ns "$client")" "$NAT_SB" answer --registrar "sip:$KAMAILIO_IP" \
     --user carol --password carolpw --listen "$ip:5400" --auto-answer --count "$count" --codecs pcmu \
     --play tone:440 --record 'answer-%n.wav' --trace $(nat_sb_ice_flags "$policy") > answer.out 2> answer.trace < /dev/null &
   echo $! > answer.pid
@@ -250,7 +260,7 @@ nat_sb_call() {
   local client=$1 ip=$2 target=$3 policy=$4
   shift 4
   # shellcheck disable=SC2046
-  env $(nat_sb_env) ip netns exec "$(nat_ns "$client")" "$NAT_SB" call "$target" --user alice --password alicepw \
+  SWITCHBOARD_TURN_PASSWORD=$(cat "$NAT_RUN/coturn/turn.pass") ip netns exec "$(nat_ns "$client")" "$NAT_SB" call "$target" --user alice --password alicepw \
     --proxy "sip:$KAMAILIO_IP" --listen "$ip:5400" --codecs pcmu --play tone:1000 --record call.wav --duration "${NAT_SB_DURATION:-4}" \
     --trace $(nat_sb_ice_flags "$policy") "$@" >> call.out 2>> call.trace < /dev/null
 }
@@ -339,10 +349,7 @@ nat_sb_relay() {
 nat_sb_relay_ice_off() {
   nat_sb_to_baresip b1 "$B1_IP" off c1 "$C1_IP" none "" rb:wan rc:wan || true
   grep -q 'rtp=no' bob.out || { echo "baresip received RTP without ICE: the NATs leak"; return 1; }
-  nat_baresip_expect_silence bob 1000 || return 1
-  if [ -f call.wav ]; then
-    python3 "$HERE/media/tonecheck.py" call.wav --expect 440 --other 2000 --absent -50 --from 0 || return 1
-  fi
+  nat_baresip_expect_silence bob 1000 && nat_expect_silence call.wav 440 || return 1
   local in_b in_c; in_b=$(nat_rtp rb.pcap "ip.dst == $RB_WAN"); in_c=$(nat_rtp rc.pcap "ip.dst == $RC_WAN")
   echo "RTP arriving at router B: $in_b, at router C: $in_c"
   [ "$in_b" -eq 0 ] && [ "$in_c" -eq 0 ] || { echo "RTP crossed a NAT without ICE"; return 1; }
@@ -366,7 +373,12 @@ nat_sb_turn_stream() {
   [ "$udp" -eq 0 ] || { echo "UDP to coturn left router B despite the block"; return 1; }
   [ "$stream" -gt 200 ] || { echo "too little traffic on the TURN stream for 4 s of audio"; return 1; }
   if [ "$TRANSPORT" = tcp ]; then
-    nat_expect_relayed rb.pcap "$TURN_IP" 50 "router B (TURN over TCP)"
+    # TURN framing inside the TCP stream, each way (tshark reads ChannelData and indications over TCP).
+    local up down
+    up=$(nat_count rb.pcap "tcp && ip.dst == $TURN_IP && (stun.channel || stun.type == 0x0016)")
+    down=$(nat_count rb.pcap "tcp && ip.src == $TURN_IP && (stun.channel || stun.type == 0x0017)")
+    echo "router B: TURN data over TCP to coturn $up, from coturn $down; RTP read inside: $(nat_rtp rb.pcap tcp)"
+    [ "$up" -ge 50 ] && [ "$down" -ge 50 ] || { echo "fewer than 50 TURN data messages each way over TCP"; return 1; }
   else
     local rtp; rtp=$(nat_rtp rb.pcap); [ "$rtp" -eq 0 ] || { echo "$rtp RTP packets readable on the wire despite TLS"; return 1; }
   fi
@@ -377,9 +389,13 @@ nat_sb_turns_wrong_name() {
   "$NAT_HOME/topology" block-turn-udp "$NAT_PREFIX" rb on && "$NAT_HOME/topology" block-turn-udp "$NAT_PREFIX" rc on
   nat_sb_to_sb b1 "$B1_IP" c1 "$C1_IP" turns-wrong-name rb:wan rc:wan
   "$NAT_HOME/topology" block-turn-udp "$NAT_PREFIX" rb off; "$NAT_HOME/topology" block-turn-udp "$NAT_PREFIX" rc off
+  grep -Eq '^T=[0-9.]+ (trying|ended) ' call.out || { echo "the call was not even tried"; return 1; }
   ! grep -q ' ice=relay ' call.out || { echo "a relay was used with a certificate for another name"; return 1; }
-  local data; data=$(nat_count rb.pcap "tls.record.content_type == 23 && ip.src == $RB_WAN && ip.dst == $TURN_ALT_IP")
-  echo "TLS records after the handshake from router B to $TURN_ALT_IP: $data"
+  local hello data
+  hello=$(nat_count rb.pcap "tls.handshake.type == 1 && ip.dst == $TURN_ALT_IP")
+  data=$(nat_count rb.pcap "tls.record.content_type == 23 && ip.src == $RB_WAN && ip.dst == $TURN_ALT_IP")
+  echo "router B to $TURN_ALT_IP: $hello ClientHello, $data encrypted records after it"
+  [ "$hello" -gt 0 ] || { echo "no TLS handshake with coturn was tried"; return 1; }
   [ "$data" -le 2 ] || { echo "the client went on talking TLS to a server with the wrong name"; return 1; }
 }
 
@@ -392,27 +408,36 @@ nat_sb_no_ice_far_end() {
 }
 
 # (f) 20% loss each way at router B, switchboard to switchboard relayed (b1 to c1): in 10 calls of 10, the first
-# RTP follows the answer within 5 s (ICE complete), and the tones get through.
+# RTP follows the answer within 5 s (ICE complete), and the tones get through. One capture for the ten calls:
+# they are sequential, so each answer (the first 200 to an INVITE of a Call-ID) is followed by its own media.
 nat_sb_loss() {
-  local i late=0 delay fail=0
+  local i fail=0
   "$NAT_HOME/topology" loss "$NAT_PREFIX" rb 20 || return 1
   nat_fresh_bindings carol
   nat_sb_answer_start c1 "$C1_IP" turn-udp 10 || { "$NAT_HOME/topology" loss "$NAT_PREFIX" rb off; return 1; }
+  nat_capture_start "$(nat_ns rb)" wan "$CASE_DIR/rb.pcap" || fail=1
   for i in $(seq 1 10); do
-    nat_capture_start "$(nat_ns rb)" wan "$CASE_DIR/loss-$i.pcap" || { fail=1; break; }
+    [ $fail -eq 0 ] || break
     echo "--- call $i" >> call.out
-    rm -f call.wav
     nat_sb_call b1 "$B1_IP" "sip:carol@$KAMAILIO_IP" turn-udp || { echo "call $i failed"; fail=1; }
-    nat_capture_stop "$CASE_DIR/loss-$i.pcap"
-    delay=$(nat_answer_to_media "loss-$i.pcap")
-    echo "call $i: answer to first RTP ${delay:-never} s"
-    awk -v d="${delay:-999}" 'BEGIN { exit !(d <= 5) }' || late=$((late+1))
-    nat_sb_expect_tone call.wav 440 1000 >/dev/null || { echo "call $i: no 440 Hz at the caller"; fail=1; }
     mv call.wav "call-$i.wav" 2>/dev/null
   done
+  nat_capture_stop "$CASE_DIR/rb.pcap"
   nat_sb_answer_wait || fail=1
   echo "router B: $("$NAT_HOME/topology" counters "$NAT_PREFIX" rb | paste -sd' ')"
   "$NAT_HOME/topology" loss "$NAT_PREFIX" rb off
+  [ $fail -eq 0 ] || return 1
+  local answers late=0 n=0 t delay
+  answers=$(nat_read rb.pcap -Y 'sip.Status-Code == 200 && sip.CSeq.method == "INVITE"' -T fields \
+    -e frame.time_relative -e sip.Call-ID | sort -u -k2,2 | sort -n | awk '{print $1}')
+  for t in $answers; do
+    n=$((n+1))
+    delay=$(nat_answer_to_media rb.pcap "$RB_WAN" "$t")
+    echo "call $n: answer to RTP (first packet, both ways): $delay s"
+    awk -v d="${delay#* }" 'BEGIN { exit !(d != "-" && d <= 5) }' || late=$((late+1))
+  done
+  for i in $(seq 1 10); do nat_sb_expect_tone "call-$i.wav" 440 1000 >/dev/null || { echo "call $i: no 440 Hz"; fail=1; }; done
+  [ $n -eq 10 ] || { echo "$n answers in the capture, not 10"; fail=1; }
   [ "$(grep -cE '^T=[0-9.]+ connected .* ice=relay ' call.out)" -eq 10 ] || { echo "not 10 relayed connected lines"; fail=1; }
   [ $late -eq 0 ] || { echo "$late of 10 calls took more than 5 s from the answer to media"; fail=1; }
   return $fail
