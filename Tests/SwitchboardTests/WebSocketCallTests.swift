@@ -20,7 +20,7 @@ struct WebSocketCallTests {
         /// - Parameters:
         ///   - secure: WSS with a certificate for `certificateHost`, which Alice trusts.
         ///   - url: Alice's WebSocket URL.
-        init(secure: Bool = false, certificateHost: String = "10.0.0.2", url: String) throws {
+        init(secure: Bool = false, certificateHost: String = "10.0.0.2", url: String, registers: Bool = false) throws {
             directory =
                 FileManager.default.temporaryDirectory.appendingPathComponent("sb-wscall-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -34,9 +34,10 @@ struct WebSocketCallTests {
             b.t1 = .milliseconds(100)
             bob = try world.makeProvider(configuration: b, host: "10.0.0.2")
             bob.setDelegate(bobDelegate, queue: nil)
-            var a = CallProviderConfiguration(
-                accounts: [Account(addressOfRecord: "sip:alice@example.com", webSocketURL: url)],
-                listeners: [.init(.udp, "0.0.0.0:5060")])
+            let account = Account(
+                addressOfRecord: "sip:alice@example.com", registrar: registers ? "sip:example.com" : nil,
+                webSocketURL: url)
+            var a = CallProviderConfiguration(accounts: [account], listeners: [.init(.udp, "0.0.0.0:5060")])
             a.tls = .init(trustedCAFile: certificate.certificateFile)
             a.t1 = .milliseconds(100)
             alice = try world.makeProvider(configuration: a, host: "10.0.0.1")
@@ -147,7 +148,9 @@ struct WebSocketCallTests {
         let register = try #require(received.items.withLock { $0.first { $0.startLine.hasPrefix("REGISTER ") } })
         #expect(register.startLine == "REGISTER sip:example.com;transport=ws SIP/2.0")
         let contact = register.contactURI ?? ""
-        #expect(contact.hasPrefix("sip:alice@") && contact.hasSuffix(".invalid;transport=ws"), "\(contact)")
+        // Outbound asked for (RFC 5626 §4.2): `;ob` on the Contact, the instance and reg-id on the binding.
+        #expect(contact.hasPrefix("sip:alice@") && contact.hasSuffix(".invalid;transport=ws;ob"), "\(contact)")
+        #expect(register["Contact"]?.contains("reg-id=1") == true)
         let via = register["Via"] ?? ""
         #expect(via.hasPrefix("SIP/2.0/WS ") && via.contains(".invalid;"), "\(via)")
     }
