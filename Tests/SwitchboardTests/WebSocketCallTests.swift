@@ -104,7 +104,27 @@ struct WebSocketCallTests {
             to: Handle(type: .generic, value: "sip:bob@10.0.0.2"))
         let ended = try #require(await setup.aliceDelegate.ended(call))
         #expect(ended.reason == .failed)
+        // The made-up 503 names the fault, and the failure is there typed.
+        #expect(ended.statusCode == 503)
+        #expect(ended.reasonPhrase == "TLS: certificate name mismatch")
+        #expect(ended.transportFailure?.kind == .certificateNameMismatch)
+        #expect(ended.transportFailure?.kind.isTLS == true)
         #expect(setup.bobDelegate.invites.isEmpty)
+    }
+
+    /// A WSS registration to a server whose certificate names another host fails as `transportClosed`,
+    /// with the name mismatch typed and in the reason.
+    @Test func aWSSRegistrationToTheWrongNameSaysSo() async throws {
+        let setup = try Setup(secure: true, certificateHost: "10.0.0.9", url: "wss://10.0.0.2/sip", registers: true)
+        defer { setup.close() }
+        let failure = await setup.aliceDelegate.wait(seconds: 5) { event -> RegistrationFailure? in
+            guard case .failed(let failure, _)? = event.registrationState else { return nil }
+            return failure
+        }
+        let failed = try #require(failure, "no failed registration")
+        #expect(failed.kind == .transportClosed)
+        #expect(failed.transportFailure?.kind == .certificateNameMismatch)
+        #expect(failed.reason.hasPrefix("TLS: certificate name mismatch ("), "\(failed.reason)")
     }
 
     @Test func anUpgradeToAnotherPathIsRefused() async throws {

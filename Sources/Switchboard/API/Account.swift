@@ -327,6 +327,9 @@ public struct RegistrationFailure: Error, Sendable, Hashable, CustomStringConver
     public var statusCode: Int?
     /// The reason phrase or a description.
     public var reason: String
+    /// For `transportClosed`: why the connection failed, typed (a TLS or WSS certificate failure names
+    /// itself, and `reason` says the same in words). `nil` otherwise.
+    public var transportFailure: TransportFailure?
 
     public var description: String {
         if let statusCode { return "\(kind.rawValue) (\(statusCode) \(reason))" }

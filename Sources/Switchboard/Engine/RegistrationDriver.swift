@@ -64,6 +64,9 @@ package final class RegistrationDriver: @unchecked Sendable {
     var flowTimer: UInt32?
     /// Every state change, on the loop.
     package var onState: ((SIPUserAgent.RegistrationState) -> Void)?
+    /// The transport failure behind the last `transportFailed` state (typed for the app); `nil` when that
+    /// failure had no transport error (a connection closed cleanly, a request that found no route).
+    private(set) var lastTransportFailure: TransportFailure?
 
     package init(engine: Engine, settings: Settings, credentials: @escaping @Sendable (String) -> DigestCredentials?) {
         self.engine = engine
@@ -195,7 +198,7 @@ package final class RegistrationDriver: @unchecked Sendable {
                     self?.transactionEvent(event)
                 }
             } catch {
-                run { $0.transportFailed("\(error)") }
+                failed(nil, otherwise: "\(error)", flow: false)
             }
         case .startTimer(let after):
             if let timer { engine.loop.cancelTimer(timer) }
@@ -220,7 +223,7 @@ package final class RegistrationDriver: @unchecked Sendable {
         case .timeout:
             run { $0.timedOut() }
         case .transportError(let error):
-            run { $0.transportFailed(error.map { "\($0)" } ?? "transport error") }
+            failed(error, otherwise: "transport error", flow: false)
         case .terminated:
             break
         }
@@ -271,10 +274,19 @@ package final class RegistrationDriver: @unchecked Sendable {
             flowTimer = nil
             // Registrars such as Asterisk forget TCP/TLS bindings when the connection closes: register again
             // (at once over a new flow with outbound, RFC 5626 §4.5; after the retry delay otherwise).
-            run { $0.flowFailed(error.map { "\($0)" } ?? "connection closed") }
+            failed(error, otherwise: "connection closed", flow: true)
         default:
             break
         }
+    }
+
+    /// Reports a failed REGISTER (`flow`: the registration's connection broke) with the transport's reason,
+    /// typed in `lastTransportFailure` and in words in the registration error.
+    private func failed(_ error: TransportError?, otherwise reason: String, flow: Bool) {
+        let failure = error.map(TransportFailure.init)
+        lastTransportFailure = failure
+        let text = failure?.description ?? reason
+        run { flow ? $0.flowFailed(text) : $0.transportFailed(text) }
     }
 
     /// The app is being suspended: stop refreshing and close the registration's connection without
