@@ -52,7 +52,8 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case ECONNREFUSED: return TransportError(.connectionRefused, "\(call): \(text)", errno: errno)
         case ENETUNREACH, EHOSTUNREACH: return TransportError(.unreachable, "\(call): \(text)", errno: errno)
         case ETIMEDOUT: return TransportError(.timedOut, "\(call): \(text)", errno: errno)
-        case ECONNRESET, EPIPE: return TransportError(.connectionClosed, "\(call): \(text)", errno: errno)
+        case ECONNRESET, EPIPE, ECONNABORTED:
+            return TransportError(.connectionClosed, "\(call): \(text)", errno: errno)
         default: return TransportError(.system, "\(call): \(text)", errno: errno)
         }
     }

@@ -48,6 +48,7 @@ struct APIGrowthTests {
         let refused = TransportFailure(kind: .connectionRefused, detail: "connect: Connection refused")
         #expect(refused.reasonPhrase == nil)
         #expect(refused.description == "connectionRefused: connect: Connection refused")
+        #expect(TransportFailure(kind: .other, detail: "system call failed: x").description == "system call failed: x")
     }
 
     @Test func aSwitchNeedsADefault() {

@@ -90,9 +90,11 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `TLS: certificate name mismatch (the certificate does not name this server)`, or the kind and detail.
+    /// `TLS: certificate name mismatch (the certificate does not name this server)`, `connectionRefused:
+    /// connect: Connection refused`; for `other`, the detail alone.
     public var description: String {
         if let reasonPhrase { return "\(reasonPhrase) (\(detail))" }
+        if kind == .other { return detail }
         return "\(kind.rawValue): \(detail)"
     }
 }
