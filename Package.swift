@@ -59,7 +59,8 @@ let package = Package(
         // (WAV, tone, callbacks), tone measurement and the E-model. The packet half is sans-I/O: callers pass
         // bytes and times in, and get bytes and decisions out.
         .target(name: "Media", dependencies: ["SDP", "COpus", "CSRTP", "COpenSSL"]),
-        // libsrtp2 (libsrtp2-dev), built without OpenSSL on Debian: AES-CM + HMAC-SHA1 suites only.
+        // libsrtp2 (libsrtp2-dev), built on NSS on Debian: the AES-CM + HMAC-SHA1 suites and AEAD_AES_128_GCM (RFC 7714),
+        // the cross-check of the native SRTP on OpenSSL.
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
 
         // STUN (RFC 8489): the message codec with MESSAGE-INTEGRITY(-SHA256) and FINGERPRINT, short- and long-term
