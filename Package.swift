@@ -117,7 +117,7 @@ let package = Package(
             name: "SwitchboardBenchmarks",
             dependencies: [
                 "SIPMessage", "SIPTransaction", "SIPTransport", "SIPUserAgent", "SIPAuthentication", "SDP", "Media",
-                "CAllocationCounter",
+                "DTLS", "CAllocationCounter",
             ]),
         .target(name: "CAllocationCounter"),
 
