@@ -5,8 +5,11 @@ import Media
 // datagrams. The first byte picks what runs; the rest is a sequence of datagrams, each a 2-byte length and its
 // bytes. Built only by scripts/fuzz (`--sanitize=fuzzer`); a plain build makes an empty program.
 
-let identity = try? DTLSIdentity.generate(commonName: "fuzz", notBefore: 1_700_000_000)
-let peer = try? DTLSIdentity.generate(commonName: "peer", notBefore: 1_700_000_000)
+/// The two certificates, made on first use (a static, so it does not depend on top-level code running).
+enum Identities {
+    static let local = try? DTLSIdentity.generate(commonName: "fuzz", notBefore: 1_700_000_000)
+    static let peer = try? DTLSIdentity.generate(commonName: "peer", notBefore: 1_700_000_000)
+}
 
 /// The datagrams packed after the mode byte.
 func datagrams(_ bytes: ArraySlice<UInt8>) -> [[UInt8]] {
@@ -61,7 +64,7 @@ func connectedThenFeed(_ inputs: [[UInt8]], identity: DTLSIdentity, peer: DTLSId
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard let mode = bytes.first, let identity, let peer else { return 0 }
+    guard let mode = bytes.first, let identity = Identities.local, let peer = Identities.peer else { return 0 }
     let inputs = datagrams(bytes.dropFirst())
     switch mode % 4 {
     case 0:

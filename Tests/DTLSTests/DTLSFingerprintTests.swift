@@ -1,4 +1,5 @@
 import DTLS
+import Foundation
 import Media
 import SDP
 import Testing
@@ -120,5 +121,27 @@ extension DTLSSRTPKeys {
     /// The peer's view of the same keys.
     var mirrored: DTLSSRTPKeys {
         DTLSSRTPKeys(profile: profile, localMasterKeySalt: remoteMasterKeySalt, remoteMasterKeySalt: localMasterKeySalt)
+    }
+}
+
+@Suite("DTLS identities on disk")
+struct DTLSIdentityFileTests {
+    @Test func anIdentityLoadsFromPEMFiles() throws {
+        let alice = try TestIdentities.alice()
+        let folder = "/tmp/sb-dtls-identity-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try alice.certificatePEM.write(toFile: folder + "/cert.pem", atomically: true, encoding: .utf8)
+        try alice.privateKeyPEM.write(toFile: folder + "/key.pem", atomically: true, encoding: .utf8)
+        let loaded = try DTLSIdentity(certificateFile: folder + "/cert.pem", privateKeyFile: folder + "/key.pem")
+        #expect(loaded.fingerprint == alice.fingerprint)
+    }
+
+    /// Generated certificates differ (fresh key, random serial) and carry the validity asked for.
+    @Test func generatedIdentitiesAreFresh() throws {
+        let one = try DTLSIdentity.generate(notBefore: 1_700_000_000, lifetime: .seconds(86_400))
+        let two = try DTLSIdentity.generate(notBefore: 1_700_000_000, lifetime: .seconds(86_400))
+        #expect(one.fingerprint != two.fingerprint)
+        #expect(one.certificatePEM != two.certificatePEM)
     }
 }
