@@ -112,8 +112,11 @@ extension DTLSEngine {
     private func handshake(at now: MediaInstant) -> [DTLSAction] {
         let result = SSL_do_handshake(ssl)
         if result == 1 {
-            let sent = flush()
-            return sent + handshakeCompleted() + readRecords()
+            let sent = flush() + handshakeCompleted()
+            switch state {
+            case .awaitingFingerprint, .connected: return sent + readRecords()
+            case .idle, .handshaking, .failed, .closed: return sent
+            }
         }
         let error = SSL_get_error(ssl, result)
         if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE {
