@@ -91,7 +91,8 @@ struct UDPOutboundTests {
     }
 
     @Test func aChangedMappedAddressRegistersAgainAtOnce() throws {
-        let (world, provider, registrar) = try start(confirms: true) { count in count == 1 ? Self.outside : Self.rebound }
+        let (world, provider, registrar) = try start(confirms: true) { count in count == 1 ? Self.outside : Self.rebound
+        }
         defer { provider.invalidate() }
         world.run(until: { isRegistered(provider) }, within: .seconds(5))
         world.run(until: { registrar.bindings.withLock { $0.count } == 2 }, within: .seconds(25))
