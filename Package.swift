@@ -84,7 +84,7 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
-                "Media", "COpenSSL", "CSystem",
+                "Media", "ICE", "STUN", "COpenSSL", "CSystem",
             ]
         ),
 
@@ -147,7 +147,7 @@ let package = Package(
             name: "SwitchboardTests",
             dependencies: [
                 "Switchboard", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPUserAgent",
-                "SDP", "Media",
+                "SDP", "Media", "ICE", "STUN",
             ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN"]),
