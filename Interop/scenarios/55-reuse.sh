@@ -161,11 +161,47 @@ reuse_answer_case() {
 reuse_incoming_to_binding() { reuse_answer_case ""; }
 reuse_outbound_flow_recovery() { reuse_answer_case cut; }
 
-# A call Switchboard places is tried over TCP only: baresip 1.0.0 (libre 1.1.0) sends no BYE and no re-INVITE
-# in a dialog whose route is `sips:` (checked with kamailio.cfg and a TLS listener too), and a TLS call from
-# Switchboard is `sips:` end to end. Over TLS the incoming case has baresip hang up and hold instead.
+# Over TLS the far end of a call Switchboard places is a second Switchboard (`answer` registered as carol over
+# TLS with no listener): baresip 1.0.0 (libre 1.1.0) sends no BYE and no re-INVITE in a dialog whose route is
+# `sips:` (checked with kamailio.cfg and a TLS listener too), and a TLS call from Switchboard is `sips:` end to
+# end. The far end holds 1 s after the answer, resumes 1 s later and hangs up at 4 s; Kamailio routes the
+# re-INVITEs and the BYE to the caller's Contact, which must name the connection the INVITE left on.
+reuse_tls_call_case() {
+  # shellcheck disable=SC2046
+  "$(switchboard_bin)" answer --registrar sips:127.0.0.1 --user carol --password carolpw $(reuse_flags) \
+    --auto-answer --count 1 --duration 4 --hold-after 1 --hold-for 1 > far.out 2> far.err < /dev/null &
+  local ap=$!
+  wait_for far.out "registered expires" || { cat far.out far.err; stop_pid $ap; return 1; }
+  capture_start "$CASE_DIR/capture.pcap" "$reuse_bpf"
+  # shellcheck disable=SC2046
+  "$(switchboard_bin)" call sips:carol@127.0.0.1 --user alice --password alicepw --proxy sips:127.0.0.1 \
+    $(reuse_flags) --trace --duration 30 > events.out 2> trace.out
+  local rc=$?
+  local i=0; while kill -0 $ap 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+  local arc; if kill -0 $ap 2>/dev/null; then echo "--count 1 did not stop the far end"; stop_pid $ap; arc=1; else wait $ap; arc=$?; fi
+  calls_finish
+  [ $rc -eq 0 ] || { echo "switchboard call exited $rc"; cat events.out; return 1; }
+  [ $arc -eq 0 ] || { echo "the far end exited $arc"; cat far.out; return 1; }
+  expect_event events.out 'connected codec=' && expect_event events.out 'remote-held' \
+    && expect_event events.out 'ended reason=remoteEnded' || return 1
+  grep -Eq '^Contact: <sips:alice@127\.0\.0\.1:[0-9]+' trace.out || { echo "no sips: Contact with a port"; return 1; }
+  local sent_on reinvite_on bye_on
+  sent_on=$(trace_local trace.out '^INVITE ' sent)
+  reinvite_on=$(trace_local trace.out '^INVITE ' received)
+  bye_on=$(trace_local trace.out '^BYE ' received)
+  echo "INVITE left on $sent_on; re-INVITE came on $reinvite_on, BYE on $bye_on"
+  [ -n "$bye_on" ] && [ "$reinvite_on" = "$sent_on" ] && [ "$bye_on" = "$sent_on" ] \
+    || { echo "a request from the far end did not come over the INVITE's connection"; return 1; }
+  local bye ended connected
+  bye=$(trace_time trace.out '^BYE ' received); ended=$(event_time events.out ended); connected=$(event_time events.out connected)
+  echo "connected T=$connected, BYE received T=$bye, ended T=$ended (--duration 30)"
+  awk -v b="$bye" -v e="$ended" -v c="$connected" 'BEGIN { exit !(e - b < 2 && e - c < 15) }' \
+    || { echo "the call did not end at the BYE"; return 1; }
+}
+
 case_add kamailio_reuse reuse-far-end-hangs-up baresip tcp reuse_far_end_hangs_up
 case_add kamailio_reuse reuse-far-end-holds baresip tcp reuse_far_end_holds
+case_add kamailio_reuse reuse-far-end-holds-and-hangs-up switchboard tls reuse_tls_call_case
 for t in tcp tls; do
   case_add kamailio_reuse reuse-incoming-to-binding baresip $t reuse_incoming_to_binding
 done
