@@ -1,6 +1,7 @@
 import Foundation
 import SIPTransport
 import SwitchboardTesting
+import Synchronization
 import Testing
 
 @testable import Switchboard
@@ -124,5 +125,75 @@ struct ICECallTests {
         #expect(pair.attributeValues("remote-candidates", from: ICEPair.bobHost).isEmpty)
         #expect(pair.hearsBothWays)
         #expect(pair.alice.call(with: alice)?.mediaPath?.candidateType == .host)
+    }
+}
+
+@Suite("ICE restarts", .serialized)
+struct ICERestartTests {
+    @Test func aReofferWithNewCredentialsRestartsBothSides() async throws {
+        let pair = try ICEPair(alice: { $0.icePolicy = .on }, bob: { $0.icePolicy = .on })
+        defer { pair.close() }
+        let (alice, bob) = try await pair.connect()
+        pair.world.advance(by: .seconds(1))
+        pair.alice.restartICE(for: alice)
+        pair.world.advance(by: .seconds(3))
+        // RFC 8445 §9: the offer has new credentials, so the answer has new ones too; the pair selected anew is
+        // the same host pair, so no media-path update is reported, and audio goes on.
+        let aliceUfrags = pair.attributeValues("ice-ufrag", from: ICEPair.aliceHost)
+        let bobUfrags = pair.attributeValues("ice-ufrag", from: ICEPair.bobHost)
+        #expect(Set(aliceUfrags).count == 2)
+        #expect(Set(bobUfrags).count == 2)
+        #expect(pair.alice.call(with: alice)?.mediaPath?.candidateType == .host)
+        #expect(pair.bob.call(with: bob)?.state == .connected)
+        let updates = pair.aliceDelegate.events.withLock { $0 }.filter { $0.update?.mediaPath != nil }
+        #expect(updates.isEmpty)
+        pair.world.advance(by: .seconds(1))
+        #expect(pair.hearsBothWays)
+        // Consent keeps running on the new pair: the call outlives the old pair's 30 s.
+        pair.world.advance(by: .seconds(40))
+        #expect(pair.alice.call(with: alice)?.state == .connected)
+    }
+}
+
+/// rtcp-mux (RFC 5761, RFC 8858) accepted and declined, with ICE and without.
+@Suite("rtcp-mux with and without ICE", .serialized)
+struct RTCPMuxCallTests {
+    @Test(arguments: [ICEPolicy.on, .off])
+    func aDeclinedMuxFallsBackToTheRTCPPort(_ policy: ICEPolicy) async throws {
+        let pair = try ICEPair(
+            alice: { $0.icePolicy = policy },
+            bob: {
+                $0.icePolicy = policy
+                $0.offersRTCPMux = false
+            })
+        defer { pair.close() }
+        let (alice, bob) = try await pair.connect()
+        pair.world.advance(by: .seconds(12))
+        #expect(pair.attributeValues("rtcp-mux", from: ICEPair.bobHost).isEmpty)
+        // RTCP crossed both ways on the separate port: each side has a round-trip time from SR/RR.
+        #expect(pair.alice.call(with: alice)?.quality?.roundTripMilliseconds != nil)
+        #expect(pair.bob.call(with: bob)?.quality?.roundTripMilliseconds != nil)
+        #expect(pair.hearsBothWays)
+        if policy == .on {
+            // Component 2 is checked too: Bob's answer offers it, both sides select a pair for it.
+            #expect(pair.attributeValues("candidate", from: ICEPair.bobHost).contains { $0.contains(" 2 UDP ") })
+            let rtcpPort = pair.world.network.records.contains { record in
+                !record.isSIP && record.source.host == ICEPair.aliceHost && record.source.port % 2 == 1
+                    && record.bytes.count > 1 && (200...204).contains(record.bytes[1])
+            }
+            #expect(rtcpPort)
+        }
+    }
+
+    @Test func anAcceptedMuxUsesOnePort() async throws {
+        let pair = try ICEPair(alice: { $0.icePolicy = .on }, bob: { $0.icePolicy = .on })
+        defer { pair.close() }
+        let (alice, _) = try await pair.connect()
+        pair.world.advance(by: .seconds(12))
+        #expect(pair.alice.call(with: alice)?.quality?.roundTripMilliseconds != nil)
+        let oddPorts = pair.world.network.records.filter { record in
+            !record.isSIP && (record.source.port % 2 == 1 || record.destination.port % 2 == 1)
+        }
+        #expect(oddPorts.isEmpty)
     }
 }

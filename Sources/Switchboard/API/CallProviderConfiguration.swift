@@ -129,6 +129,9 @@ public struct CallProviderConfiguration: Sendable {
     /// How long a call waits, after its answer, for ICE to select a pair before it fails (`.failed`, "ICE
     /// failed"); 10 s by default.
     public var iceConnectivityTimeout: Duration
+    /// Whether offers carry `a=rtcp-mux` and answers accept it (RFC 5761); tests turn it off to play a peer
+    /// that declines it.
+    var offersRTCPMux = true
     /// How long a call reported from a push (`CallProvider.reportPushPayload(_:)`) waits for its INVITE;
     /// then it ends with `CallEndedReason.failed`, as CallKit requires of a call that cannot connect.
     public var pushInviteTimeout: Duration

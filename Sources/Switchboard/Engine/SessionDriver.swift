@@ -246,6 +246,9 @@ final class SessionDriver {
 
     func hold(_ key: SessionKey, _ onHold: Bool) { perform(key) { onHold ? $0.hold() : $0.resume() } }
 
+    /// Re-offers with the session's current configuration (new ICE credentials, say).
+    func renegotiate(_ key: SessionKey) { perform(key) { $0.renegotiate() } }
+
     /// Refreshes a session with a re-INVITE (after its connection was lost, say).
     func refresh(_ key: SessionKey) { perform(key) { $0.refreshSession() } }
 

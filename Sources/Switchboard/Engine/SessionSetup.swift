@@ -19,8 +19,10 @@ struct SessionSetup {
         var sessionInterval: UInt32?
         var codecs: [Codec]
         var srtp: SRTPPolicy
+        var offersRTCPMux: Bool
 
         init(_ configuration: CallProviderConfiguration) {
+            offersRTCPMux = configuration.offersRTCPMux
             userAgent = configuration.localizedName
             t1 = configuration.t1
             t2 = configuration.t2
@@ -70,7 +72,7 @@ struct SessionSetup {
     mutating func offerAnswer(_ media: LocalMedia, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil) -> OfferAnswer {
         var configuration = OfferAnswerConfiguration(
             address: media.host, rtpPort: media.port, codecs: codecList(codecs ?? settings.codecs),
-            srtpPolicy: Self.policy(srtp ?? settings.srtp))
+            srtpPolicy: Self.policy(srtp ?? settings.srtp), isRTCPMuxEnabled: settings.offersRTCPMux)
         configuration.mediaAttributes = media.attributes
         return OfferAnswer(
             configuration: configuration, random: random.generator,

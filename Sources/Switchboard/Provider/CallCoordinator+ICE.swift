@@ -1,3 +1,4 @@
+import Foundation
 import ICE
 import SDP
 import SIPMessage
@@ -36,7 +37,8 @@ extension CallCoordinator {
             case .none: return .none
             case .mismatch: return .mismatch
             case .ice:
-                let components = offer.media[index].isRTCPMuxed ? [1] : [1, 2]
+                let muxes = offer.media[index].isRTCPMuxed && configuration.offersRTCPMux
+                let components = muxes ? [1] : [1, 2]
                 return .ice(settings, isOfferer: false, components: components)
             }
         }
@@ -142,6 +144,23 @@ extension CallCoordinator {
         sessions.answerOffer(key)
         if let offerMedia = current.local.media(isOffer: true) { sessions.setLocalMedia(key, offerMedia) }
         if let negotiated = sessions.negotiatedSession(key) { iceNegotiated(key, negotiated) }
+    }
+
+    /// Restarts ICE from this side (RFC 8445 §9, a network change, say): a re-INVITE with new credentials and
+    /// every candidate; the pair in use carries the media until the new checks select one.
+    func restartICE(_ uuid: UUID) {
+        guard let record = table[uuid], record.state == .connected, let key = record.session,
+            media.ice[key]?.isActive == true
+        else { return }
+        var generator = engine.environment.random.generator
+        let fresh = ICECredentials.random(using: &generator)
+        media.updateICEState(key) {
+            $0.local.credentials = fresh
+            $0.local.selected = [:]
+            $0.pendingRestart = fresh
+        }
+        if let offer = media.ice[key]?.local.media(isOffer: true) { sessions.setLocalMedia(key, offer) }
+        sessions.renegotiate(key)
     }
 
     /// The default candidate without ICE attributes.

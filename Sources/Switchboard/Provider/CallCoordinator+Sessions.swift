@@ -71,6 +71,8 @@ extension CallCoordinator: SessionDriverDelegate {
             emit(.updated(record.call, CallUpdate()))
         case .sessionRefreshed(let interval):
             finishReconnecting(record)
+            // A re-offer whose answer changed only ICE attributes (a restart) refreshes the session.
+            if let negotiated = sessions.negotiatedSession(key) { iceNegotiated(key, negotiated) }
             logger.debug("session refreshed", metadata: ["call": "\(record.uuid)", "interval": "\(interval)"])
         case .dtmfReceived(let relay):
             if let digit = relay.signal.first { emit(.dtmfReceived(record.call, digit: digit)) }
