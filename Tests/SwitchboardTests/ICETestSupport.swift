@@ -25,7 +25,7 @@ struct ICEPair {
 
     init(
         seed: UInt64 = 7, hosts: (alice: String, bob: String) = (aliceHost, bobHost),
-        world existing: VirtualWorld? = nil,
+        world existing: VirtualWorld? = nil, target: String? = nil,
         alice configureAlice: (inout CallProviderConfiguration) -> Void = { _ in },
         bob configureBob: (inout CallProviderConfiguration) -> Void = { _ in }
     ) throws {
@@ -55,7 +55,7 @@ struct ICEPair {
         bob.setDelegate(bobDelegate, queue: nil)
         aliceController = CallController(provider: alice)
         bobController = CallController(provider: bob)
-        bobURI = "sip:bob@\(hosts.bob):5060"
+        bobURI = target ?? "sip:bob@\(hosts.bob):5060"
     }
 
     let bobURI: String
