@@ -110,7 +110,7 @@ let package = Package(
             name: "SwitchboardBenchmarks",
             dependencies: [
                 "SIPMessage", "SIPTransaction", "SIPTransport", "SIPUserAgent", "SIPAuthentication", "SDP", "Media",
-                "CAllocationCounter",
+                "STUN", "Switchboard", "SwitchboardTesting", "CAllocationCounter",
             ]),
         .target(name: "CAllocationCounter"),
 

@@ -134,6 +134,8 @@ final class ICEDriver {
             return true
         }
         if let relay = fallbackRelays[component], let peer = STUNTransportAddress(destination) {
+            // ChannelData once bound (the client asks for the binding once per peer, RFC 8656 §12).
+            relay.bindChannel(to: peer)
             relay.send(bytes, to: peer)
             relayedPackets += 1
             return true

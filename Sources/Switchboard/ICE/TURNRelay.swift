@@ -32,6 +32,8 @@ final class TURNRelay {
     private let clock: any MediaClock
     private var timer: (handle: TimerHandle, at: STUNInstant)?
     private var isClosed = false
+    /// The peers a channel was asked for.
+    private var channelsAsked: Set<STUNTransportAddress> = []
 
     /// A relay on `link` to `server`; nothing is sent until `start()`.
     init(
@@ -79,8 +81,13 @@ final class TURNRelay {
     /// Installs a permission for `peer`'s address, so the server relays what it sends (RFC 8656 §9).
     func createPermission(for peer: STUNIPAddress) { run(client.createPermission(for: peer, at: now)) }
 
-    /// Binds a channel to `peer` (RFC 8656 §12): the media on the selected pair goes as ChannelData.
-    func bindChannel(to peer: STUNTransportAddress) { run(client.bindChannel(to: peer, at: now)) }
+    /// Binds a channel to `peer` (RFC 8656 §12): the media on the selected pair goes as ChannelData. Asked once
+    /// per peer: a binding the server refused is not asked for again (media goes as Send indications).
+    func bindChannel(to peer: STUNTransportAddress) {
+        guard !channelsAsked.contains(peer), channelsAsked.count < 64 else { return }
+        channelsAsked.insert(peer)
+        run(client.bindChannel(to: peer, at: now))
+    }
 
     /// Deletes the allocation (a Refresh with LIFETIME 0) and stops; over a stream the connection closes.
     func close() {
