@@ -5,10 +5,11 @@ import SwitchboardTesting
 import Synchronization
 
 // `--only ice-memory`: the heap a call holds with ICE on beside ICE off (issue 14), in process: two providers in a
-// virtual world (no sockets), `calls` calls at once from one to the other, all connected and their media
-// running; the heap in use (mallinfo2) after, less before, over the calls. Both ends count: the figure is per
-// call, caller and callee together. ICE on here means host candidates (no STUN or TURN server in the world),
-// so it counts the agent, the driver, the candidates and the longer SDP, not a TURN client.
+// virtual world (no sockets), `calls` calls at once from one to the other, all connected, their media running
+// for `seconds` (consent checks come every 4-6 s); the heap in use (mallinfo2) after, less before, over the
+// calls. Both ends count: the figure is per call, caller and callee together. ICE on here means host candidates
+// (no STUN or TURN server in the world), so it counts the agent, the driver, the candidates and the longer SDP,
+// not a TURN client.
 
 /// Answers every invite.
 private final class Answerer: CallProviderDelegate, Sendable {
@@ -30,7 +31,7 @@ private final class Counter: CallProviderDelegate, Sendable {
 }
 
 /// Heap bytes per call (both ends) with `policy`, or nil when the calls did not all connect.
-private func heapPerCall(calls: Int, policy: ICEPolicy) -> Double? {
+private func heapPerCall(calls: Int, policy: ICEPolicy, seconds: Double) -> Double? {
     let world = VirtualWorld(seed: 5)
     // The network's trace would keep every datagram: not the calls' memory.
     world.network.recordLimit = 1
@@ -58,20 +59,22 @@ private func heapPerCall(calls: Int, policy: ICEPolicy) -> Double? {
         controller.request(CallTransaction(action: start)) { _ in }
     }
     let all = world.run(until: { counter.connected.load(ordering: .relaxed) == calls }, within: .seconds(60))
-    world.advance(by: .seconds(1))
+    world.advance(by: .milliseconds(Int64(seconds * 1000)))
     let after = Int(switchboard_heap_in_use())
     alice.invalidate(timeout: .seconds(5))
     bob.invalidate(timeout: .seconds(5))
     return all ? Double(after - before) / Double(calls) : nil
 }
 
-func runICEMemoryBenchmark(calls: Int, repetitions: Int) {
-    print("# switchboard ICE memory benchmark: \(calls) calls at once, both ends, host candidates, G.711")
+func runICEMemoryBenchmark(calls: Int, repetitions: Int, seconds: Double) {
+    print(
+        "# switchboard ICE memory benchmark: \(calls) calls at once for \(seconds) s, both ends, host candidates, G.711"
+    )
     print("# columns: RESULT ice-memory policy min_bytes_per_call med_bytes_per_call max_bytes_per_call")
     for policy in [ICEPolicy.off, .on] {
         var samples: [Double] = []
         for _ in 0..<repetitions {
-            guard let figure = heapPerCall(calls: calls, policy: policy) else {
+            guard let figure = heapPerCall(calls: calls, policy: policy, seconds: seconds) else {
                 FileHandle.standardError.write(Data("ice-memory: the calls did not all connect\n".utf8))
                 exit(1)
             }

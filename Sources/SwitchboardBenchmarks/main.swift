@@ -155,7 +155,8 @@ if options.filter == "media" {
     exit(0)
 }
 if options.filter == "ice-memory" {
-    runICEMemoryBenchmark(calls: options.n == Options().n ? 200 : options.n, repetitions: options.repetitions)
+    runICEMemoryBenchmark(
+        calls: options.n == Options().n ? 200 : options.n, repetitions: options.repetitions, seconds: options.seconds)
     exit(0)
 }
 if options.filter == "relay" {

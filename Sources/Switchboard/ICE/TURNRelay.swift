@@ -89,15 +89,31 @@ final class TURNRelay {
         run(client.bindChannel(to: peer, at: now))
     }
 
-    /// Deletes the allocation (a Refresh with LIFETIME 0) and stops; over a stream the connection closes.
+    /// Deletes the allocation (a Refresh with LIFETIME 0) and stops. A stream closes once the server answered,
+    /// or after `closingGrace` (the allocation ends with the connection anyway, RFC 8656 §3.1): closing at once
+    /// would reset the connection before the request is read.
     func close() {
         guard !isClosed else { return }
+        onEvent = { _ in }
         run(client.close(at: now))
         isClosed = true
         if let timer { loop.cancelTimer(timer.handle) }
         timer = nil
-        if case .stream(let stream) = link { stream.close() }
+        guard case .stream(let stream) = link else { return }
+        // The handlers hold the relay (and its client) until the stream closes, then let go of it.
+        let finish = {
+            stream.close()
+            stream.onBytes = { _ in }
+        }
+        stream.onBytes = { [self] bytes in
+            for case .event(.closed) in client.receive(streamBytes: bytes, at: now) { finish() }
+        }
+        stream.onClosed = { _ in }
+        _ = loop.scheduleTimer(after: Self.closingGrace) { finish() }
     }
+
+    /// How long a stream stays open for the answer to the deallocation.
+    static let closingGrace = Duration.seconds(2)
 
     private var now: STUNInstant { STUNInstant(nanoseconds: clock.now().nanoseconds) }
 
