@@ -222,3 +222,43 @@ struct ICENATTests {
         #expect(pair.hearsBothWays)
     }
 }
+
+@Suite("ICE mismatch (RFC 8839 §4.4.1.3)", .serialized)
+struct ICEMismatchTests {
+    @Test func aRewrittenOfferIsAnsweredWithIceMismatchAndAPlainCall() async throws {
+        let world = VirtualWorld(seed: 13)
+        let proxy = try NATProxy(world: world, host: ICENATTests.proxyHost, rewritesConnection: true)
+        let pair = try ICEPair(
+            hosts: (ICENATTests.aliceHost, ICENATTests.bobHost), world: world,
+            target: "sip:bob@\(ICENATTests.proxyHost)",
+            alice: {
+                $0.icePolicy = .on
+                $0.accounts = [Account(addressOfRecord: "sip:alice@\(ICENATTests.proxyHost)")]
+            },
+            bob: {
+                $0.icePolicy = .on
+                $0.accounts = [
+                    Account(
+                        addressOfRecord: "sip:bob@\(ICENATTests.proxyHost)", registrar: "sip:\(ICENATTests.proxyHost)")
+                ]
+            })
+        defer { pair.close() }
+        _ = proxy
+        let bobAccount = "sip:bob@\(ICENATTests.proxyHost)"
+        #expect(
+            world.run(
+                until: {
+                    if case .registered = pair.bob.registrationState(for: bobAccount) { return true }
+                    return false
+                }, within: .seconds(5)))
+        let (alice, bob) = try await pair.connect()
+        // Bob's answer says the offer's c= is none of its candidates, and carries no other ICE attribute; both
+        // sides run a plain call (latching finds the real addresses).
+        #expect(pair.sipTrace.contains("a=ice-mismatch"))
+        #expect(pair.attributeValues("ice-ufrag", from: ICENATTests.bobHost).isEmpty)
+        #expect(pair.connectedCall(pair.aliceDelegate, alice)?.mediaPath == nil)
+        #expect(pair.connectedCall(pair.bobDelegate, bob)?.mediaPath == nil)
+        pair.world.advance(by: .seconds(2))
+        #expect(pair.hearsBothWays)
+    }
+}

@@ -85,6 +85,20 @@ struct ICESDPTests {
         #expect(RemoteICEDescription.audioIndex(of: description) == 0)
     }
 
+    @Test func iceLiteAndCredentialsAtSessionLevelAreRead() throws {
+        let text =
+            "v=0\r\no=- 1 1 IN IP4 192.0.2.1\r\ns=-\r\nc=IN IP4 192.0.2.1\r\nt=0 0\r\na=ice-lite\r\n"
+            + "a=ice-ufrag:8hhY\r\na=ice-pwd:asd88fgpdd777uzjYhagZg\r\nm=audio 5000 RTP/AVP 0\r\n"
+            + "a=candidate:1 1 UDP 2130706431 192.0.2.1 5000 typ host\r\n"
+        let description = try SessionDescription(parsing: Array(text.utf8))
+        guard case .ice(let remote) = RemoteICEDescription.read(description, mediaIndex: 0) else {
+            Issue.record("no ICE read")
+            return
+        }
+        #expect(remote.isLite)
+        #expect(remote.credentials.ufrag == "8hhY")
+    }
+
     @Test func aRewrittenAddressIsAMismatchAndNoCredentialsNoICE() throws {
         let rewritten = try Self.offer(
             "a=ice-ufrag:8hhY\r\na=ice-pwd:asd88fgpdd777uzjYhagZg\r\n"

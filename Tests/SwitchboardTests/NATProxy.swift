@@ -11,6 +11,9 @@ import Synchronization
 final class NATProxy: Sendable {
     let peer: ScriptedPeer
     let host: String
+    /// Like a session border controller that anchors nothing: the c= line of an INVITE's SDP is rewritten to
+    /// the proxy's address (Content-Length follows), candidates untouched.
+    let rewritesConnection: Bool
     private let state = Mutex(Routes())
 
     private struct Routes {
@@ -20,9 +23,10 @@ final class NATProxy: Sendable {
         var contacts: [String: SocketAddress] = [:]
     }
 
-    init(world: VirtualWorld, host: String, port: UInt16 = 5060) throws {
+    init(world: VirtualWorld, host: String, port: UInt16 = 5060, rewritesConnection: Bool = false) throws {
         peer = try ScriptedPeer(world: world, host: host, port: port)
         self.host = host
+        self.rewritesConnection = rewritesConnection
         peer.onDatagram { [weak self] bytes, source in self?.arrived(bytes, from: source) }
     }
 
@@ -79,7 +83,19 @@ final class NATProxy: Sendable {
         let hasToTag = lines.contains { $0.hasPrefix("To:") && $0.contains(";tag=") }
         if method == "INVITE", !hasToTag { lines.insert("Record-Route: <sip:\(me);lr>", at: 2) }
         guard let destination = route(start) else { return }
-        peer.send(lines.joined(separator: "\r\n") + "\r\n\r\n" + body, to: destination)
+        let forwarded = rewrite(body, method)
+        if forwarded != body, let length = lines.firstIndex(where: { $0.hasPrefix("Content-Length:") }) {
+            lines[length] = "Content-Length: \(forwarded.utf8.count)"
+        }
+        peer.send(lines.joined(separator: "\r\n") + "\r\n\r\n" + forwarded, to: destination)
+    }
+
+    /// An INVITE's body with its c= address replaced by the proxy's.
+    private func rewrite(_ body: String, _ method: String) -> String {
+        guard rewritesConnection, method == "INVITE" else { return body }
+        return body.components(separatedBy: "\r\n").map { line in
+            line.hasPrefix("c=IN IP4 ") ? "c=IN IP4 " + host : line
+        }.joined(separator: "\r\n")
     }
 
     /// Where a request goes: the registration of its Request-URI's user at this proxy, or the mapping of the
