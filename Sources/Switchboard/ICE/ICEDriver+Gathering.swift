@@ -73,6 +73,8 @@ extension ICEDriver {
             rearm()
         case .failed:
             let wasGathering = gathering != nil && relay.relayedAddress == nil
+            // Its connection, if it has one, closes too.
+            relay.close()
             relays.removeAll { $0 === relay }
             routes = routes.filter { _, route in
                 if case .relay(let used, _) = route, used === relay { return false }
