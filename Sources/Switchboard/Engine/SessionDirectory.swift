@@ -30,6 +30,9 @@ final class SessionEntry {
     var isAbandoned = false
     /// Dropped from the directory: late callbacks (a resolution, a transaction event) find nothing to do.
     var isFinished = false
+    /// The last transport error a request of the session met (a TLS certificate refused, a connection
+    /// refused): why the session's made-up 503 happened.
+    var transportError: TransportError?
     /// ICE is gathering the session's candidates: what waits for them.
     var awaitingMedia: AwaitingMedia?
 
