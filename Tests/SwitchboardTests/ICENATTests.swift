@@ -111,14 +111,24 @@ struct ICENATTests {
         Self.isolatePrivateNetworks(setup.world.network)
         let pair = setup.pair
         defer { pair.close() }
+        let start = setup.world.loop.elapsedTime
         let (alice, bob) = try await pair.connect()
         #expect(pair.connectedCall(pair.aliceDelegate, alice)?.mediaPath?.candidateType == .relayed)
         #expect(pair.connectedCall(pair.bobDelegate, bob)?.mediaPath?.candidateType == .relayed)
-        let before = setup.turn.relayedToPeers
+        // The STUN server is the TURN server (one address and port): gathering still completes at once with
+        // both the server-reflexive and the relayed candidate, well before its 2 s deadline.
+        let invite = setup.world.network.records.first {
+            $0.isSIP && $0.bytes.starts(with: Array("INVITE ".utf8))
+        }
+        #expect(invite.map { $0.time - start < .milliseconds(500) } == true)
+        let offered = pair.attributeValues("candidate", from: "203.0.113.1")
+        #expect(offered.contains { $0.contains("typ srflx") } && offered.contains { $0.contains("typ relay") })
+        let before = setup.turn.relayedToPeers + setup.turn.relayedToClients
         pair.world.advance(by: .seconds(2))
         #expect(pair.hearsBothWays)
-        // The RTP of those two seconds went through the relay: 50 packets a second each way, at least.
-        #expect(setup.turn.relayedToPeers - before >= 150)
+        // The RTP of those two seconds went through the relay, 50 packets a second each way: out of a client's
+        // allocation to the peer, or from the peer into one to its client (both, when each side uses its own).
+        #expect(setup.turn.relayedToPeers + setup.turn.relayedToClients - before >= 200)
         #expect(setup.turn.channelCount >= 1)
     }
 

@@ -89,12 +89,13 @@ final class ICEDriver {
         guard !isClosed, let socket = socket(for: port) else { return }
         isReceiving = true
         defer { isReceiving = false }
+        guard let from = STUNTransportAddress(source) else { return }
+        // Gathering first: a STUN server is often the TURN server itself, on the same address and port.
+        if gathering != nil, receiveGathering(bytes, component: socket.component, from: from) { return }
         if let relay = relays.first(where: { $0.isServer(source, on: socket.socket) }) {
             relay.receive(bytes)
             return
         }
-        guard let from = STUNTransportAddress(source) else { return }
-        if gathering != nil, receiveGathering(bytes, component: socket.component, from: from) { return }
         run(agent.receive(bytes, on: socket.host, from: from, at: now))
     }
 
