@@ -88,6 +88,6 @@ struct ICEConfigurationTests {
         #expect(ICESettings.resolve(configuration, account: account) == nil)
         configuration.icePolicy = nil
         #expect(ICESettings.resolve(configuration, account: account) == nil)
-        #expect(ICESettings.resolve(configuration, account: nil)?.gatheringTimeout == .seconds(2))
+        #expect(ICESettings.resolve(configuration, account: nil)?.gatheringTimeout == .seconds(3))
     }
 }

@@ -116,7 +116,7 @@ struct ICENATTests {
         #expect(pair.connectedCall(pair.aliceDelegate, alice)?.mediaPath?.candidateType == .relayed)
         #expect(pair.connectedCall(pair.bobDelegate, bob)?.mediaPath?.candidateType == .relayed)
         // The STUN server is the TURN server (one address and port): gathering still completes at once with
-        // both the server-reflexive and the relayed candidate, well before its 2 s deadline.
+        // both the server-reflexive and the relayed candidate, well before its deadline.
         let invite = setup.world.network.records.first {
             $0.isSIP && $0.bytes.starts(with: Array("INVITE ".utf8))
         }

@@ -179,3 +179,25 @@ struct CandidateGatheringTests {
         #expect(gathering.sortedCandidates.first?.relatedAddress == ICESDPTests.mapped)
     }
 }
+
+@Suite("ICE gathering: the TURN server's mapping")
+struct RelayMappingTests {
+    @Test func anAllocationsMappedAddressIsAServerReflexiveCandidate() {
+        var random = CandidateGatheringTests.Counter()
+        var gathering = CandidateGathering(
+            hosts: [(1, ICESDPTests.host)], stunServers: [CandidateGatheringTests.server], relays: 1,
+            isRelayOnly: false, deadline: .milliseconds(3000), generator: &random)
+        _ = gathering.start(at: .zero)
+        // The Binding request is lost; the allocation's XOR-MAPPED-ADDRESS still gives the mapping.
+        gathering.relayAllocated(
+            relayed: ICESDPTests.relayed, mapped: ICESDPTests.mapped, base: ICESDPTests.host,
+            server: CandidateGatheringTests.server, component: 1, rank: 0)
+        gathering.reflexiveFromRelay(
+            mapped: ICESDPTests.mapped, base: ICESDPTests.host, server: CandidateGatheringTests.server, component: 1)
+        #expect(gathering.sortedCandidates.map(\.type) == [.host, .serverReflexive, .relayed])
+        // Found twice (the Binding response comes after all): one candidate.
+        gathering.reflexiveFromRelay(
+            mapped: ICESDPTests.mapped, base: ICESDPTests.host, server: CandidateGatheringTests.server, component: 1)
+        #expect(gathering.sortedCandidates.count == 3)
+    }
+}

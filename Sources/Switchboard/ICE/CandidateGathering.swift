@@ -29,7 +29,7 @@ struct CandidateGathering: Sendable {
     private(set) var pendingRelays: Int
     let deadline: STUNInstant
     let isRelayOnly: Bool
-    /// The Binding requests' timers: sent at 0, 0.5 and 1.5 s, within a 2 s gathering.
+    /// The Binding requests' timers: sent at 0, 0.5 and 1.5 s, within the default 3 s of gathering.
     static let probeTimers = STUNTransactionTimers(rto: .milliseconds(500), rc: 3, rm: 4)
 
     /// - Parameters:
@@ -119,6 +119,16 @@ struct CandidateGathering: Sendable {
         candidates.append(candidate)
     }
 
+    /// The mapping a TURN server over UDP saw for the socket the allocation was made from (XOR-MAPPED-ADDRESS
+    /// of the Allocate response): a server-reflexive candidate too (RFC 8445 §5.1.1.2), found even when the
+    /// Binding requests were lost. Not for relays over TCP or TLS, whose mapping is a stream's.
+    mutating func reflexiveFromRelay(
+        mapped: STUNTransportAddress, base: STUNTransportAddress, server: STUNTransportAddress, component: Int
+    ) {
+        guard !isRelayOnly else { return }
+        addReflexive(mapped, base: base, server: server, component: component)
+    }
+
     /// A TURN allocation failed (or its transport did).
     mutating func relayFailed() { pendingRelays = max(0, pendingRelays - 1) }
 
@@ -132,19 +142,23 @@ struct CandidateGathering: Sendable {
         case .armTimer(let at): probes[index].deadline = at
         case .finished(let outcome):
             probes[index].deadline = nil
-            if case .success(let mapped, _) = outcome { addReflexive(mapped, probe) }
+            if case .success(let mapped, _) = outcome {
+                addReflexive(mapped, base: probe.base, server: probe.server, component: probe.component)
+            }
         }
     }
 
     /// §5.1.3: a server-reflexive candidate equal to its base (no NAT) or to one already found is redundant.
-    private mutating func addReflexive(_ mapped: STUNTransportAddress, _ probe: Probe) {
-        guard mapped != probe.base, mapped.address.isIPv6Address == probe.base.address.isIPv6Address,
-            !candidates.contains(where: { $0.address == mapped && $0.component == probe.component })
+    private mutating func addReflexive(
+        _ mapped: STUNTransportAddress, base: STUNTransportAddress, server: STUNTransportAddress, component: Int
+    ) {
+        guard mapped != base, mapped.address.isIPv6Address == base.address.isIPv6Address,
+            !candidates.contains(where: { $0.address == mapped && $0.component == component })
         else { return }
         candidates.append(
             .serverReflexive(
-                address: mapped, base: probe.base, server: probe.server.address, component: probe.component,
-                localPreference: Self.preference(probe.base, rank: 0)))
+                address: mapped, base: base, server: server.address, component: component,
+                localPreference: Self.preference(base, rank: 0)))
     }
 }
 

@@ -69,6 +69,10 @@ extension ICEDriver {
             gathering?.relayAllocated(
                 relayed: relayed, mapped: mapped, base: relay.base, server: relay.server, component: relay.component,
                 rank: relay.rank)
+            if let mapped, relay.isDatagram {
+                gathering?.reflexiveFromRelay(
+                    mapped: mapped, base: relay.base, server: relay.server, component: relay.component)
+            }
             checkGathering()
             rearm()
         case .failed:

@@ -57,6 +57,12 @@ final class TURNRelay {
         }
     }
 
+    /// Whether the relay talks to its server over the component's media socket (UDP).
+    var isDatagram: Bool {
+        if case .datagram = link { return true }
+        return false
+    }
+
     /// The relayed transport address, once allocated.
     var relayedAddress: STUNTransportAddress? { client.relayedAddress }
 
