@@ -91,7 +91,7 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
-                "Media", "STUN", "COpenSSL", "CSystem",
+                "Media", "ICE", "STUN", "COpenSSL", "CSystem",
             ]
         ),
 
@@ -117,7 +117,7 @@ let package = Package(
             name: "SwitchboardBenchmarks",
             dependencies: [
                 "SIPMessage", "SIPTransaction", "SIPTransport", "SIPUserAgent", "SIPAuthentication", "SDP", "Media",
-                "DTLS", "CAllocationCounter",
+                "STUN", "DTLS", "Switchboard", "SwitchboardTesting", "CAllocationCounter",
             ]),
         .target(name: "CAllocationCounter"),
 
@@ -156,7 +156,7 @@ let package = Package(
             name: "SwitchboardTests",
             dependencies: [
                 "Switchboard", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPUserAgent",
-                "SDP", "Media", "STUN",
+                "SDP", "Media", "ICE", "STUN",
             ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN"]),

@@ -122,6 +122,7 @@ extension OfferAnswer {
         let remote = OfferAnswer.remoteDirection(of: offer, at: index)
         let direction = remote.reversed.intersection(MediaDirection(sends: true, receives: !isLocalHold))
         answer.setDirection(direction)
+        answer.attributes.append(contentsOf: configuration.mediaAttributes)
 
         let codecs = common.map { NegotiatedSession.NegotiatedCodec(codec: $0.codec, format: $0.format, events: nil) }
         let eventCodecs = events.map {

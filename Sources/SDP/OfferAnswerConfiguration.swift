@@ -29,6 +29,10 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     public var isRTCPMuxEnabled: Bool
     /// Whether answers list the common codecs in the offerer's order instead of ours (false by default).
     public var prefersOffererCodecOrder: Bool
+    /// Attributes written at the end of the audio m= section of every offer and answer, as given: what a layer
+    /// above adds without the engine knowing it (ICE's `a=ice-ufrag`, `a=ice-pwd`, `a=candidate`, RFC 8839).
+    /// Empty by default.
+    public var mediaAttributes: [Attribute]
     /// The o= username, `-` by default.
     public var username: String
     /// The s= line, `-` by default.
@@ -56,6 +60,7 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
         self.rtpPort = rtpPort
         self.isRTCPMuxEnabled = isRTCPMuxEnabled
         self.prefersOffererCodecOrder = false
+        self.mediaAttributes = []
         self.username = "-"
         self.sessionName = "-"
     }

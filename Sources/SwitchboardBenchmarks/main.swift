@@ -35,7 +35,7 @@ func parseOptions() -> Options {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|access-bytes|serialize|views|transactions|invite|audio|media|memory|srtp-suites|dtls] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|access-bytes|serialize|views|transactions|invite|audio|media|memory|srtp-suites|dtls|relay|ice-memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
                         .utf8)
             )
             exit(2)
@@ -152,6 +152,15 @@ if options.filter == "media" {
     runMediaBenchmark(
         packets: options.n / 20, repetitions: max(options.repetitions, 9), seconds: options.seconds, only: options.view,
         srtp: options.srtp)
+    exit(0)
+}
+if options.filter == "ice-memory" {
+    runICEMemoryBenchmark(
+        calls: options.n == Options().n ? 200 : options.n, repetitions: options.repetitions, seconds: options.seconds)
+    exit(0)
+}
+if options.filter == "relay" {
+    runRelayBenchmark(packets: options.n / 4, repetitions: max(options.repetitions, 9))
     exit(0)
 }
 if options.filter == "invite" {

@@ -28,7 +28,7 @@ struct APIGrowthTests {
     }
 
     @Test func endReasonsAndRegistrationKindsKeepTheirNames() {
-        #expect(CallEndedReason.allCases.count == 6)
+        #expect(CallEndedReason.allCases.count == 7)
         #expect(CallEndedReason.remoteEnded.description == "remoteEnded")
         #expect(CallEndedReason(rawValue: "answeredElsewhere") == .answeredElsewhere)
         #expect(CallEndedReason(rawValue: "busy") == nil)

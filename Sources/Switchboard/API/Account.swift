@@ -61,6 +61,14 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var codecs: [Codec]?
     /// SRTP policy for this account's calls; the provider's when `nil`.
     public var srtp: SRTPPolicy?
+    /// STUN servers for this account's calls; the provider's when `nil`.
+    public var stunServers: [STUNServer]?
+    /// TURN servers for this account's calls; the provider's when `nil`. Their passwords never show in
+    /// `description`.
+    public var turnServers: [TURNServer]?
+    /// ICE for this account's calls; when `nil`, the provider's policy, or `.on` when the account (or the
+    /// provider) has a STUN or TURN server and no policy says otherwise.
+    public var icePolicy: ICEPolicy?
     /// Whether the provider subscribes to the account's message-waiting state (solicited MWI: RFC 6665
     /// SUBSCRIBE with `Event: message-summary`, RFC 3842), as pjsua's `mwi_enabled` and baresip's mwi module
     /// do. The subscription starts once the account is registered (at start for an account without a

@@ -7,6 +7,7 @@ public struct CallEndedReason: RawRepresentable, Sendable, Hashable, CaseIterabl
     /// The reasons this version knows; internal so the library's own switches stay exhaustive.
     enum Code: String, CaseIterable {
         case failed, remoteEnded, unanswered, answeredElsewhere, declinedElsewhere, localEnded
+        case connectivityLost
     }
 
     /// The reason's code.
@@ -38,6 +39,9 @@ public struct CallEndedReason: RawRepresentable, Sendable, Hashable, CaseIterabl
     public static let declinedElsewhere = CallEndedReason(code: .declinedElsewhere)
     /// This side ended the call (an `EndCallAction`).
     public static let localEnded = CallEndedReason(code: .localEnded)
+    /// Beyond CallKit (map it to `.failed`): the media path stopped answering ICE consent checks for 30 s
+    /// (RFC 7675 §5.1), so media had to stop; this side sent the BYE.
+    public static let connectivityLost = CallEndedReason(code: .connectivityLost)
 
     /// Every reason this version knows, in declaration order.
     public static var allCases: [CallEndedReason] { Code.allCases.map(CallEndedReason.init(code:)) }
