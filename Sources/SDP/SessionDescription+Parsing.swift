@@ -9,7 +9,7 @@ extension SessionDescription {
     /// - Throws: `SDPError` naming the line and fault; its `status` is 400.
     public init(parsing bytes: [UInt8], limits: SDPLimits = SDPLimits()) throws(SDPError) {
         var parser = SDPParser(limits: limits)
-        self = try parser.parse(bytes)
+        self.init(model: try parser.parse(bytes))
     }
 
     /// Parses a session description from text (see `init(parsing:limits:)` for bytes).
@@ -25,7 +25,7 @@ struct SDPParser {
     private var hasVersion = false
     private var origin: Origin?
     private var sessionName: String?
-    private var session = SessionDescription(origin: Origin(sessionID: "0", sessionVersion: 0, address: "-"))
+    private var session = SessionDescription.Model(origin: Origin(sessionID: "0", sessionVersion: 0, address: "-"))
     /// Type letters seen in the current section, for duplicate checks: bit `letter - "a"`.
     private var seen: UInt32 = 0
     /// The type letter of the last known line in the current section (where unknown lines are anchored).
@@ -38,7 +38,7 @@ struct SDPParser {
         session.timing = []
     }
 
-    mutating func parse(_ bytes: [UInt8]) throws(SDPError) -> SessionDescription {
+    mutating func parse(_ bytes: [UInt8]) throws(SDPError) -> SessionDescription.Model {
         guard bytes.count <= limits.maximumSize else {
             throw SDPError(.descriptionTooLarge, "\(bytes.count) bytes, at most \(limits.maximumSize) accepted")
         }
@@ -208,7 +208,7 @@ struct SDPParser {
         UnknownLine(type: Character(Unicode.Scalar(type)), value: value, follows: lastKnown)
     }
 
-    private mutating func finish() throws(SDPError) -> SessionDescription {
+    private mutating func finish() throws(SDPError) -> SessionDescription.Model {
         guard hasVersion else { throw SDPError(.missingLine, "v= must be the first line") }
         guard let origin else { throw SDPError(.missingLine, "no o= line") }
         guard let sessionName else { throw SDPError(.missingLine, "no s= line") }
