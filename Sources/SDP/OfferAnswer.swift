@@ -227,11 +227,12 @@ public struct OfferAnswer: Sendable {
     private mutating func commit(_ description: SessionDescription) -> SessionDescription {
         var candidate = description
         if let previous = localDescription {
-            candidate.origin.sessionVersion = previous.origin.sessionVersion
+            let previousVersion = previous.sessionVersion
+            candidate.setSessionVersion(previousVersion)
             if candidate == previous { return previous }
-            version = max(version, previous.origin.sessionVersion) &+ 1
+            version = max(version, previousVersion) &+ 1
         }
-        candidate.origin.sessionVersion = version
+        candidate.setSessionVersion(version)
         localDescription = candidate
         return candidate
     }

@@ -5,7 +5,7 @@
 /// were. `v=` is always `0` (other versions are refused when parsing).
 public struct SessionDescription: Sendable, Hashable, SDPAttributeContainer, CustomStringConvertible {
     /// The lines (see `SessionDescription+Storage.swift`).
-    var storage: ModelStorage
+    var storage: DescriptionStorage
 
     /// The o= line.
     public var origin: Origin {
@@ -118,6 +118,7 @@ public struct SessionDescription: Sendable, Hashable, SDPAttributeContainer, Cus
 
     /// The wire form: CRLF line ends, lines in RFC 8866 §5 order.
     public func serialized() -> [UInt8] {
+        if let wire, wire.isCanonical { return wire.bytes }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(512 + 256 * read { $0.media.count })
         serialize(into: &buffer)
@@ -132,6 +133,10 @@ public struct SessionDescription: Sendable, Hashable, SDPAttributeContainer, Cus
 
     /// Appends the wire form to `buffer`.
     public func serialize(into buffer: inout [UInt8]) {
+        if let wire, wire.isCanonical {
+            buffer.append(contentsOf: wire.bytes)
+            return
+        }
         read { $0.serialize(into: &buffer) }
     }
 
