@@ -92,7 +92,7 @@ let package = Package(
         // clock moves when told, an in-memory network with impairments, and seeded randomness. No sockets.
         .target(
             name: "SwitchboardTesting",
-            dependencies: ["Switchboard", "SIPTransport", "SIPCore", "SIPTransaction", "Media"]
+            dependencies: ["Switchboard", "SIPTransport", "SIPCore", "SIPTransaction", "Media", "STUN"]
         ),
 
         // The `switchboard` command line (see CLI.md).
@@ -142,7 +142,8 @@ let package = Package(
             name: "SIPCoreTests",
             dependencies: ["SIPCore", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage"]),
         .testTarget(
-            name: "SwitchboardTestingTests", dependencies: ["SwitchboardTesting", "Switchboard", "SIPTransport"]),
+            name: "SwitchboardTestingTests",
+            dependencies: ["SwitchboardTesting", "Switchboard", "SIPTransport", "STUN"]),
         .testTarget(
             name: "SwitchboardTests",
             dependencies: [

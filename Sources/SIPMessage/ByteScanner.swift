@@ -82,7 +82,13 @@ struct ByteScanner {
     mutating func skipLWS() {
         guard index < end else { return }
         let b = bytes[index]
-        if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf { skipLWSRun() }
+        guard b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf else { return }
+        // The usual single space between two parts, without the call.
+        if b == ASCII.space, index &+ 1 < end, bytes[index &+ 1] > ASCII.space {
+            index &+= 1
+            return
+        }
+        skipLWSRun()
     }
 
     private mutating func skipLWSRun() {
@@ -119,10 +125,27 @@ struct ByteScanner {
     mutating func read(while predicate: (UInt8) -> Bool) -> Range<Int>? {
         // A local index stays in a register; `index` itself would be stored on every byte.
         let start = index
-        var i = start
-        while i < end, predicate(bytes[i]) { i &+= 1 }
+        let i = ByteScanner.skip(bytes, from: start, to: end, while: predicate)
         index = i
         return start < i ? start..<i : nil
+    }
+
+    /// The first index in `from..<to` whose byte fails `predicate`, or `to`: four bytes per bound test while
+    /// four remain (values run to tens of bytes, and the test per byte cost as much as the lookup).
+    @inline(__always)
+    static func skip(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, while predicate: (UInt8) -> Bool
+    ) -> Int {
+        var i = start
+        while i &+ 4 <= end {
+            guard predicate(bytes[i]) else { return i }
+            guard predicate(bytes[i &+ 1]) else { return i &+ 1 }
+            guard predicate(bytes[i &+ 2]) else { return i &+ 2 }
+            guard predicate(bytes[i &+ 3]) else { return i &+ 3 }
+            i &+= 4
+        }
+        while i < end, predicate(bytes[i]) { i &+= 1 }
+        return i
     }
 
     @inline(__always)

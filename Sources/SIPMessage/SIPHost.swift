@@ -290,7 +290,7 @@ extension ByteScanner {
         var isHostname = true
         while true {
             let labelStart = i
-            while i < end, bytes[i].isIn(.label) { i += 1 }
+            i = ByteScanner.skip(bytes, from: i, to: end, while: { $0.isIn(.label) })
             if i > labelStart {
                 if bytes[labelStart] == ASCII.minus || bytes[i - 1] == ASCII.minus { isHostname = false }
                 topLabelStart = labelStart

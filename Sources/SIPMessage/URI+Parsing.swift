@@ -44,6 +44,15 @@ extension URI {
     /// leaves the position) when the URI has another scheme. Throws what `parse` would throw.
     @inline(__always)
     static func parseSIPLayout(_ scanner: inout ByteScanner) throws(MessageError) -> SIPURILayout? {
+        if let layout = SIPURI.fastLayout(scanner.bytes, owner: scanner.ownerPointer, scanner.index, scanner.end) {
+            scanner.index = scanner.end
+            return layout
+        }
+        return try parseSIPLayoutGeneral(&scanner)
+    }
+
+    /// `parseSIPLayout` for a URI of any shape (it tries `SIPURI.fastLayout` first).
+    static func parseSIPLayoutGeneral(_ scanner: inout ByteScanner) throws(MessageError) -> SIPURILayout? {
         let start = scanner.index
         // The usual `sip:` and `sips:`, in any case, without reading the scheme as a token first.
         let bytes = scanner.bytes

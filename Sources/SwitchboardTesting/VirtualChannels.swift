@@ -3,7 +3,9 @@ import SIPTransport
 /// A bound virtual UDP socket: a bounded queue of arrived datagrams.
 final class VirtualDatagramChannel: DatagramChannel {
     let localAddress: SocketAddress
-    private unowned let network: VirtualNetwork
+    /// Weak: a socket may outlive its network (a `DatagramSocket` closes its channel in `deinit`, which can run
+    /// after the world is gone).
+    private weak var network: VirtualNetwork?
     private var queue: [(bytes: [UInt8], source: SocketAddress, arrived: Duration)] = []
     private var head = 0
     private var handler: (() -> Void)?
@@ -19,7 +21,7 @@ final class VirtualDatagramChannel: DatagramChannel {
     func watch(on loop: any EventLoopProtocol, _ handler: @escaping () -> Void) throws(TransportError) {
         guard !isClosed else { throw TransportError.system("watch", errno: 9) }
         self.handler = handler
-        if head < queue.count { network.loop.post { [weak self] in self?.notify() } }
+        if head < queue.count { network?.loop.post { [weak self] in self?.notify() } }
     }
 
     func receive(into buffer: UnsafeMutableRawBufferPointer) -> ReceivedDatagram? {
@@ -34,7 +36,7 @@ final class VirtualDatagramChannel: DatagramChannel {
         bytes.withUnsafeBytes { raw in
             if count > 0, let base = raw.baseAddress { buffer.baseAddress?.copyMemory(from: base, byteCount: count) }
         }
-        let queued = network.loop.elapsedTime - arrived
+        let queued = network.map { $0.loop.elapsedTime - arrived } ?? .zero
         return ReceivedDatagram(count: count, source: source, queuedNanoseconds: Self.nanoseconds(queued))
     }
 
@@ -43,18 +45,20 @@ final class VirtualDatagramChannel: DatagramChannel {
     }
 
     func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) throws(TransportError) {
-        guard !isClosed else { throw TransportError.system("sendto", errno: 9) }
+        guard !isClosed, let network else { throw TransportError.system("sendto", errno: 9) }
         network.sendDatagram(Array(bytes), from: localAddress, to: address)
     }
 
     func arrive(_ bytes: [UInt8], from source: SocketAddress) {
-        guard !isClosed, queue.count - head < Self.queueLimit else { return }
+        guard !isClosed, let network, queue.count - head < Self.queueLimit else { return }
         queue.append((bytes, source, network.loop.elapsedTime))
         notify()
     }
 
     func notify() {
-        guard let handler, !isClosed, head < queue.count, !network.isStalled(localAddress.host) else { return }
+        guard let handler, let network, !isClosed, head < queue.count, !network.isStalled(localAddress.host) else {
+            return
+        }
         handler()
         // Level-triggered, as epoll is: what the handler left waiting is offered again.
         if head < queue.count { network.loop.post { [weak self] in self?.notify() } }
@@ -65,24 +69,45 @@ final class VirtualDatagramChannel: DatagramChannel {
         isClosed = true
         handler = nil
         queue.removeAll()
-        if network.datagramEndpoints[localAddress] === self { network.datagramEndpoints[localAddress] = nil }
+        if let network, network.datagramEndpoints[localAddress] === self {
+            network.datagramEndpoints[localAddress] = nil
+        }
     }
 }
 
 extension VirtualNetwork {
-    func sendDatagram(_ bytes: [UInt8], from source: SocketAddress, to destination: SocketAddress) {
-        let link = conditions(from: source, to: destination)
+    /// Sends one datagram: through the NATs and drop rules on the sender's side now, over the link, and through
+    /// those on the receiver's side when it arrives.
+    func sendDatagram(_ bytes: [UInt8], from sender: SocketAddress, to destination: SocketAddress) {
+        let link = conditions(from: sender, to: destination)
+        guard let source = routeDatagramOut(from: sender, to: destination) else {
+            record(.datagram, from: sender, to: destination, bytes: bytes, dropped: true)
+            return
+        }
+        let inside = source == sender ? nil : sender
         let dropped = link.loss > 0 && Double.random(in: 0..<1, using: &random) < link.loss
-        record(.datagram, from: source, to: destination, bytes: bytes, dropped: dropped)
+        let sequence = record(
+            .datagram, from: source, to: destination, bytes: bytes, dropped: dropped, insideSource: inside)
         guard !dropped else { return }
         let copies = link.duplication > 0 && Double.random(in: 0..<1, using: &random) < link.duplication ? 2 : 1
         for _ in 0..<copies {
             var delay = link.latency
             if link.jitter > .zero { delay += link.jitter * Double.random(in: 0..<1, using: &random) }
             loop.scheduleTimer(after: delay) { [weak self] in
-                self?.datagramEndpoints[destination]?.arrive(bytes, from: source)
+                self?.arriveDatagram(bytes, from: source, to: destination, record: sequence)
             }
         }
+    }
+
+    private func arriveDatagram(
+        _ bytes: [UInt8], from source: SocketAddress, to destination: SocketAddress, record: Int
+    ) {
+        guard let target = routeDatagramIn(from: source, to: destination) else {
+            updateRecord(record) { $0.isDropped = true }
+            return
+        }
+        if target != destination { updateRecord(record) { $0.insideDestination = target } }
+        datagramEndpoints[target]?.arrive(bytes, from: source)
     }
 }
 

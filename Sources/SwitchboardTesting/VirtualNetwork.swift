@@ -21,6 +21,13 @@ public final class VirtualNetwork: @unchecked Sendable {
     var streams: [ObjectIdentifier: VirtualStreamChannel] = [:]
     private var nextPort: [String: UInt16] = [:]
     private var recorded: [NetworkRecord] = []
+    /// How many records were dropped from the front, so a record's sequence number finds it later.
+    private var recordsTrimmed = 0
+    var nats: [VirtualNAT] = []
+    var natsByInsideHost: [String: VirtualNAT] = [:]
+    var natsByPublicIP: [String: VirtualNAT] = [:]
+    var udpBlocks: Set<UDPBlock> = []
+    var blockedDatagramCount = 0
     /// The most records kept; older ones are dropped first.
     public var recordLimit = 100_000
 
@@ -71,8 +78,10 @@ public final class VirtualNetwork: @unchecked Sendable {
     public func resetConnections(of ip: String) -> Int {
         loop.withLoop {
             // In address order: a dictionary's order changes from run to run.
-            let victims = streams.values.filter { $0.local.host == ip || $0.remote.host == ip }
-                .sorted { ($0.local.port, $0.remote.port) < ($1.local.port, $1.remote.port) }
+            let victims = streams.values.filter {
+                $0.local.host == ip || $0.remote.host == ip || $0.insideRemoteAddress?.host == ip
+            }
+            .sorted { ($0.local.port, $0.remote.port) < ($1.local.port, $1.remote.port) }
             for stream in victims { stream.fail(TransportError(.connectionClosed, "connection reset")) }
             return victims.count
         }
@@ -115,13 +124,36 @@ public final class VirtualNetwork: @unchecked Sendable {
     }
 
     /// Forgets the records kept so far.
-    public func clearRecords() { loop.withLoop { recorded.removeAll() } }
+    public func clearRecords() {
+        loop.withLoop {
+            recordsTrimmed += recorded.count
+            recorded.removeAll()
+        }
+    }
 
-    func record(_ kind: NetworkRecord.Kind, from: SocketAddress, to: SocketAddress, bytes: [UInt8], dropped: Bool) {
-        if recorded.count >= recordLimit { recorded.removeFirst(recorded.count - recordLimit + 1) }
+    /// Records what was sent; returns its sequence number, for ``updateRecord(_:_:)`` when it arrives.
+    @discardableResult
+    func record(
+        _ kind: NetworkRecord.Kind, from: SocketAddress, to: SocketAddress, bytes: [UInt8], dropped: Bool,
+        insideSource: SocketAddress? = nil, insideDestination: SocketAddress? = nil
+    ) -> Int {
+        if recorded.count >= recordLimit {
+            let excess = recorded.count - recordLimit + 1
+            recorded.removeFirst(excess)
+            recordsTrimmed += excess
+        }
         recorded.append(
             NetworkRecord(
-                time: loop.elapsedTime, kind: kind, source: from, destination: to, bytes: bytes, isDropped: dropped))
+                time: loop.elapsedTime, kind: kind, source: from, destination: to, bytes: bytes, isDropped: dropped,
+                insideSource: insideSource, insideDestination: insideDestination))
+        return recordsTrimmed + recorded.count - 1
+    }
+
+    /// Amends the record with sequence number `sequence`, if it is still kept (what happened on arrival).
+    func updateRecord(_ sequence: Int, _ change: (inout NetworkRecord) -> Void) {
+        let index = sequence - recordsTrimmed
+        guard recorded.indices.contains(index) else { return }
+        change(&recorded[index])
     }
 
     // MARK: Ports

@@ -12,6 +12,11 @@ final class VirtualStreamChannel: StreamChannel {
 
     let local: SocketAddress
     let remote: SocketAddress
+    /// For a connection opened through NATs: the client end's route out (the far end sees `outside`).
+    private var route: StreamRoute?
+    /// For the server end of a connection opened through NATs: the client's own address and the NATs that
+    /// forward to it (`remote` is then the outermost NAT's public address).
+    private var insideRemote: (address: SocketAddress, nats: [VirtualNAT])?
     private unowned let network: VirtualNetwork
     private(set) var state = State.connecting
     private weak var peer: VirtualStreamChannel?
@@ -33,6 +38,9 @@ final class VirtualStreamChannel: StreamChannel {
 
     var localAddress: SocketAddress? { local }
 
+    /// For the server end of a connection opened through NATs, the client's own address.
+    var insideRemoteAddress: SocketAddress? { insideRemote?.address }
+
     private var isConnected: Bool {
         if case .connected = state { return true }
         return false
@@ -41,19 +49,25 @@ final class VirtualStreamChannel: StreamChannel {
     // MARK: Connecting
 
     /// The handshake: the listener at `remote` takes the connection after one trip, and the client learns
-    /// it is connected (or refused) after the trip back.
+    /// it is connected (or refused) after the trip back. NATs on the way translate it; one at `remote` refuses
+    /// it (no port forwarding).
     func startConnecting() {
         let there = network.conditions(from: local, to: remote).latency
         let back = network.conditions(from: remote, to: local).latency
+        route = network.routeStreamOut(from: local, to: remote)
+        let isRefused = route == nil
+        if route?.isTranslated == false { route = nil }
         network.loop.scheduleTimer(after: there) { [weak self] in
             guard let self, case .connecting = self.state else { return }
-            guard let listener = self.network.listeners[self.remote], !listener.isClosed else {
+            guard !isRefused, let listener = self.network.listeners[self.remote], !listener.isClosed else {
                 self.network.loop.scheduleTimer(after: back) { [weak self] in
                     self?.fail(TransportError.system("connect \(self?.remote.description ?? "")", errno: 111))
                 }
                 return
             }
-            let server = VirtualStreamChannel(network: self.network, local: self.remote, remote: self.local)
+            let server = VirtualStreamChannel(
+                network: self.network, local: self.remote, remote: self.route?.outside ?? self.local)
+            if let route = self.route { server.insideRemote = (self.local, route.hops.map(\.nat)) }
             server.state = .connected
             server.peer = self
             self.peer = server
@@ -120,7 +134,7 @@ final class VirtualStreamChannel: StreamChannel {
         let room = Self.windowBytes - peer.unreadBytes
         guard room > 0 else { return 0 }
         let segment = Array(bytes.prefix(room))
-        network.record(.stream, from: local, to: remote, bytes: segment, dropped: false)
+        recordSegment(segment)
         deliverInOrder { [weak peer] in peer?.arrive(segment) }
         return segment.count
     }
@@ -131,6 +145,7 @@ final class VirtualStreamChannel: StreamChannel {
         state = .closed
         handler = nil
         network.streams[ObjectIdentifier(self)] = nil
+        releaseRoute()
         if wasConnected, let peer { deliverInOrder { [weak peer] in peer?.finish() } }
     }
 
@@ -138,9 +153,32 @@ final class VirtualStreamChannel: StreamChannel {
 
     private var unreadBytes: Int { inbound.count - inboundOffset }
 
+    /// Records a segment with the addresses on the wire, and counts it at the NATs it crosses.
+    private func recordSegment(_ segment: [UInt8]) {
+        if let route {
+            for hop in route.hops { hop.nat.countStreamOut() }
+            network.record(
+                .stream, from: route.outside, to: remote, bytes: segment, dropped: false, insideSource: local)
+        } else if let insideRemote {
+            for nat in insideRemote.nats { nat.countStreamIn() }
+            network.record(
+                .stream, from: local, to: remote, bytes: segment, dropped: false,
+                insideDestination: insideRemote.address)
+        } else {
+            network.record(.stream, from: local, to: remote, bytes: segment, dropped: false)
+        }
+    }
+
+    /// Gives back the NAT mappings of a connection opened through NATs.
+    private func releaseRoute() {
+        route?.release()
+        route = nil
+    }
+
     private func deliverInOrder(_ arrival: @escaping () -> Void) {
         let now = network.loop.elapsedTime
-        let arrives = max(now + network.conditions(from: local, to: remote).latency, lastArrival)
+        let toward = insideRemote?.address ?? remote
+        let arrives = max(now + network.conditions(from: local, to: toward).latency, lastArrival)
         lastArrival = arrives
         network.loop.scheduleTimer(after: arrives - now, arrival)
     }
@@ -164,6 +202,7 @@ final class VirtualStreamChannel: StreamChannel {
         case .connecting, .connected: break
         }
         state = .failed(error)
+        releaseRoute()
         notify(.hangUp)
     }
 

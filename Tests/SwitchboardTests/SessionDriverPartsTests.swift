@@ -2,10 +2,10 @@ import Foundation
 import SDP
 import SIPMessage
 import SIPTransaction
-import SIPTransport
 import SIPUserAgent
 import Testing
 
+@testable import SIPTransport
 @testable import Switchboard
 
 /// The session driver's pure parts: the answers outside any dialog, the session directory, what a new
@@ -104,6 +104,53 @@ struct SessionDriverPartsTests {
         // Keys are never reused.
         let (third, _) = directory.add()
         #expect(third.raw == 3)
+    }
+
+    @Test func aFailedServerInviteIsFoundByItsSessionAndOnlyTheLatestAreKept() {
+        var directory = SessionDirectory()
+        let (first, _) = directory.add()
+        let (second, entry) = directory.add()
+        directory.addInvite(TransactionID(1), for: first)
+        directory.addInvite(TransactionID(2), for: second)
+        // Re-INVITEs of the second session: the initial one and the three latest stay filed.
+        for raw in 3...6 { directory.addServerInvite(TransactionID(UInt64(raw)), for: second) }
+        #expect(directory.session(withServerInvite: TransactionID(1)) == first)
+        #expect(directory.session(withServerInvite: TransactionID(2)) == nil)
+        #expect(directory.session(withServerInvite: TransactionID(6)) == second)
+        #expect(entry.serverInvites == (3...6).map { TransactionID(UInt64($0)) })
+        // The initial INVITE stays the CANCEL's target, however many re-INVITEs came after it.
+        #expect(directory.session(invitedBy: TransactionID(2)) == second)
+        // A refusal sent before any session (a 503, a 486) belongs to nobody.
+        #expect(directory.session(withServerInvite: TransactionID(99)) == nil)
+        _ = directory.remove(second)
+        #expect(directory.session(withServerInvite: TransactionID(6)) == nil)
+        #expect(directory.session(withServerInvite: TransactionID(1)) == first)
+        // A transaction filed for a session that is gone files nothing.
+        directory.addServerInvite(TransactionID(7), for: second)
+        #expect(directory.session(withServerInvite: TransactionID(7)) == nil)
+    }
+
+    @Test func sessionsAreFoundByTheFlowTheyCameOn() {
+        var directory = SessionDirectory()
+        let (first, _) = directory.add()
+        let (second, _) = directory.add()
+        let (third, thirdEntry) = directory.add()
+        let flow = FlowID(raw: 7)
+        let other = FlowID(raw: 8)
+        directory.setFlow(flow, for: second)
+        directory.setFlow(flow, for: first)
+        directory.setFlow(other, for: third)
+        #expect(directory.sessions(on: flow) == [first, second])
+        #expect(directory.sessions(on: other) == [third])
+        directory.setFlow(nil, for: first)
+        #expect(directory.sessions(on: flow) == [second])
+        directory.setFlow(flow, for: third)
+        #expect(thirdEntry.flow == flow)
+        #expect(directory.sessions(on: other).isEmpty)
+        _ = directory.remove(second)
+        #expect(directory.sessions(on: flow) == [third])
+        _ = directory.removeAll()
+        #expect(directory.sessions(on: flow).isEmpty)
     }
 
     // MARK: Building sessions

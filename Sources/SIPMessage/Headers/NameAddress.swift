@@ -159,6 +159,12 @@ extension NameAddress: Hashable {
 
 extension NameAddress: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> NameAddress {
+        if let address = parseFast(&scanner) { return address }
+        return try parseGeneral(&scanner, field: field)
+    }
+
+    /// Reads any name-addr or addr-spec with its parameters (`parse` tries `parseFast` first).
+    static func parseGeneral(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> NameAddress {
         let start = scanner.index
         let (display, address) = try parseAddress(&scanner, field: field)
         let bytes = scanner.bytes

@@ -237,6 +237,12 @@ extension Via: Hashable {
 
 extension Via: ScannerParsable {
     static func parse(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> Via {
+        if let via = parseFast(&scanner) { return via }
+        return try parseGeneral(&scanner, field: field)
+    }
+
+    /// Reads any via-parm (`parse` tries `parseFast` first).
+    static func parseGeneral(_ scanner: inout ByteScanner, field: KnownHeader?) throws(MessageError) -> Via {
         let start = scanner.index
         guard let name = scanner.readToken(), scanner.consumeSeparator(ASCII.slash),
             let version = scanner.readToken(), scanner.consumeSeparator(ASCII.slash),
@@ -273,6 +279,7 @@ struct KnownViaParameters {
     var rport = KnownParameter.absent
 
     /// Checks one parameter; the problem, for `MessageError.malformed`, or `nil` when it is fine.
+    @inline(__always)
     mutating func inspect(_ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>, _ value: Range<Int>?) -> String? {
         switch packedLowercaseToken(bytes, name) {
         case ParameterName.rport:

@@ -18,10 +18,14 @@ final class SessionEntry {
     var timers = LoopTimers<SessionTimer>()
     /// Where the initial INVITE went or came from: in-dialog requests reuse its transport.
     var transport: SIPTransport.TransportProtocol?
-    /// The flow an incoming INVITE arrived on, held while the session lives.
-    var flow: FlowID?
+    /// The flow an incoming INVITE arrived on, held while the session lives (set through
+    /// `SessionDirectory.setFlow(_:for:)`, which files the session under it).
+    fileprivate(set) var flow: FlowID?
     /// The server transaction of an incoming INVITE (for its CANCEL).
     var inviteTransaction: TransactionID?
+    /// The latest INVITE server transactions of the session (the initial one and re-INVITEs), newest last:
+    /// a failure of one of them (Timer H, a transport error) is the session's to hear.
+    var serverInvites: [TransactionID] = []
     /// Ended before the session existed (while resolving).
     var isAbandoned = false
     /// Dropped from the directory: late callbacks (a resolution, a transaction event) find nothing to do.
@@ -39,13 +43,21 @@ extension InviteSession {
     fileprivate mutating func inPlace<T>(_ body: (inout InviteSession) -> T) -> T { body(&self) }
 }
 
-/// The driver's sessions and the ways to find one: by key, by dialog (in-dialog requests, ACKs, Replaces)
-/// and by the server transaction of its INVITE (CANCELs). Pure: no I/O.
+/// The driver's sessions and the ways to find one: by key, by dialog (in-dialog requests, ACKs, Replaces),
+/// by the server transaction of its INVITE (CANCELs) and by its latest INVITE server transactions (their
+/// failures). Every look-up is a hash: nothing scans the sessions. Pure: no I/O.
 struct SessionDirectory {
     private(set) var entries: [SessionKey: SessionEntry] = [:]
     private var dialogs = DialogTable<SessionKey>()
     /// Incoming INVITE server transactions, for their CANCELs.
     private var invitesByTransaction: [TransactionID: SessionKey] = [:]
+    /// The sessions held by each flow (`SessionEntry.flow`), for the flow's loss.
+    private var sessionsByFlow: [FlowID: Set<SessionKey>] = [:]
+    /// Every session's latest INVITE server transactions (`SessionEntry.serverInvites`), for their failures.
+    private var serverInvites: [TransactionID: SessionKey] = [:]
+    /// How many INVITE server transactions a session keeps filed: a session waits on at most its initial
+    /// INVITE and the latest re-INVITE (an ACK, a final response), and refuses overlapping ones with 491.
+    static let serverInvitesPerSession = 4
     private var nextKey: UInt64 = 0
 
     subscript(key: SessionKey) -> SessionEntry? { entries[key] }
@@ -63,10 +75,42 @@ struct SessionDirectory {
     mutating func addInvite(_ transaction: TransactionID, for key: SessionKey) {
         invitesByTransaction[transaction] = key
         entries[key]?.inviteTransaction = transaction
+        addServerInvite(transaction, for: key)
+    }
+
+    /// Remembers that `transaction` is an INVITE server transaction of session `key` (its initial INVITE or
+    /// a re-INVITE), keeping the latest `serverInvitesPerSession`.
+    mutating func addServerInvite(_ transaction: TransactionID, for key: SessionKey) {
+        guard let entry = entries[key] else { return }
+        serverInvites[transaction] = key
+        entry.serverInvites.append(transaction)
+        if entry.serverInvites.count > Self.serverInvitesPerSession {
+            let oldest = entry.serverInvites.removeFirst()
+            if serverInvites[oldest] == key { serverInvites[oldest] = nil }
+        }
+    }
+
+    /// Files session `key` under `flow` (the connection its INVITE came on), or takes it off its flow.
+    mutating func setFlow(_ flow: FlowID?, for key: SessionKey) {
+        guard let entry = entries[key] else { return }
+        if let old = entry.flow {
+            sessionsByFlow[old]?.remove(key)
+            if sessionsByFlow[old]?.isEmpty == true { sessionsByFlow[old] = nil }
+        }
+        entry.flow = flow
+        if let flow { sessionsByFlow[flow, default: []].insert(key) }
+    }
+
+    /// The sessions held by `flow`, in key order.
+    func sessions(on flow: FlowID) -> [SessionKey] {
+        (sessionsByFlow[flow] ?? []).sorted { $0.raw < $1.raw }
     }
 
     /// The session whose INVITE is `transaction`.
     func session(invitedBy transaction: TransactionID) -> SessionKey? { invitesByTransaction[transaction] }
+
+    /// The session one of whose latest INVITE server transactions is `transaction`.
+    func session(withServerInvite transaction: TransactionID) -> SessionKey? { serverInvites[transaction] }
 
     /// Which dialog, if any, `request` belongs to.
     func match(_ request: SIPRequest) -> DialogMatch<SessionKey> { dialogs.match(request) }
@@ -84,13 +128,21 @@ struct SessionDirectory {
 
     /// Drops session `key` with its dialogs and INVITE transaction, and marks it finished.
     mutating func remove(_ key: SessionKey) -> SessionEntry? {
-        guard let entry = entries.removeValue(forKey: key) else { return nil }
+        guard let entry = entries[key] else { return nil }
+        if let flow = entry.flow {
+            sessionsByFlow[flow]?.remove(key)
+            if sessionsByFlow[flow]?.isEmpty == true { sessionsByFlow[flow] = nil }
+        }
+        entries[key] = nil
         entry.isFinished = true
         if let ids = entry.withSession({ $0.dialogIDs }) {
             for id in ids { removeDialog(id, of: key) }
         }
         if let transaction = entry.inviteTransaction, invitesByTransaction[transaction] == key {
             invitesByTransaction[transaction] = nil
+        }
+        for transaction in entry.serverInvites where serverInvites[transaction] == key {
+            serverInvites[transaction] = nil
         }
         return entry
     }
@@ -102,6 +154,8 @@ struct SessionDirectory {
         entries = [:]
         dialogs = DialogTable()
         invitesByTransaction = [:]
+        serverInvites = [:]
+        sessionsByFlow = [:]
         return all
     }
 }

@@ -79,9 +79,9 @@ final class SessionDriver {
         switch event {
         case .closed(let id, _), .dead(let id): flow = id
         }
-        for (key, entry) in directory.entries where entry.flow == flow {
+        for key in directory.sessions(on: flow) {
             engine.transport.release(flow: flow)
-            entry.flow = nil
+            directory.setFlow(nil, for: key)
             delegate?.sessionDriver(key, flowLost: flow)
         }
     }
@@ -280,6 +280,7 @@ final class SessionDriver {
         let token = ServerTransactionToken(rawValue: server.transaction.rawValue)
         switch directory.match(request) {
         case .dialog(_, let key):
+            if request.method == .invite { directory.addServerInvite(server.transaction, for: key) }
             perform(key) { $0.receiveRequest(request, transaction: token) }
         case .unknownDialog(let response):
             if let response { core.respond(response, to: server.transaction) }
@@ -348,7 +349,7 @@ final class SessionDriver {
         entry.transport = server.peer.transport
         if let flow = server.peer.flow {
             engine.transport.retain(flow: flow)
-            entry.flow = flow
+            directory.setFlow(flow, for: key)
         }
         directory.addInvite(transaction, for: key)
         let user = (try? request.to)?.uri.sipURI?.user ?? "switchboard"
@@ -392,10 +393,12 @@ final class SessionDriver {
         perform(key) { $0.receiveACK(ack) }
     }
 
+    /// A server transaction timed out or hit a transport error. Only a session's INVITE transactions matter to
+    /// it; refusals sent before any session existed (486, 503) time out here in their thousands after a burst,
+    /// so the owner is looked up, never searched for.
     private func serverTransactionFailed(_ transaction: TransactionID) {
+        guard let key = directory.session(withServerInvite: transaction) else { return }
         let token = ServerTransactionToken(rawValue: transaction.rawValue)
-        for (key, entry) in directory.entries where entry.session != nil {
-            perform(key) { $0.serverTransactionFailed(token) }
-        }
+        perform(key) { $0.serverTransactionFailed(token) }
     }
 }

@@ -1,0 +1,53 @@
+extension Via {
+    /// `sent-protocol LWS sent-by *( SEMI via-params )` from the scanner's position, for the usual shape only:
+    /// `name/version/transport`, white space, a host, a port right after it, and parameters that
+    /// `fastHeaderParameters` reads (checked as `KnownViaParameters` checks them). Returns `nil`, with the scanner
+    /// where it was, for anything else: `parse` then reads the value in full and gives the same Via, or the
+    /// error.
+    @inline(__always)
+    static func parseFast(_ scanner: inout ByteScanner) -> Via? {
+        let bytes = scanner.bytes
+        let start = scanner.index
+        let end = scanner.end
+        let nameEnd = ByteScanner.skip(bytes, from: start, to: end, while: { $0.isTokenChar })
+        guard nameEnd > start, nameEnd < end, bytes[nameEnd] == ASCII.slash else { return nil }
+        let versionEnd = ByteScanner.skip(bytes, from: nameEnd &+ 1, to: end, while: { $0.isTokenChar })
+        guard versionEnd > nameEnd &+ 1, versionEnd < end, bytes[versionEnd] == ASCII.slash else { return nil }
+        let transportEnd = ByteScanner.skip(bytes, from: versionEnd &+ 1, to: end, while: { $0.isTokenChar })
+        guard transportEnd > versionEnd &+ 1 else { return nil }
+        var i = transportEnd
+        while i < end, bytes[i] == ASCII.space || bytes[i] == ASCII.tab { i &+= 1 }
+        var hostScanner = ByteScanner(bytes, owner: scanner.ownerPointer, i..<end)
+        guard let (host, hostKind) = hostScanner.readHost() else { return nil }
+        i = hostScanner.index
+        var port: UInt16?
+        if i < end {
+            let b = bytes[i]
+            if b == ASCII.colon {
+                let digitsEnd = ByteScanner.skip(bytes, from: i &+ 1, to: end, while: { $0.isDigit })
+                guard let value = parseDecimal(bytes, (i &+ 1)..<digitsEnd, limit: 65535) else { return nil }
+                port = UInt16(truncatingIfNeeded: value)
+                i = digitsEnd
+            } else if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf {
+                // White space may come before the ':' of a port.
+                return nil
+            }
+        }
+        let parametersStart = i
+        var known = KnownViaParameters()
+        guard
+            let parametersEnd = ByteScanner.fastHeaderParameters(
+                bytes, from: parametersStart, to: end,
+                inspect: { name, value in known.inspect(bytes, name, value) == nil })
+        else { return nil }
+        scanner.index = parametersEnd
+        var via = Via(
+            source: scanner.owner, whole: ByteRange(start: start, end: parametersEnd),
+            protocolName: ByteRange(start: start, end: nameEnd),
+            protocolVersion: ByteRange(start: nameEnd &+ 1, end: versionEnd),
+            transport: ByteRange(start: versionEnd &+ 1, end: transportEnd), hostKind: hostKind, host: host, port: port,
+            parameters: ByteRange(start: parametersStart, end: parametersEnd))
+        via.branchParameter = known.branch
+        return via
+    }
+}
