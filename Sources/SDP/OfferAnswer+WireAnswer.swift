@@ -85,14 +85,17 @@ extension OfferAnswer {
 
         section.writeMediaLine(
             port: configuration.rtpPort, formats: formats, common: common, events: events, into: &writer)
+        let codecs = configuration.codecs
         for (codec, format) in common {
-            guard writeRTPMap(codec, payloadType: formats[format].payloadType, into: &writer) else { return nil }
-            if let parameters = codec.formatParameters {
+            guard writeRTPMap(codecs[codec], payloadType: formats[format].payloadType, into: &writer) else {
+                return nil
+            }
+            if let parameters = codecs[codec].formatParameters {
                 guard writeFormatParameters(formats[format].payloadType, parameters, into: &writer) else { return nil }
             }
         }
         for event in events {
-            guard writeRTPMap(event.codec, payloadType: formats[event.format].payloadType, into: &writer),
+            guard writeRTPMap(codecs[event.codec], payloadType: formats[event.format].payloadType, into: &writer),
                 writeFormatParameters(formats[event.format].payloadType, event.list, into: &writer)
             else { return nil }
         }
@@ -131,23 +134,23 @@ extension OfferAnswer {
         writer.append(direction.attributeName)
         writer.end()
 
-        let codecs = common.map { codec, format in
+        let negotiated = common.map { codec, format in
             NegotiatedSession.NegotiatedCodec(
-                codec: codec, payloadType: formats[format].payloadType,
-                sendParameters: section.parameterString(formats[format]), receiveParameters: codec.formatParameters)
+                codec: codecs[codec], payloadType: formats[format].payloadType,
+                sendParameters: section.parameterString(formats[format]),
+                receiveParameters: codecs[codec].formatParameters)
         }
-        guard let chosen = codecs.first, let addresses = section.remoteAddresses(facts, isRTCPMuxed: isMuxed) else {
-            return nil
-        }
+        guard let chosen = negotiated.first, let addresses = section.remoteAddresses(facts, isRTCPMuxed: isMuxed)
+        else { return nil }
         // The entry whose clock rate is the codec's, else the first.
-        let event = events.first { $0.codec.clockRate == chosen.clockRate } ?? events.first
+        let event = events.first { codecs[$0.codec].clockRate == chosen.clockRate } ?? events.first
         let telephoneEvent = event.map { event in
             NegotiatedSession.NegotiatedCodec(
-                codec: event.codec, payloadType: formats[event.format].payloadType,
+                codec: codecs[event.codec], payloadType: formats[event.format].payloadType,
                 sendParameters: section.parameterString(formats[event.format]), receiveParameters: event.list)
         }
         return NegotiatedSession(
-            mediaIndex: section.index, codec: chosen, codecs: codecs, telephoneEvent: telephoneEvent,
+            mediaIndex: section.index, codec: chosen, codecs: negotiated, telephoneEvent: telephoneEvent,
             remotePacketTime: facts.packetTime, remoteRTPAddress: addresses.rtp, remoteRTCPAddress: addresses.rtcp,
             localRTPPort: configuration.rtpPort, localRTCPPort: localRTCPPort(isRTCPMuxed: isMuxed),
             isRTCPMuxed: isMuxed, direction: direction, isLocalHold: isLocalHold, isRemoteHold: !remote.receives,
@@ -161,7 +164,7 @@ extension OfferAnswer {
         let policy = configuration.srtpPolicy
         if secure && policy == .off { return nil }
         guard policy != .off else { return .some(nil) }
-        let lines = section.attributes(named: "crypto")
+        let lines = section.cryptoAttributes()
         let suites = configuration.usableCryptoSuites
         if let usable = lines.lazy.compactMap({ UsableCrypto($0, suites: suites) }).first { return usable }
         if secure || policy == .mandatory { return nil }
@@ -171,10 +174,11 @@ extension OfferAnswer {
     /// Every configured codec the offer has (telephone-event aside), as `answerAudio(in:at:)` picks them: in
     /// our order (or the offerer's), each with the index of its offered format.
     private func commonCodecs(_ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>) -> [(
-        codec: Codec, format: Int
+        codec: Int, format: Int
     )] {
-        var common: [(codec: Codec, format: Int)] = []
+        var common: [(codec: Int, format: Int)] = []
         let codecs = configuration.codecs
+        common.reserveCapacity(codecs.count)
         for c in codecs.indices where !codecs[c].isTelephoneEvent {
             guard
                 let format = formats.firstIndex(where: {
@@ -182,25 +186,29 @@ extension OfferAnswer {
                 }),
                 !common.contains(where: { formats[$0.format].payloadType == formats[format].payloadType })
             else { continue }
-            common.append((codecs[c], format))
+            common.append((c, format))
         }
         if configuration.prefersOffererCodecOrder { common.sort { $0.format < $1.format } }
         return common
     }
 
-    /// The offered telephone-events we take, with the events both ends support (RFC 4733 §7.1.1).
-    private func commonEvents(_ formats: [WireFormat]) -> [(codec: Codec, format: Int, list: String)] {
-        var events: [(codec: Codec, format: Int, list: String)] = []
+    /// The offered telephone-events we take, with the events both ends support (RFC 4733 §7.1.1): the index of
+    /// our codec, of the format, and the list.
+    private func commonEvents(_ formats: [WireFormat]) -> [(codec: Int, format: Int, list: String)] {
+        var events: [(codec: Int, format: Int, list: String)] = []
+        let codecs = configuration.codecs
+        guard formats.contains(where: \.isTelephoneEvent) else { return events }
+        events.reserveCapacity(2)
         for (index, format) in formats.enumerated() where format.isTelephoneEvent {
             guard
-                let own = configuration.codecs.first(where: {
-                    $0.isTelephoneEvent && $0.clockRate == format.clockRate
-                }),
-                let theirs = format.events,
-                let ours = TelephoneEvents(parsing: own.formatParameters ?? "0-15")
+                let own = codecs.firstIndex(where: { $0.clockRate == format.clockRate && $0.isTelephoneEvent }),
+                let theirs = format.events, let ours = codecs[own].traits.events
             else { continue }
             let both = theirs.intersection(ours)
-            if !both.isEmpty { events.append((own, index, both.text)) }
+            guard !both.isEmpty else { continue }
+            // Offered all ours (the usual case): our list, written once when the codec was made.
+            let list = both == ours ? codecs[own].traits.eventsText : nil
+            events.append((own, index, list ?? both.text))
         }
         return events
     }

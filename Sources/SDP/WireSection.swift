@@ -13,31 +13,10 @@ struct WireOffer {
         return nil
     }
 
-    /// The name and value of an a= line: `<token>` or `<token>:<value>` (the scan checked the name).
-    func attribute(_ line: WireStorage.Line) -> (name: Range<Int>, value: Range<Int>?) {
-        let range = line.range
-        let colon = bytes.firstIndex(of: ASCII.colon, in: range)
-        return (range.lowerBound..<colon, colon < range.upperBound ? (colon + 1)..<range.upperBound : nil)
-    }
-
-    /// What an a= line is, for the attributes the answer reads: the name (3 to 8 bytes), its letters folded to
-    /// lower case, compared as one word.
-    func kind(of name: Range<Int>) -> AttributeKind {
-        guard name.count >= 3, name.count <= 8 else { return .other }
-        var word: UInt64 = 0
-        var shift: UInt64 = 0
-        for i in name {
-            word |= UInt64(bytes[i] | 0x20) << shift
-            shift += 8
-        }
-        return AttributeKind.kind(ofFolded: word)
-    }
-
     /// The first direction attribute in `range` of `lines` (RFC 8866 §6.7), as `direction` reads it.
     func direction(in range: Range<Int>) -> MediaDirection? {
-        for i in range where lines[i].type == UInt8(ascii: "a") {
-            let (name, value) = attribute(lines[i])
-            if value == nil, case .direction(let direction) = kind(of: name) { return direction }
+        for i in range where lines[i].type == UInt8(ascii: "a") && lines[i].value == nil {
+            if let direction = lines[i].kind.direction { return direction }
         }
         return nil
     }
@@ -51,28 +30,44 @@ struct WireOffer {
     }
 }
 
-/// The attributes the answer reads.
-enum AttributeKind {
-    case rtpmap, fmtp, rtcp, rtcpMux, ptime, mid, crypto
-    case direction(MediaDirection)
+/// The attributes the answer reads, as the scan classifies a= lines.
+enum AttributeKind: UInt8 {
     case other
+    case rtpmap, fmtp, rtcp, rtcpMux, ptime, mid, crypto
+    case sendrecv, sendonly, recvonly, inactive
 
-    /// The kind of a name folded into a word as `WireOffer.kind(of:)` folds it (bytes ORed with 0x20, the first
-    /// byte lowest): no other token folds to one of these, since they hold only lower-case letters and `-`.
-    static func kind(ofFolded word: UInt64) -> AttributeKind {
+    /// The kind of an attribute name (a token) of `length` bytes whose first eight bytes, each ORed with 0x20,
+    /// make `word` (the first lowest): the name compared ignoring ASCII case. No other token folds to one of the
+    /// names below, since they hold only lower-case letters and `-`.
+    init(folded word: UInt64, length: Int) {
+        guard length >= 3, length <= 8 else {
+            self = .other
+            return
+        }
         switch word {
-        case 0x7061_6D70_7472: .rtpmap  // "rtpmap"
-        case 0x7074_6D66: .fmtp  // "fmtp"
-        case 0x7063_7472: .rtcp  // "rtcp"
-        case 0x7875_6D2D_7063_7472: .rtcpMux  // "rtcp-mux"
-        case 0x65_6D69_7470: .ptime  // "ptime"
-        case 0x64_696D: .mid  // "mid"
-        case 0x6F74_7079_7263: .crypto  // "crypto"
-        case 0x7663_6572_646E_6573: .direction(.sendrecv)  // "sendrecv"
-        case 0x796C_6E6F_646E_6573: .direction(.sendonly)  // "sendonly"
-        case 0x796C_6E6F_7663_6572: .direction(.recvonly)  // "recvonly"
-        case 0x6576_6974_6361_6E69: .direction(.inactive)  // "inactive"
-        default: .other
+        case 0x7061_6D70_7472: self = .rtpmap  // "rtpmap"
+        case 0x7074_6D66: self = .fmtp  // "fmtp"
+        case 0x7063_7472: self = .rtcp  // "rtcp"
+        case 0x7875_6D2D_7063_7472: self = .rtcpMux  // "rtcp-mux"
+        case 0x65_6D69_7470: self = .ptime  // "ptime"
+        case 0x64_696D: self = .mid  // "mid"
+        case 0x6F74_7079_7263: self = .crypto  // "crypto"
+        case 0x7663_6572_646E_6573: self = .sendrecv  // "sendrecv"
+        case 0x796C_6E6F_646E_6573: self = .sendonly  // "sendonly"
+        case 0x796C_6E6F_7663_6572: self = .recvonly  // "recvonly"
+        case 0x6576_6974_6361_6E69: self = .inactive  // "inactive"
+        default: self = .other
+        }
+    }
+
+    /// The direction a direction attribute names.
+    var direction: MediaDirection? {
+        switch self {
+        case .sendrecv: .sendrecv
+        case .sendonly: .sendonly
+        case .recvonly: .recvonly
+        case .inactive: .inactive
+        default: nil
         }
     }
 }
@@ -88,15 +83,12 @@ struct AttributeFacts {
     var direction: MediaDirection?
 }
 
-/// A format of the offered m= line, with its rtpmap (or the static one) and fmtp, as `RTPFormat` holds it.
+/// A format of the offered m= line, with its rtpmap (or the static one) and fmtp, as `RTPFormat` holds it: plain
+/// values and ranges into the offer, nothing to retain.
 struct WireFormat {
-    enum Name {
-        case offered(Range<Int>)
-        case known(String)
-    }
-
     var payloadType: UInt8
-    var name = Name.known("")
+    /// The encoding name in the offer's rtpmap; `nil` for the static mapping of `payloadType`.
+    var name: Range<Int>?
     var clockRate: UInt32 = 0
     var channelCount = 1
     /// Whether an rtpmap or the static table gave the name, rate and channel count.
@@ -117,7 +109,6 @@ struct WireFormat {
     mutating func finish(in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if !isMapped {
             guard let known = RTPMap.staticAudio(payloadType) else { return false }
-            name = .known(known.encodingName)
             clockRate = known.clockRate
             channelCount = known.channelCount
             isMapped = true
@@ -134,20 +125,16 @@ struct WireFormat {
     }
 
     func nameEquals(_ other: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch name {
-        case .offered(let range): bytes.equals(range, ignoringCase: other)
-        case .known(let known):
-            other.withUTF8Buffer { text in
-                known.utf8.elementsEqual(text) { $0.lowercasedASCII == $1.lowercasedASCII }
-            }
+        if let name { return bytes.equals(name, ignoringCase: other) }
+        let known = RTPMap.staticAudio(payloadType)?.encodingName ?? ""
+        return other.withUTF8Buffer { text in
+            known.utf8.elementsEqual(text) { $0.lowercasedASCII == $1.lowercasedASCII }
         }
     }
 
     func nameEquals(_ other: String, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch name {
-        case .offered(let range): bytes.equals(range, ignoringCaseOf: other)
-        case .known(let known): known.equalsIgnoringASCIICase(other)
-        }
+        if let name { return bytes.equals(name, ignoringCaseOf: other) }
+        return (RTPMap.staticAudio(payloadType)?.encodingName ?? "").equalsIgnoringASCIICase(other)
     }
 
     /// `RTPMap.isSameCodec(as:)` against one of our codecs.
@@ -219,8 +206,8 @@ struct WireSection {
     /// The answer's m= line: our port, the offered media type and transport, the payload types of `formats`
     /// then of `events`.
     func writeMediaLine(
-        port: UInt16, formats: [WireFormat], common: [(codec: Codec, format: Int)],
-        events: [(codec: Codec, format: Int, list: String)], into writer: inout WireWriter
+        port: UInt16, formats: [WireFormat], common: [(codec: Int, format: Int)],
+        events: [(codec: Int, format: Int, list: String)], into writer: inout WireWriter
     ) {
         writer.begin("m")
         writer.append(offer.bytes, mediaType)
@@ -239,13 +226,12 @@ struct WireSection {
         writer.end()
     }
 
-    /// The attributes called `name`, as `attributes(named:)` gives them.
-    func attributes(named name: StaticString) -> [Attribute] {
+    /// The a=crypto lines, as `attributes(named:)` gives them.
+    func cryptoAttributes() -> [Attribute] {
         var found: [Attribute] = []
-        for i in lines where offer.lines[i].type == UInt8(ascii: "a") {
-            let (nameRange, value) = offer.attribute(offer.lines[i])
-            guard offer.bytes.equals(nameRange, ignoringCase: name) else { continue }
-            found.append(Attribute(offer.bytes.string(nameRange), value.map { offer.bytes.string($0) }))
+        for i in lines where offer.lines[i].type == UInt8(ascii: "a") && offer.lines[i].kind == .crypto {
+            let line = offer.lines[i]
+            found.append(Attribute(offer.bytes.string(line.name), line.value.map { offer.bytes.string($0) }))
         }
         return found
     }
@@ -267,12 +253,13 @@ struct WireSection {
         var hasPacketTime = false
         var hasMid = false
         for i in lines where offer.lines[i].type == UInt8(ascii: "a") {
-            let (name, value) = offer.attribute(offer.lines[i])
-            switch offer.kind(of: name) {
+            let line = offer.lines[i]
+            let value = line.value
+            switch line.kind {
             case .rtpmap:
                 guard let value, let map = rtpMap(value) else { return nil }
                 if let f = formats.firstIndex(where: { $0.payloadType == map.payloadType }), !formats[f].isMapped {
-                    formats[f].name = .offered(map.name)
+                    formats[f].name = map.name
                     formats[f].clockRate = map.clockRate
                     formats[f].channelCount = map.channels
                     formats[f].isMapped = true
@@ -298,8 +285,8 @@ struct WireSection {
                 hasMid = true
                 guard let value, offer.bytes.isToken(value) else { return nil }
                 facts.mid = value
-            case .direction(let direction):
-                if value == nil, facts.direction == nil { facts.direction = direction }
+            case .sendrecv, .sendonly, .recvonly, .inactive:
+                if value == nil, facts.direction == nil { facts.direction = line.kind.direction }
             case .crypto, .other:
                 continue
             }

@@ -29,6 +29,9 @@ private struct WireScan {
     private var hasSessionConnection = false
     /// The current media section has a port other than 0 and no c= line yet.
     private var sectionNeedsConnection = false
+    /// What the a= line just taken is, and the length of its name.
+    private var attributeKind = AttributeKind.other
+    private var attributeNameLength: UInt16 = 0
 
     init(limits: SDPLimits, lineEstimate: Int) {
         self.limits = limits
@@ -79,8 +82,13 @@ private struct WireScan {
             else { return false }
             let type = p[lineStart]
             let value = (lineStart + 2)..<contentEnd
+            attributeKind = .other
+            attributeNameLength = 0
             guard hasVersion || type == UInt8(ascii: "v"), take(type, value, p) else { return false }
-            lines.append(WireStorage.Line(type: type, start: UInt32(value.lowerBound), end: UInt32(value.upperBound)))
+            lines.append(
+                WireStorage.Line(
+                    type: type, kind: attributeKind, nameLength: attributeNameLength,
+                    start: UInt32(value.lowerBound), end: UInt32(value.upperBound)))
         }
         return hasVersion && hasOrigin && hasSessionName && !sectionNeedsConnection
     }
@@ -106,7 +114,7 @@ private struct WireScan {
                 hasSessionConnection = true
             case "b": return Self.isBandwidth(p, value)
             case "t": return Self.isTiming(p, value)
-            case "a": return Self.isAttribute(p, value)
+            case "a": return attribute(p, value)
             case "m": return startMedia(p, value)
             default: return false
             }
@@ -121,7 +129,7 @@ private struct WireScan {
             sectionNeedsConnection = false
             return Self.isConnection(p, value)
         case "b": return Self.isBandwidth(p, value)
-        case "a": return Self.isAttribute(p, value)
+        case "a": return attribute(p, value)
         default: return false
         }
     }
@@ -181,10 +189,23 @@ private struct WireScan {
         return p.decimal((i + 1)..<value.upperBound) != nil
     }
 
-    /// `<token>` or `<token>:<anything>`.
-    private static func isAttribute(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
-        let i = p.end(of: value, while: { $0.isTokenChar })
-        return i > value.lowerBound && (i == value.upperBound || p[i] == ASCII.colon)
+    /// `<token>` or `<token>:<anything>`; notes what attribute it is for the line.
+    private mutating func attribute(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        // The name, folded into a word on the way for `AttributeKind(folded:length:)`.
+        var i = value.lowerBound
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < value.upperBound, p[i].isTokenChar {
+            if shift < 64 { word |= UInt64(p[i] | 0x20) << shift }
+            shift &+= 8
+            i += 1
+        }
+        guard i > value.lowerBound, i == value.upperBound || p[i] == ASCII.colon,
+            let length = UInt16(exactly: i - value.lowerBound)
+        else { return false }
+        attributeKind = AttributeKind(folded: word, length: Int(length))
+        attributeNameLength = length
+        return true
     }
 
     /// The port of an m= line that `MediaDescription(mediaLineFields:)` accepts:

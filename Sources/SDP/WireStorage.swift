@@ -9,13 +9,23 @@ final class WireStorage: DescriptionStorage, @unchecked Sendable {
     // Safe to send: every stored property is a `let` of a Sendable type; the cached model sits behind a mutex
     // and is never written to once set.
 
-    /// One non-blank line: its type letter and the range of its value (after `<type>=`, without the line end).
+    /// One non-blank line: its type letter and the range of its value (after `<type>=`, without the line end);
+    /// for an a= line, what attribute it is and where its name ends (its value follows a colon after it).
     struct Line {
         let type: UInt8
+        let kind: AttributeKind
+        let nameLength: UInt16
         let start: UInt32
         let end: UInt32
 
         var range: Range<Int> { Int(start)..<Int(end) }
+        /// An a= line's name.
+        var name: Range<Int> { Int(start)..<(Int(start) + Int(nameLength)) }
+        /// An a= line's value, after the colon; `nil` for a property attribute.
+        var value: Range<Int>? {
+            let colon = Int(start) + Int(nameLength)
+            return colon < Int(end) ? (colon + 1)..<Int(end) : nil
+        }
     }
 
     /// The description as received or written.
