@@ -47,11 +47,20 @@ extension SIPFields {
         of entry: Entry, from bytes: [UInt8], valueSuffix suffix: [UInt8]
     ) {
         let nameStart = storage.count
-        storage.append(contentsOf: bytes[entry.nameRange])
-        let valueStart = storage.count
-        storage.append(contentsOf: bytes[entry.valueRange])
-        for i in valueStart..<storage.count where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
-            storage[i] = ASCII.space
+        let valueStart = nameStart + entry.nameRange.count
+        // Copied as two runs of bytes; a value holds CR, LF or NUL only when it was folded (rare).
+        let needsCleaning = bytes.withUnsafeBufferPointer { source in
+            let name = UnsafeBufferPointer(rebasing: source[entry.nameRange])
+            let value = UnsafeBufferPointer(rebasing: source[entry.valueRange])
+            storage.append(contentsOf: name)
+            storage.append(contentsOf: value)
+            return value.contains { $0 == ASCII.cr || $0 == ASCII.lf || $0 == 0 }
+        }
+        if needsCleaning {
+            for i in valueStart..<storage.count
+            where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
+                storage[i] = ASCII.space
+            }
         }
         for byte in suffix { storage.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte) }
         entries.append(
