@@ -16,12 +16,12 @@ extension InviteSession {
                 EndReason(.failed, statusCode: error.status, reasonPhrase: error.detail), into: &actions)
             return
         }
-        // §8.2.2.3: refuse extensions this side does not understand.
-        let understood = configuration.supportedExtensions
         // Require and Supported parsed once for every check below (what `requiresOption` and `supportsOption`
         // read).
         let required = (try? request.require) ?? []
         let supported = (try? request.headerFields.supported) ?? []
+        // §8.2.2.3: refuse extensions this side does not understand.
+        let understood = required.isEmpty ? [] : configuration.supportedExtensions
         let unsupported = required.filter { !understood.contains($0.lowercased()) }
         if !unsupported.isEmpty {
             var response = makeResponse(to: request, status: 420)
@@ -29,7 +29,8 @@ extension InviteSession {
             rejectIncoming(response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"), into: &actions)
             return
         }
-        func lists(_ tag: String, in tags: [String]) -> Bool { tags.contains { $0.lowercased() == tag } }
+        // Option tags are tokens (ASCII): compared ignoring ASCII case, as `lowercased()` would.
+        func lists(_ tag: StaticString, in tags: [String]) -> Bool { tags.contains { $0.equalsIgnoringASCIICase(tag) } }
         incoming.peerRequires100rel = lists("100rel", in: required)
         incoming.peerSupports100rel = incoming.peerRequires100rel || lists("100rel", in: supported)
         incoming.peerSupportsTimer = lists("timer", in: required) || lists("timer", in: supported)

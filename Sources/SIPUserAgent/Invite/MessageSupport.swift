@@ -83,3 +83,18 @@ extension Array where Element == SIPMethod {
         return map(\.rawValue).joined(separator: ", ")
     }
 }
+
+extension String {
+    /// True when the string is `other` ignoring ASCII case (option tags, which are tokens).
+    func equalsIgnoringASCIICase(_ other: StaticString) -> Bool {
+        var text = self
+        return text.withUTF8 { bytes in
+            other.withUTF8Buffer { expected in
+                bytes.count == expected.count
+                    && zip(bytes, expected).allSatisfy { a, b in
+                        (a &- 0x41 < 26 ? a | 0x20 : a) == (b &- 0x41 < 26 ? b | 0x20 : b)
+                    }
+            }
+        }
+    }
+}
