@@ -54,7 +54,7 @@ extension SIPFields {
             let value = UnsafeBufferPointer(rebasing: source[entry.valueRange])
             storage.append(contentsOf: name)
             storage.append(contentsOf: value)
-            return value.contains { $0 == ASCII.cr || $0 == ASCII.lf || $0 == 0 }
+            return value.containsLineBreakOrNUL
         }
         if needsCleaning {
             for i in valueStart..<storage.count
@@ -111,5 +111,27 @@ extension SIPResponse {
             fields.appendCopies(of: .timestamp, from: source)
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether any byte is CR, LF or NUL, looked for eight bytes at a time: a word with no byte below 0x0E
+    /// holds none of them.
+    var containsLineBreakOrNUL: Bool {
+        var i = 0
+        if count >= 8, let base = baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+        }
+        while i < count {
+            let byte = self[i]
+            if byte == ASCII.cr || byte == ASCII.lf || byte == 0 { return true }
+            i += 1
+        }
+        return false
     }
 }
