@@ -37,6 +37,13 @@ package enum TagScan: Equatable, Sendable {
         }
     }
 
+    /// The scan of `bytes`, with the range of the one plain `;tag=value` parameter when it is `present`.
+    package static func scanWithRange(_ bytes: UnsafeBufferPointer<UInt8>) -> (TagScan, Range<Int>?) {
+        var range: Range<Int>?
+        let scan = scan(bytes, tagRange: &range)
+        return (scan, range)
+    }
+
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> TagScan {
         var range: Range<Int>?
         return scan(bytes, tagRange: &range)

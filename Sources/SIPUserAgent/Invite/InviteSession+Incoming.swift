@@ -16,11 +16,10 @@ extension InviteSession {
                 EndReason(.failed, statusCode: error.status, reasonPhrase: error.detail), into: &actions)
             return
         }
-        // Require and Supported parsed once for every check below (what `requiresOption` and `supportsOption`
-        // read).
-        let required = (try? request.require) ?? []
-        let supported = (try? request.headerFields.supported) ?? []
-        // §8.2.2.3: refuse extensions this side does not understand.
+        // §8.2.2.3: refuse extensions this side does not understand (Require is usually absent: not parsed then).
+        let fields = request.headerFields
+        let hasRequire = fields.contains(.require)
+        let required = hasRequire ? (try? request.require) ?? [] : []
         let understood = required.isEmpty ? [] : configuration.supportedExtensions
         let unsupported = required.filter { !understood.contains($0.lowercased()) }
         if !unsupported.isEmpty {
@@ -29,11 +28,16 @@ extension InviteSession {
             rejectIncoming(response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"), into: &actions)
             return
         }
-        // Option tags are tokens (ASCII): compared ignoring ASCII case, as `lowercased()` would.
-        func lists(_ tag: StaticString, in tags: [String]) -> Bool { tags.contains { $0.equalsIgnoringASCIICase(tag) } }
-        incoming.peerRequires100rel = lists("100rel", in: required)
-        incoming.peerSupports100rel = incoming.peerRequires100rel || lists("100rel", in: supported)
-        incoming.peerSupportsTimer = lists("timer", in: required) || lists("timer", in: supported)
+        // An option tag in Require or Supported, compared ignoring ASCII case (tags are tokens); a list that does
+        // not parse counts as empty, as `(try? request.require) ?? []` did.
+        func lists(_ tag: String, in name: SIPField.Name, allowEmpty: Bool) -> Bool {
+            fields.tokenList(name, allowEmpty: allowEmpty, contains: tag, ignoringCase: true) ?? false
+        }
+        incoming.peerRequires100rel = hasRequire && lists("100rel", in: .require, allowEmpty: false)
+        incoming.peerSupports100rel = incoming.peerRequires100rel || lists("100rel", in: .supported, allowEmpty: true)
+        incoming.peerSupportsTimer =
+            (hasRequire && lists("timer", in: .require, allowEmpty: false))
+            || lists("timer", in: .supported, allowEmpty: true)
         peer.allowsUpdate = request.allows(.update) ?? false
         peer.supportsTimer = incoming.peerSupportsTimer
         // RFC 3262 §3: a UAS that requires 100rel refuses an INVITE that does not support it.

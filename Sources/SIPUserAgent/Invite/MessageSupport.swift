@@ -20,8 +20,8 @@ extension SIPHeaderFieldsContainer {
 
     /// Whether Allow lists `method`; `nil` when there is no Allow.
     func allows(_ method: SIPMethod) -> Bool? {
-        guard headerFields.contains(.allow), let methods = try? headerFields.allow else { return nil }
-        return methods.contains(method)
+        guard headerFields.contains(.allow) else { return nil }
+        return headerFields.tokenList(.allow, allowEmpty: true, contains: method.rawValue)
     }
 }
 
@@ -81,20 +81,5 @@ extension Array where Element == SIPMethod {
             return InviteSessionConfiguration.defaultAllowHeaderValue
         }
         return map(\.rawValue).joined(separator: ", ")
-    }
-}
-
-extension String {
-    /// True when the string is `other` ignoring ASCII case (option tags, which are tokens).
-    func equalsIgnoringASCIICase(_ other: StaticString) -> Bool {
-        var text = self
-        return text.withUTF8 { bytes in
-            other.withUTF8Buffer { expected in
-                bytes.count == expected.count
-                    && zip(bytes, expected).allSatisfy { a, b in
-                        (a &- 0x41 < 26 ? a | 0x20 : a) == (b &- 0x41 < 26 ? b | 0x20 : b)
-                    }
-            }
-        }
     }
 }
