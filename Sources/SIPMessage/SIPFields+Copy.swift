@@ -16,6 +16,15 @@ extension SIPFields {
     @discardableResult
     package mutating func appendCopies(of name: SIPField.Name, from source: SIPFields) -> Int {
         var copied = 0
+        if name.id != 0 {
+            // A known name: its entries found by id alone.
+            let id = name.id
+            for entry in source.entries where entry.id == id {
+                appendCopy(of: entry, from: source.storage, valueSuffix: [])
+                copied += 1
+            }
+            return copied
+        }
         for entry in source.entries where source.matches(entry, name) {
             appendCopy(of: entry, from: source.storage, valueSuffix: [])
             copied += 1
@@ -93,7 +102,12 @@ extension SIPResponse {
             // parse: the tag goes on the end, where a header parameter belongs in both forms of the value.
             switch TagScan(source, .to) {
             case .present: fields.appendCopies(of: .to, from: source)
-            case .absent: _ = fields.appendCopy(of: .to, from: source, appendingToValue: Array(";tag=\(toTag)".utf8))
+            case .absent:
+                var suffix: [UInt8] = [UInt8(ascii: ";"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "g")]
+                suffix.append(UInt8(ascii: "="))
+                var tag = toTag
+                tag.withUTF8 { suffix.append(contentsOf: $0) }
+                _ = fields.appendCopy(of: .to, from: source, appendingToValue: suffix)
             case .unclear:
                 if var to = try? source.to, to.tag == nil {
                     to.tag = toTag
