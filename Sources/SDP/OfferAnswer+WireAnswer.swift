@@ -52,9 +52,10 @@ extension OfferAnswer {
         writer.begin("o")
         guard writer.appendField(configuration.username) else { return false }
         writer.append(ASCII.space)
-        writer.appendDecimal(sessionID)
+        let idField = writer.appendDecimalRecording(sessionID)
         writer.append(ASCII.space)
-        writer.appendVersion(version)
+        // A first answer's version is the session id: its digits copied rather than worked out again.
+        writer.appendVersion(version, copying: version == sessionID ? idField : nil)
         writer.append(" IN ")
         writer.append(addressType)
         writer.append(ASCII.space)

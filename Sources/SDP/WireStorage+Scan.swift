@@ -54,10 +54,13 @@ private struct WireScan {
                 if stop + 8 <= count {
                     let word = UnsafeRawBufferPointer(p).loadUnaligned(fromByteOffset: stop, as: UInt64.self)
                     let high: UInt64 = 0x8080_8080_8080_8080
-                    if ((word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word | word) & high == 0 {
+                    let special = ((word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word | word) & high
+                    if special == 0 {
                         stop += 8
                         continue
                     }
+                    // The lowest flag marks the first such byte exactly (a borrow only runs upwards): go to it.
+                    stop += special.trailingZeroBitCount >> 3
                 }
                 let b = p[stop]
                 if b &- 0x0E < 0x72 {

@@ -98,10 +98,24 @@ struct WireWriter: ~Copyable {
         count += digits
     }
 
-    /// Appends the o= version (`appendDecimal`), noting where it is.
-    mutating func appendVersion(_ version: UInt64) {
+    /// Appends `value` in decimal and returns where it went.
+    mutating func appendDecimalRecording(_ value: UInt64) -> Range<Int> {
         let start = count
-        appendDecimal(version)
+        appendDecimal(value)
+        return start..<count
+    }
+
+    /// Appends the o= version (`appendDecimal`), noting where it is: a copy of the bytes at `copying` when they
+    /// already hold the same number.
+    mutating func appendVersion(_ version: UInt64, copying digits: Range<Int>? = nil) {
+        let start = count
+        if let digits {
+            reserve(digits.count)
+            (buffer + count).initialize(from: buffer + digits.lowerBound, count: digits.count)
+            count += digits.count
+        } else {
+            appendDecimal(version)
+        }
         versionField = start..<count
     }
 
