@@ -118,14 +118,15 @@ extension InviteSession {
                     response.setBody(local)
                 }
                 carriesSDP = true
-            } else if sendsReliably(carryingSDP: true), offerAnswer.state == .stable, offerAnswer.session == nil,
+            } else if sendsReliably(carryingSDP: true, for: incoming), offerAnswer.state == .stable,
+                offerAnswer.session == nil,
                 let offer = try? offerAnswer.makeOffer()
             {
                 response.setBody(offer)
                 carriesSDP = true
             }
         }
-        let reliably = sendsReliably(carryingSDP: carriesSDP)
+        let reliably = sendsReliably(carryingSDP: carriesSDP, for: incoming)
         if carriesSDP, incoming.hasOffer, incoming.answerDelivery != .reliable {
             incoming.answerDelivery = reliably ? .reliable : .unreliable
         }
@@ -141,9 +142,15 @@ extension InviteSession {
 
     /// Whether a provisional response goes reliably (RFC 3262 §3).
     func sendsReliably(carryingSDP: Bool) -> Bool {
-        guard configuration.reliableProvisionalResponses != .disabled, let incoming = incomingInvite,
-            incoming.peerSupports100rel
-        else { return false }
+        guard let incoming = incomingInvite else { return false }
+        return sendsReliably(carryingSDP: carryingSDP, for: incoming)
+    }
+
+    /// `sendsReliably(carryingSDP:)` for the INVITE at hand (read from `phase`, it is copied out first).
+    func sendsReliably(carryingSDP: Bool, for incoming: IncomingInvite) -> Bool {
+        guard configuration.reliableProvisionalResponses != .disabled, incoming.peerSupports100rel else {
+            return false
+        }
         return incoming.peerRequires100rel || configuration.reliableProvisionalResponses == .required || carryingSDP
     }
 

@@ -46,7 +46,8 @@ extension SIPFields {
         if contains(.contentType) {
             set(.contentType, MediaType.sdp)
         } else {
-            append(.contentType, MediaType.sdp)
+            // `MediaType.sdp` as it writes itself.
+            append(.contentType, "application/sdp")
         }
     }
 }
