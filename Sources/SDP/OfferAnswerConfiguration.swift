@@ -40,11 +40,12 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     ///   - codecs: the codecs in preference order.
     ///   - packetTime: a=ptime in milliseconds.
     ///   - srtpPolicy: the SRTP policy.
-    ///   - cryptoSuites: the crypto suites in preference order (80-bit tag first by default).
+    ///   - cryptoSuites: the crypto suites in preference order (`CryptoSuite.defaultSuites` by default: the
+    ///     AES-CM suites, 80-bit tag first).
     ///   - isRTCPMuxEnabled: whether to offer and accept rtcp-mux.
     public init(
         address: String, rtpPort: UInt16, codecs: [Codec] = Codec.defaultCodecs, packetTime: Int = 20,
-        srtpPolicy: SRTPPolicy = .off, cryptoSuites: [CryptoSuite] = CryptoSuite.supported,
+        srtpPolicy: SRTPPolicy = .off, cryptoSuites: [CryptoSuite] = CryptoSuite.defaultSuites,
         isRTCPMuxEnabled: Bool = true
     ) {
         self.codecs = codecs

@@ -51,7 +51,7 @@ struct OfferTests {
             configuration.sessionName = "Switchboard"
             configuration.username = "sb"
             configuration.srtpPolicy = .optional
-            configuration.cryptoSuites = [.aesCM128HMACSHA1_32, CryptoSuite(rawValue: "AEAD_AES_128_GCM")]
+            configuration.cryptoSuites = [.aesCM128HMACSHA1_32, CryptoSuite(rawValue: "AEAD_AES_256_GCM")]
         }
         let offer = try engine.makeOffer()
         let audio = offer.media[0]

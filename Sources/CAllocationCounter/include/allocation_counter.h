@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-/// Number of heap allocations (malloc, calloc, realloc, aligned forms) made by this process so far.
+/// Number of heap allocations (malloc, calloc, realloc, aligned forms) made by the calling thread so far.
 /// Linked only into the benchmark executable, whose definitions of the allocation functions take
 /// precedence over the C library's and forward to it.
 uint64_t switchboard_allocation_count(void);

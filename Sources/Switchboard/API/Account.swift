@@ -47,10 +47,10 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var expires: UInt32
     /// Whether the provider registers the account when it starts.
     public var registersOnStart: Bool
-    /// CRLF keep-alive interval on TCP/TLS registration flows (RFC 5626 §4.4.1); a registrar's shorter
-    /// `Flow-Timer` wins.
+    /// Keep-alive interval on TCP, TLS, WS and WSS registration flows (RFC 5626 §4.4.1: CRLFCRLF; a WebSocket
+    /// Ping over WS and WSS, RFC 7118 §6); a registrar's shorter `Flow-Timer` wins.
     public var keepAliveInterval: Duration
-    /// The `+sip.instance` of the account's registrations over TCP and TLS (RFC 5626 §4.1): a URN, usually
+    /// The `+sip.instance` of the account's registrations over TCP, TLS, WS and WSS (RFC 5626 §4.1): a URN, usually
     /// `urn:uuid:` and a UUID that stays the same for the device across restarts (store it). `nil`: the
     /// provider makes a version 4 UUID URN for the account, kept for the provider's life. With it the
     /// REGISTER asks for outbound (`reg-id=1`, `;ob`, `Supported: outbound`): a registrar that confirms it
@@ -327,6 +327,9 @@ public struct RegistrationFailure: Error, Sendable, Hashable, CustomStringConver
     public var statusCode: Int?
     /// The reason phrase or a description.
     public var reason: String
+    /// For `transportClosed`: why the connection failed, typed (a TLS or WSS certificate failure names
+    /// itself, and `reason` says the same in words). `nil` otherwise.
+    public var transportFailure: TransportFailure?
 
     public var description: String {
         if let statusCode { return "\(kind.rawValue) (\(statusCode) \(reason))" }

@@ -57,6 +57,10 @@ public struct CallEndDetails: Sendable, Hashable, CustomStringConvertible {
     public var reasonPhrase: String?
     /// The `Reason` header values (RFC 3326) that came with the end, as written (`SIP;cause=200;text="..."`).
     public var reasons: [String]
+    /// For a call that failed because the transport could not carry its INVITE (status 503, made up by this
+    /// side, RFC 3261 §8.1.3.1): why, typed. A TLS or WSS certificate failure also names itself in
+    /// `reasonPhrase` (`TLS: certificate name mismatch`). `nil` otherwise.
+    public var transportFailure: TransportFailure?
 
     /// - Parameters:
     ///   - reason: the CallKit-shaped reason.

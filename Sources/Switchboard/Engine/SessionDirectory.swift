@@ -30,6 +30,9 @@ final class SessionEntry {
     var isAbandoned = false
     /// Dropped from the directory: late callbacks (a resolution, a transaction event) find nothing to do.
     var isFinished = false
+    /// The last transport error a request of the session met (a TLS certificate refused, a connection
+    /// refused): why the session's made-up 503 happened.
+    var transportError: TransportError?
 
     /// Runs `body` on the session where it is stored, if there is one. The session is a large value:
     /// copying it out and back (or reading a property through a copy) costs more than the step.

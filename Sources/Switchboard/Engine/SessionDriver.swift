@@ -98,6 +98,9 @@ final class SessionDriver {
     /// The transport the session's INVITE went out or came in on, once known.
     func transport(_ key: SessionKey) -> SIPTransport.TransportProtocol? { directory[key]?.transport }
 
+    /// The last transport error a request of session `key` met, if any (while the session lives).
+    func transportError(_ key: SessionKey) -> TransportError? { directory[key]?.transportError }
+
     /// Drops every session without sending anything (the provider is going away).
     func reset() {
         for entry in directory.removeAll() {
@@ -266,7 +269,8 @@ final class SessionDriver {
             perform(key) { $0.receiveResponse(response, for: token) }
         case .timeout:
             perform(key) { $0.transactionFailed(token, .timeout) }
-        case .transportError:
+        case .transportError(let error):
+            if let error { directory[key]?.transportError = error }
             perform(key) { $0.transactionFailed(token, .transportError) }
         case .terminated:
             perform(key) { $0.transactionEnded(token) }

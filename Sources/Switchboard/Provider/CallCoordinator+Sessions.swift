@@ -89,11 +89,14 @@ extension CallCoordinator: SessionDriverDelegate {
                 placeCall(record, to: next, headers: [])
                 return
             }
-            finish(
-                record,
-                CallEndDetails(
-                    reason, direction: record.call.direction, wasConnected: record.call.connectedAt != nil,
-                    localEndReason: record.localEndReason))
+            var details = CallEndDetails(
+                reason, direction: record.call.direction, wasConnected: record.call.connectedAt != nil,
+                localEndReason: record.localEndReason)
+            if reason.kind == .unreachable, let error = sessions.transportError(key) {
+                details.transportFailure = TransportFailure(error)
+                details.reasonPhrase = details.transportFailure?.reasonPhrase ?? details.reasonPhrase
+            }
+            finish(record, details)
         }
     }
 
