@@ -7,6 +7,7 @@ extension OfferAnswer {
     ///   accepted, with the reason of the first one tried.
     mutating func buildAnswer(to offer: SessionDescription) throws(SDPError) -> (SessionDescription, NegotiatedSession)
     {
+        if let wire = offer.wire, let answered = buildAnswer(toWire: wire) { return answered }
         var media: [MediaDescription] = []
         var accepted: NegotiatedSession?
         var failure: SDPError?
