@@ -134,6 +134,16 @@ extension OfferAnswer {
         writer.begin("a")
         writer.append(direction.attributeName)
         writer.end()
+        // What the layer above adds to every audio section (ICE's attributes), last, as the model path does.
+        for attribute in configuration.mediaAttributes {
+            writer.begin("a")
+            guard writer.appendField(attribute.name) else { return nil }
+            if let value = attribute.value {
+                writer.append(":")
+                guard writer.appendText(value) else { return nil }
+            }
+            writer.end()
+        }
 
         let negotiated = common.map { codec, format in
             NegotiatedSession.NegotiatedCodec(

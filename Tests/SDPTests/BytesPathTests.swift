@@ -27,13 +27,17 @@ struct BytesPathTests {
     func answeredLikeTheModel(_ file: String) throws {
         let offer = try TestData.description(file)
         let policies: [SRTPPolicy] = [.off, .optional, .mandatory]
+        // The layer above's attributes (ICE's) go last into the audio section on both paths.
+        let extras = [[], [Attribute("ice-ufrag", "8hhY"), Attribute("ice-options", "ice2"), Attribute("ice-lite")]]
         for policy in policies {
-            for prefersOffererOrder in [false, true] {
+            for (prefersOffererOrder, attributes) in [(false, extras[0]), (true, extras[0]), (false, extras[1])] {
                 var fromBytes = OfferAnswer.testing(policy: policy) {
                     $0.prefersOffererCodecOrder = prefersOffererOrder
+                    $0.mediaAttributes = attributes
                 }
                 var fromModel = OfferAnswer.testing(policy: policy) {
                     $0.prefersOffererCodecOrder = prefersOffererOrder
+                    $0.mediaAttributes = attributes
                 }
                 let a = Result { try fromBytes.answer(offer) }
                 let b = Result { try fromModel.answer(offer.withModel) }
