@@ -216,35 +216,55 @@ enum MessageParser {
                     if entries[last].id == contentLengthID { contentLengthState = .folded }
                 }
             } else {
-                // The name: token characters (one lookup in a constant table per byte), packed into words for
-                // classification afterwards.
-                var j = i
-                while j < contentEnd, buf[j].isTokenChar { j += 1 }
-                let nameLength = j - i
-                while j < contentEnd, buf[j] == ASCII.space || buf[j] == ASCII.tab { j += 1 }
-                guard nameLength > 0, j < contentEnd, buf[j] == ASCII.colon else {
-                    throw fail(MessageError(.malformedHeader, status: 400, "Malformed header line (no name or ':')"))
+                let nameLength: Int
+                let id: UInt8
+                let colon: Int
+                if let (count, words) = delimitedName(buf, i), buf[i &+ count] == ASCII.colon {
+                    // The usual `Name:`, read a word at a time. A known name matched this way is made of token
+                    // characters (its bytes are above SP); any other name is checked byte by byte.
+                    nameLength = count
+                    colon = i &+ count
+                    id =
+                        count == 1
+                        ? KnownHeader.classify(buf, i..<(i &+ 1)) : KnownHeader.classify(count: count, words: words)
+                    if id == 0 {
+                        guard MessageParser.allTokenChars(buf, i, colon) else {
+                            throw fail(
+                                MessageError(.malformedHeader, status: 400, "Malformed header line (no name or ':')"))
+                        }
+                    }
+                } else {
+                    // The name: token characters (one lookup in a constant table per byte), packed into words for
+                    // classification afterwards.
+                    var j = i
+                    while j < contentEnd, buf[j].isTokenChar { j += 1 }
+                    nameLength = j - i
+                    while j < contentEnd, buf[j] == ASCII.space || buf[j] == ASCII.tab { j += 1 }
+                    guard nameLength > 0, j < contentEnd, buf[j] == ASCII.colon else {
+                        throw fail(
+                            MessageError(.malformedHeader, status: 400, "Malformed header line (no name or ':')"))
+                    }
+                    guard nameLength <= Int(UInt16.max) else {
+                        throw fail(MessageError(.malformedHeader, status: 400, "Header name too long"))
+                    }
+                    colon = j
+                    if nameLength == 1 {
+                        id = KnownHeader.classify(buf, i..<(i + 1))
+                    } else if nameLength <= 24 {
+                        id = KnownHeader.classify(count: nameLength, words: packedName(buf, i, nameLength))
+                    } else {
+                        id = 0
+                    }
                 }
                 guard entries.count < limits.maximumHeaderFields else {
                     throw fail(MessageError(.tooManyHeaders, status: 400, "Too many header fields"))
                 }
-                guard nameLength <= Int(UInt16.max) else {
-                    throw fail(MessageError(.malformedHeader, status: 400, "Header name too long"))
-                }
                 // `buf[contentEnd]` is the line's CR or LF, which is not white space: it ends this loop without a
                 // bounds test per byte.
-                var start = j + 1
+                var start = colon + 1
                 while buf[start] == ASCII.space || buf[start] == ASCII.tab { start &+= 1 }
                 var stop = contentEnd
                 while stop > start, buf[stop - 1] == ASCII.space || buf[stop - 1] == ASCII.tab { stop -= 1 }
-                let id: UInt8
-                if nameLength == 1 {
-                    id = KnownHeader.classify(buf, i..<(i + 1))
-                } else if nameLength <= 24 {
-                    id = KnownHeader.classify(count: nameLength, words: packedName(buf, i, nameLength))
-                } else {
-                    id = 0
-                }
                 if id == contentLengthID {
                     if contentLengthState != .absent {
                         contentLengthState = .multiple
@@ -284,6 +304,65 @@ enum MessageParser {
         return ParsedHead(
             startLineResult: startLineResult, isResponse: isResponse, entries: entries,
             contentLength: contentLength, contentLengthState: contentLengthState, bodyStart: bodyStart)
+    }
+
+    /// The name at the start of a header line, up to its first byte that is `:` or not above SP, read eight bytes
+    /// at a time: its length (1...24) and its bytes packed into words as `packedName` packs them. `nil` when the
+    /// name is empty or longer than 24 bytes, or when the words needed reach past the buffer. The line's CR or LF
+    /// ends every name, so the length never reaches past the line.
+    @inline(__always)
+    static func delimitedName(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Int, (UInt64, UInt64, UInt64))? {
+        guard let base = buf.baseAddress, start >= 0 else { return nil }
+        let available = buf.count &- start
+        guard available >= 8 else { return nil }
+        let raw = UnsafeRawPointer(base + start)
+        let lowerBits: UInt64 = 0x2020_2020_2020_2020
+        let w0 = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let m0 = delimiters(w0)
+        if m0 != 0 {
+            let count = m0.trailingZeroBitCount &>> 3
+            guard count > 0 else { return nil }
+            return (count, (lowered(w0, count), 0, 0))
+        }
+        guard available >= 16 else { return nil }
+        let w1 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let m1 = delimiters(w1)
+        if m1 != 0 {
+            let count = m1.trailingZeroBitCount &>> 3
+            return (8 &+ count, (w0 | lowerBits, lowered(w1, count), 0))
+        }
+        guard available >= 24 else { return nil }
+        let w2 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        let m2 = delimiters(w2)
+        guard m2 != 0 else { return nil }
+        let count = m2.trailingZeroBitCount &>> 3
+        return (16 &+ count, (w0 | lowerBits, w1 | lowerBits, lowered(w2, count)))
+    }
+
+    /// The top bit of the first byte of `word` that is `:` or at most SP is the lowest bit set (bits above it
+    /// may be set by borrows and mean nothing).
+    @inline(__always)
+    static func delimiters(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let x = word ^ 0x3A3A_3A3A_3A3A_3A3A
+        return ((x &- ones) & ~x | (word &- 0x2121_2121_2121_2121) & ~word) & high
+    }
+
+    /// The first `count` (0...7) bytes of `word` with bit 0x20 set, the rest zero.
+    @inline(__always)
+    static func lowered(_ word: UInt64, _ count: Int) -> UInt64 {
+        (word | 0x2020_2020_2020_2020) & ((1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1)
+    }
+
+    /// Whether `buf[from..<to]` are all token characters.
+    static func allTokenChars(_ buf: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+        var k = from
+        while k < to {
+            guard buf[k].isTokenChar else { return false }
+            k &+= 1
+        }
+        return true
     }
 
     /// The header name at `buf[start..<start + count]` (`count` in 1...24, token characters only) packed into
