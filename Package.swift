@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Media", targets: ["Media"]),
         .library(name: "STUN", targets: ["STUN"]),
         .library(name: "ICE", targets: ["ICE"]),
+        .library(name: "DTLS", targets: ["DTLS"]),
         .library(name: "Switchboard", targets: ["Switchboard"]),
         .library(name: "SwitchboardTesting", targets: ["SwitchboardTesting"]),
         .executable(name: "switchboard", targets: ["SwitchboardCLI"]),
@@ -22,6 +23,7 @@ let package = Package(
         .executable(name: "FuzzWebSocket", targets: ["FuzzWebSocket"]),
         .executable(name: "FuzzSTUN", targets: ["FuzzSTUN"]),
         .executable(name: "FuzzICE", targets: ["FuzzICE"]),
+        .executable(name: "FuzzDTLS", targets: ["FuzzDTLS"]),
         .executable(name: "stun-probe", targets: ["STUNProbe"]),
         .executable(name: "sb-endpoint", targets: ["InteropEndpoint"]),
         .executable(name: "echo-bot", targets: ["EchoBot"]),
@@ -59,7 +61,8 @@ let package = Package(
         // (WAV, tone, callbacks), tone measurement and the E-model. The packet half is sans-I/O: callers pass
         // bytes and times in, and get bytes and decisions out.
         .target(name: "Media", dependencies: ["SDP", "COpus", "CSRTP", "COpenSSL"]),
-        // libsrtp2 (libsrtp2-dev), built without OpenSSL on Debian: AES-CM + HMAC-SHA1 suites only.
+        // libsrtp2 (libsrtp2-dev), built on NSS on Debian: the AES-CM + HMAC-SHA1 suites and AEAD_AES_128_GCM (RFC 7714),
+        // the cross-check of the native SRTP on OpenSSL.
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
 
         // STUN (RFC 8489): the message codec with MESSAGE-INTEGRITY(-SHA256) and FINGERPRINT, short- and long-term
@@ -71,6 +74,10 @@ let package = Package(
         // priorities, the check list, the Binding responder, roles, nomination and restart. Sans-I/O: candidates,
         // datagrams and instants in, sends, timer requests and events out; randomness is injected.
         .target(name: "ICE", dependencies: ["STUN"]),
+        // DTLS-SRTP (RFC 5763, RFC 5764): a DTLS 1.2 client or server over OpenSSL's memory BIOs, the
+        // certificate and its fingerprint, the peer's fingerprint check, use_srtp and the SRTP keys. Sans-I/O:
+        // datagrams and instants in, datagrams, keys and typed failures out.
+        .target(name: "DTLS", dependencies: ["Media", "SDP", "COpenSSL"]),
 
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
@@ -84,7 +91,7 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
-                "Media", "COpenSSL", "CSystem",
+                "Media", "ICE", "STUN", "COpenSSL", "CSystem",
             ]
         ),
 
@@ -110,7 +117,7 @@ let package = Package(
             name: "SwitchboardBenchmarks",
             dependencies: [
                 "SIPMessage", "SIPTransaction", "SIPTransport", "SIPUserAgent", "SIPAuthentication", "SDP", "Media",
-                "CAllocationCounter",
+                "STUN", "DTLS", "Switchboard", "SwitchboardTesting", "CAllocationCounter",
             ]),
         .target(name: "CAllocationCounter"),
 
@@ -123,6 +130,7 @@ let package = Package(
         .executableTarget(name: "FuzzWebSocket", dependencies: ["SIPTransport"]),
         .executableTarget(name: "FuzzSTUN", dependencies: ["STUN"]),
         .executableTarget(name: "FuzzICE", dependencies: ["ICE", "STUN"]),
+        .executableTarget(name: "FuzzDTLS", dependencies: ["DTLS", "Media"]),
         // A Binding request over a real UDP socket, and two TURN allocations over UDP, TCP or TLS, for the
         // cross-checks against coturn (Interop/stun/coturn-check, Interop/stun/turn-check).
         .executableTarget(name: "STUNProbe", dependencies: ["STUN", "COpenSSL"], path: "Interop/stun/probe"),
@@ -148,11 +156,12 @@ let package = Package(
             name: "SwitchboardTests",
             dependencies: [
                 "Switchboard", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPUserAgent",
-                "SDP", "Media",
+                "SDP", "Media", "ICE", "STUN",
             ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Media", "SDP"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["SwitchboardCLI", "Switchboard", "Media"]),
     ],
     swiftLanguageModes: [.v6]

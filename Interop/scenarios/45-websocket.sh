@@ -6,17 +6,45 @@
 # the caller plays tone:1000 and the callee tone:440, both record, and each recording must hold the other's.
 # And Switchboard to Switchboard with no proxy, over WS and WSS: `answer --listen ws://...` or `wss://...`,
 # `call --ws-url`, tones checked the same way.
+# An independent WebSocket client, ws-client (ws-client/: libre 1.1.0's own SIP stack and WebSocket transport;
+# baresip 1.0.0 never adds that transport, see Interop/README.md): it calls `answer --listen ws://` directly;
+# over WSS it verifies the certificate against the run's CA (a wrong CA is refused) and gets the 200, and then
+# cannot send the ACK to Switchboard's `sips:` Contact (libre 1.1.0 sends to `sip:` next hops only), which the
+# case checks as the known limit; it registers over WS and WSS to Kamailio and Switchboard calls it there.
+# RFC 5626 outbound over WS and WSS (Kamailio started with -A WITH_WEBSOCKET -A WITH_OUTBOUND): the
+# registration asks for and gets outbound, its connection is cut (ss -K), Switchboard registers again over a
+# new WebSocket connection at once, Kamailio keeps one binding, and a call to it arrives.
 # Users from peers/kamailio/users.cfg; switchboard takes free ports (--listen 127.0.0.1:0).
 
 export KAMAILIO_WS_RUN="$OUT/kamailio-ws"
 
+group_teardown_kamailio_ws() {
+  RUN="$KAMAILIO_WS_RUN" "$HERE/peers/kamailio/stop.sh"
+}
+
+export KAMAILIO_WS_OB_RUN="$OUT/kamailio-ws-outbound"
+export WS_CLIENT="$OUT/ws-client"
+
+# Builds ws-client (gcc against Debian's libre-dev) once per run.
+ws_client_build() {
+  [ -x "$WS_CLIENT" ] || bash "$HERE/ws-client/build.sh" "$WS_CLIENT"
+}
+
 group_setup_kamailio_ws() {
+  ws_client_build || return 1
   mkdir -p "$KAMAILIO_WS_RUN"
   RUN="$KAMAILIO_WS_RUN" CERTDIR="$CERTDIR" "$HERE/peers/kamailio/start.sh" -A WITH_WEBSOCKET
 }
 
-group_teardown_kamailio_ws() {
-  RUN="$KAMAILIO_WS_RUN" "$HERE/peers/kamailio/stop.sh"
+group_setup_libre_ws() { ws_client_build; }
+
+group_setup_kamailio_ws_outbound() {
+  mkdir -p "$KAMAILIO_WS_OB_RUN"
+  RUN="$KAMAILIO_WS_OB_RUN" CERTDIR="$CERTDIR" "$HERE/peers/kamailio/start.sh" -A WITH_WEBSOCKET -A WITH_OUTBOUND
+}
+
+group_teardown_kamailio_ws_outbound() {
+  RUN="$KAMAILIO_WS_OB_RUN" "$HERE/peers/kamailio/stop.sh"
 }
 
 export ws_bpf="port 5060 or port 5080 or port 5443 or portrange 17000-17999"
@@ -119,7 +147,7 @@ ws_call_in() {
     --play tone:1000 --record caller.wav \
     > events.out 2> trace.out
   ws_end_call $? "$pid" || return 1
-  grep -Eq "^INVITE sips?:carol@[a-z0-9]+\.invalid;transport=ws SIP/2.0" answer.err \
+  grep -Eq "^INVITE sips?:carol@[a-z0-9]+\.invalid;transport=ws(;ob)? SIP/2.0" answer.err \
     || { echo "the INVITE did not reach carol's .invalid Contact over the WebSocket"; return 1; }
   grep -q " connected .*transport=udp" events.out && grep -q " connected .*transport=$TRANSPORT" answer.out \
     || { echo "the connected lines do not say transport=udp (caller) and $TRANSPORT (callee)"; return 1; }
@@ -149,9 +177,193 @@ ws_sb_call() {
     || { echo "the answer did not get an RFC 7118 INVITE"; return 1; }
 }
 
+# The local address (switchboard's --trace) a message whose start line matches $2 went out on ($3 = sent)
+# or came in on ($3 = received), the first ($4 = first) or last ($4 = last) such, in trace file $1.
+ws_trace_local() {
+  awk -v dir="$3" -v pat="$2" -v which="$4" '/^--- T=/ { l = $5; d = $3; next }
+    l != "" && d == dir && $0 ~ pat { found = l; if (which == "first") { print found; exit } } { l = "" }
+    END { if (which == "last" && found != "") print found }' "$1"
+}
+
+# Waits (bounded, 10 s) for process $1 to end by itself, then stops it by PID; returns its exit status.
+ws_wait_pid() {
+  local pid=$1 i=0
+  while kill -0 "$pid" 2>/dev/null && [ $i -lt 200 ]; do i=$((i+1)); sleep 0.05; done
+  if kill -0 "$pid" 2>/dev/null; then stop_pid "$pid"; return 124; fi
+  wait "$pid"
+}
+
+# ws-client and switchboard in one call: ws-client's lines in $1 (it plays tone $3, records libre.wav), the
+# switchboard side's in $2 (it plays the other tone, records switchboard.wav); each recording must hold the
+# other side's tone. A summary line on each side with packets received.
+ws_libre_call_checks() {
+  local libre=$1 sb=$2 libre_tone=$3 sb_tone=$4
+  echo "--- ws-client"; cat "$libre"; echo "--- switchboard"; cat "$sb"
+  grep -q "^connected transport=" "$libre" && grep -q "connected codec=PCMU" "$sb" || return 1
+  grep -Eq "^summary tx=[1-9][0-9]* rx=[1-9][0-9]*" "$libre" && grep -Eq "summary .* rx=[1-9][0-9]*" "$sb" || return 1
+  local ok=0
+  python3 "$HERE/media/tonecheck.py" libre.wav --expect "$sb_tone" --other "$libre_tone" || ok=1
+  python3 "$HERE/media/tonecheck.py" switchboard.wav --expect "$libre_tone" --other "$sb_tone" || ok=1
+  return $ok
+}
+
+# ws-client (libre 1.1.0) calls `switchboard answer --listen ws://127.0.0.1:17582/` directly, plays tone:1000
+# and hangs up after 3 s; the answer plays tone:440. The INVITE must come in over the WebSocket in the RFC 7118
+# form, the call end at libre's BYE, and both recordings hold the other's tone.
+ws_libre_calls_answer() {
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
+  "$ROOT/.build/debug/switchboard" answer --listen ws://127.0.0.1:17582/ --user bob --rtp-ports 17100-17199 \
+    --codecs pcmu --auto-answer --count 1 --play tone:440 --record switchboard.wav --trace > answer.out 2> answer.err &
+  local pid=$!
+  wait_port 17582 tcp || { stop_pid "$pid"; echo "answer does not listen on ws://127.0.0.1:17582/"; cat answer.err; return 1; }
+  "$WS_CLIENT" --user alice --transport ws --call "sip:bob@127.0.0.1:17582;transport=ws" --duration 3 --tone 1000 \
+    --record libre.wav --rtp-ports 17200-17299 --timeout 15 --trace > libre.out 2> libre.err
+  local rc=$?
+  ws_wait_pid "$pid"; local arc=$?
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "ws-client exit $rc, answer exit $arc"
+  [ $rc -eq 0 ] && [ $arc -eq 0 ] || { tail -30 libre.err; return 1; }
+  ws_libre_call_checks libre.out answer.out 1000 440 || return 1
+  grep -q "ended reason=remoteEnded" answer.out || { echo "the call did not end at libre's BYE"; return 1; }
+  grep -q " connected .*transport=ws" answer.out || { echo "answer's connected line does not say transport=ws"; return 1; }
+  grep -q "^--- T=[0-9.]* received WS " answer.err && grep -Eq "^INVITE sip:bob@127\.0\.0\.1:17582;transport=ws SIP/2.0" answer.err \
+    && grep -q "^Via: SIP/2.0/WS " answer.err || { echo "no RFC 7118 INVITE over the WebSocket"; return 1; }
+}
+
+# ws-client over WSS to `switchboard answer --listen wss://127.0.0.1:17583/` (the run's certificate for
+# 127.0.0.1). First with the wrong name expected (--tls-name other.example.test): the handshake is refused
+# and no INVITE arrives. Then verified against the run's CA: the upgrade, the INVITE, the 180 and the 200 with
+# Switchboard's WSS Contact `sips:bob@127.0.0.1:17583;transport=ws` (RFC 7118 §5.2) cross, and libre 1.1.0
+# cannot send the ACK: its sip_request() accepts only a `sip:` next hop (ENOSYS, "Function not implemented",
+# for `sips:`), so the call stops there. The case checks exactly that stop; it is the known limit, not a call.
+ws_libre_wss_answer_limit() {
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
+  "$ROOT/.build/debug/switchboard" answer --listen wss://127.0.0.1:17583/ --tls-cert "$CERTDIR/server.crt" \
+    --tls-key "$CERTDIR/server.key" --user bob --rtp-ports 17100-17199 --codecs pcmu --auto-answer --count 1 \
+    --trace > answer.out 2> answer.err &
+  local pid=$!
+  wait_port 17583 tcp || { stop_pid "$pid"; echo "answer does not listen on wss://127.0.0.1:17583/"; cat answer.err; return 1; }
+  "$WS_CLIENT" --user alice --transport wss --ca "$CERTDIR/ca.crt" --tls-name other.example.test \
+    --call "sip:bob@127.0.0.1:17583;transport=wss" --timeout 5 --trace > mismatch.out 2> mismatch.err
+  local mrc=$?
+  echo "--- ws-client, expecting other.example.test (exit $mrc)"; cat mismatch.out; grep "tls:" mismatch.err
+  [ $mrc -eq 1 ] && grep -q "^summary .*verified-tls=1" mismatch.out && grep -q "^ended reason=error" mismatch.out \
+    && grep -q "tls: connect: error" mismatch.err || { echo "a certificate for another name was not refused"; stop_pid "$pid"; return 1; }
+  grep -q "^INVITE " answer.err && { echo "an INVITE arrived over the refused connection"; stop_pid "$pid"; return 1; }
+  "$WS_CLIENT" --user alice --transport wss --ca "$CERTDIR/ca.crt" --call "sip:bob@127.0.0.1:17583;transport=wss" \
+    --rtp-ports 17200-17299 --timeout 10 --trace > libre.out 2> libre.err
+  local rc=$?
+  stop_pid "$pid"
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "--- ws-client, verified (exit $rc)"; cat libre.out; echo "--- switchboard"; cat answer.out
+  grep -q "^summary .*verified-tls=1" libre.out || { echo "the certificate was not checked"; return 1; }
+  grep -q "^--- T=[0-9.]* received WSS " answer.err && grep -q "^INVITE sip:bob@127.0.0.1:17583;transport=wss SIP/2.0" answer.err \
+    || { echo "no INVITE over WSS"; return 1; }
+  grep -q "^Contact: <sips:bob@127.0.0.1:17583;transport=ws>" libre.err || { echo "libre did not get the 200 with the sips: Contact"; return 1; }
+  grep -q '^ended reason=error err="Function not implemented"' libre.out || { echo "not the known stop (ENOSYS at the ACK)"; return 1; }
+  ! grep -q "^ACK " libre.err || { echo "libre sent an ACK: the limit is gone, make this a full call"; return 1; }
+}
+
+# ws-client registers carol over WS or WSS to Kamailio (WSS: verified against the run's CA) and answers;
+# `switchboard call` (UDP) calls carol through Kamailio, which relays over the WebSocket; libre hangs up after
+# 3 s. Tones both ways (switchboard tone:1000, libre tone:440).
+ws_libre_registered_called() {
+  local server=127.0.0.1:5080 tls=()
+  [ "$TRANSPORT" = wss ] && { server=127.0.0.1:5443; tls=(--ca "$CERTDIR/ca.crt"); }
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
+  "$WS_CLIENT" --user carol --password carolpw --transport "$TRANSPORT" "${tls[@]}" --server "$server" --register \
+    --answer --duration 3 --tone 440 --record libre.wav --rtp-ports 17200-17299 --timeout 20 --trace \
+    > libre.out 2> libre.err &
+  local lp=$!
+  wait_for libre.out "^registered" || { stop_pid "$lp"; echo "ws-client did not register"; cat libre.out; tail -30 libre.err; return 1; }
+  "$ROOT/.build/debug/switchboard" call sip:carol@127.0.0.1 --user alice@127.0.0.1 --password alicepw \
+    --proxy sip:127.0.0.1 --listen 127.0.0.1:0 --rtp-ports 17000-17099 --codecs pcmu --duration 10 \
+    --play tone:1000 --record switchboard.wav --trace > events.out 2> trace.out
+  local rc=$?
+  ws_wait_pid "$lp"; local lrc=$?
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "switchboard exit $rc, ws-client exit $lrc"
+  [ $rc -eq 0 ] && [ $lrc -eq 0 ] || { tail -30 libre.err; return 1; }
+  ws_libre_call_checks libre.out events.out 440 1000 || return 1
+  local upper; upper=$(echo "$TRANSPORT" | tr a-z A-Z)
+  grep -q "^incoming from=sip:alice@127.0.0.1 transport=$upper" libre.out || { echo "the INVITE did not come over $upper"; return 1; }
+  grep -Eq "^registered contact=.*;transport=$TRANSPORT>.*received=" libre.out || { echo "no WebSocket binding"; return 1; }
+  grep -q "ended reason=remoteEnded" events.out || { echo "the call did not end at libre's BYE"; return 1; }
+}
+
+# switchboard answer registers carol over WS or WSS with no listener (--listen none) to Kamailio with outbound
+# (-A WITH_OUTBOUND): the REGISTER asks for outbound (;ob, reg-id=1, +sip.instance, Supported: outbound) and
+# the 200 confirms it (Require: outbound, Flow-Timer). The registration's TCP connection is cut with ss -K:
+# Switchboard registers again at once (under 1 s; without outbound it would wait its 2 s retry) over a new
+# WebSocket connection, Kamailio keeps one binding (same instance and reg-id, the new connection's address),
+# and a UDP call from alice to carol arrives over the new connection. Tones both ways.
+ws_outbound_recovery() {
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf" || return 1
+  "$ROOT/.build/debug/switchboard" answer --registrar sip:127.0.0.1 --user carol --password carolpw \
+    --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --listen none --rtp-ports 17100-17199 --auto-answer --count 1 \
+    --duration 30 --play tone:440 --record callee.wav --trace > answer.out 2> answer.err < /dev/null &
+  local pid=$!
+  ws_wait_registered answer.out || { stop_pid "$pid"; echo "carol did not register"; tail -30 answer.err; return 1; }
+  grep -Eq '^Contact: <sips?:carol@[a-z0-9]+\.invalid;transport=ws;ob>;\+sip\.instance="<urn:uuid:[0-9a-f-]+>";reg-id=1' answer.err \
+    && grep -q "^Supported: path, outbound" answer.err || { echo "the REGISTER did not ask for outbound"; stop_pid "$pid"; return 1; }
+  awk '/^SIP\/2.0 200/,/^$/' answer.err | grep -q "^Require: outbound" && awk '/^SIP\/2.0 200/,/^$/' answer.err \
+    | grep -q "^Flow-Timer: 25" || { echo "the 200 did not confirm outbound"; stop_pid "$pid"; return 1; }
+  local first; first=$(ws_trace_local answer.err '^REGISTER ' sent first)
+  ss -K "( sport = :${first##*:} )" > /dev/null 2>&1 || { echo "ss -K failed"; stop_pid "$pid"; return 1; }
+  local i=0
+  until [ "$(grep -c 'registered expires' answer.out)" -ge 2 ]; do
+    i=$((i+1)); [ $i -gt 100 ] && { echo "no registration after the cut"; cat answer.out; stop_pid "$pid"; return 1; }
+    sleep 0.05
+  done
+  local again failed_at again_at
+  again=$(ws_trace_local answer.err '^REGISTER ' sent last)
+  failed_at=$(grep -m1 "reg-failed" answer.out | sed -E 's/^T=([0-9.]+).*/\1/')
+  again_at=$(grep "registered expires" answer.out | sed -n 2p | sed -E 's/^T=([0-9.]+).*/\1/')
+  echo "registered on $first; cut at T=$failed_at; registered again on $again at T=$again_at"
+  [ -n "$failed_at" ] && awk -v a="$failed_at" -v b="$again_at" 'BEGIN { exit !(b - a < 1) }' \
+    || { echo "not registered again at once"; stop_pid "$pid"; return 1; }
+  [ "$again" != "$first" ] || { echo "no new connection"; stop_pid "$pid"; return 1; }
+  kamcmd -s "unix:$KAMAILIO_WS_OB_RUN/kamailio_ctl" ul.dump > uldump.out 2>&1
+  grep -E "Address|Received|Reg-Id" uldump.out
+  [ "$(grep -c 'Reg-Id: 1' uldump.out)" -eq 1 ] && grep -q "Received: sips\?:127.0.0.1:${again##*:};transport=ws" uldump.out \
+    || { echo "Kamailio does not hold one binding on the new connection"; stop_pid "$pid"; return 1; }
+  "$ROOT/.build/debug/switchboard" call sip:carol@127.0.0.1 --user alice@127.0.0.1 --password alicepw \
+    --proxy sip:127.0.0.1 --listen 127.0.0.1:0 --rtp-ports 17000-17099 --duration 2 --play tone:1000 \
+    --record caller.wav > events.out 2> trace.out
+  ws_end_call $? "$pid" || return 1
+  local invite_on; invite_on=$(ws_trace_local answer.err '^INVITE ' received first)
+  echo "the INVITE came on $invite_on"
+  [ "$invite_on" = "$again" ] || { echo "the INVITE did not come over the new connection"; return 1; }
+  grep -q " connected .*transport=$TRANSPORT" answer.out || { echo "answer's connected line does not say $TRANSPORT"; return 1; }
+}
+
+# The CLI names a WSS certificate failure: `answer --listen wss://127.0.0.1:17584/` serves the run's
+# certificate for other.example.test; `call` over WSS to 127.0.0.1 ends `failed` with the made-up 503's phrase
+# naming the mismatch, and `register` through the same URL fails with the same fault in its reason.
+ws_cli_name_mismatch() {
+  "$ROOT/.build/debug/switchboard" answer --listen wss://127.0.0.1:17584/ --tls-cert "$CERTDIR/other.crt" \
+    --tls-key "$CERTDIR/other.key" --user bob --auto-answer --count 1 > answer.out 2> answer.err &
+  local pid=$!
+  wait_port 17584 tcp || { stop_pid "$pid"; echo "answer does not listen on wss://127.0.0.1:17584/"; cat answer.err; return 1; }
+  "$ROOT/.build/debug/switchboard" call sip:bob@127.0.0.1:17584 --user alice@127.0.0.1 \
+    --ws-url wss://127.0.0.1:17584/ --tls-ca "$CERTDIR/ca.crt" --duration 1 > events.out 2> trace.out
+  local rc=$?
+  "$ROOT/.build/debug/switchboard" register --user alice@127.0.0.1 --password alicepw --registrar sip:127.0.0.1 \
+    --ws-url wss://127.0.0.1:17584/ --tls-ca "$CERTDIR/ca.crt" --duration 1 > register.out 2> register.err
+  local rrc=$?
+  stop_pid "$pid"
+  echo "--- call (exit $rc)"; cat events.out; echo "--- register (exit $rrc)"; cat register.out
+  [ $rc -eq 1 ] && grep -q 'ended reason=failed status=503 phrase="TLS: certificate name mismatch"' events.out \
+    || { echo "the call's end does not name the mismatch"; return 1; }
+  [ $rrc -ne 0 ] && grep -q 'reg-failed reason="TLS: certificate name mismatch (' register.out \
+    || { echo "the registration failure does not name the mismatch"; return 1; }
+  ! grep -q "^T=.* incoming" answer.out || { echo "a call got through"; return 1; }
+}
+
 for t in ws wss; do
   case_add switchboard_ws call-over-websocket switchboard $t ws_sb_call
 done
+case_add switchboard_ws wss-name-mismatch-cli switchboard wss ws_cli_name_mismatch
 
 for t in ws wss; do
   case_add kamailio_ws register-over-websocket kamailio $t ws_register
@@ -159,3 +371,13 @@ for t in ws wss; do
   case_add kamailio_ws call-in-over-websocket kamailio $t ws_call_in
 done
 case_add kamailio_ws wss-name-mismatch kamailio wss ws_name_mismatch
+for t in ws wss; do
+  case_add kamailio_ws libre-registered-called libre $t ws_libre_registered_called
+done
+
+case_add libre_ws libre-calls-answer libre ws ws_libre_calls_answer
+case_add libre_ws libre-calls-answer-until-ack libre wss ws_libre_wss_answer_limit
+
+for t in ws wss; do
+  case_add kamailio_ws_outbound outbound-flow-recovery switchboard $t ws_outbound_recovery
+done

@@ -13,6 +13,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <time.h>
 
 static inline int sb_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
@@ -118,6 +119,60 @@ static inline EVP_MAC_CTX *sb_hmac_sha1_new(const unsigned char *key, size_t key
         return NULL;
     }
     return ctx;
+}
+
+// DTLS (RFC 6347) over memory BIOs, for DTLS-SRTP (RFC 5764).
+
+static inline long sb_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
+/// 1 and the time left when a retransmission timer runs (0 when it is due), 0 when none runs.
+static inline long sb_DTLSv1_get_timeout(SSL *ssl, long *seconds, long *microseconds) {
+    struct timeval tv = {0, 0};
+    long running = DTLSv1_get_timeout(ssl, &tv);
+    *seconds = (long)tv.tv_sec;
+    *microseconds = (long)tv.tv_usec;
+    return running;
+}
+static inline long sb_DTLSv1_handle_timeout(SSL *ssl) { return DTLSv1_handle_timeout(ssl); }
+static inline int sb_BIO_reset(BIO *bio) { return (int)BIO_reset(bio); }
+static inline int sb_SSL_get_ex_new_index(void) { return SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
+static const int sb_DTLS1_2_VERSION = DTLS1_2_VERSION;
+static const uint64_t sb_SSL_OP_NO_QUERY_MTU = SSL_OP_NO_QUERY_MTU;
+static const uint64_t sb_SSL_OP_NO_TICKET = SSL_OP_NO_TICKET;
+
+/// A self-signed certificate for DTLS-SRTP (RFC 5763 §5): a fresh EC P-256 key, a random positive 64-bit
+/// serial, subject and issuer CN=`common_name`, valid from `not_before` to `not_after` (seconds since 1970),
+/// signed with ECDSA-SHA256. Returns 1 and the certificate and key (the caller frees them), or 0.
+static inline int sb_dtls_self_signed(const char *common_name, int64_t not_before, int64_t not_after, X509 **cert_out,
+                                      EVP_PKEY **key_out) {
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    X509 *cert = X509_new();
+    unsigned char serial[8];
+    BIGNUM *bn = NULL;
+    time_t start = (time_t)not_before, end = (time_t)not_after;
+    if (key == NULL || cert == NULL) goto fail;
+    if (X509_set_version(cert, 2) != 1) goto fail;
+    if (RAND_bytes(serial, sizeof serial) != 1) goto fail;
+    serial[0] &= 0x7F;
+    serial[0] |= 0x01;
+    bn = BN_bin2bn(serial, sizeof serial, NULL);
+    if (bn == NULL || BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert)) == NULL) goto fail;
+    if (X509_time_adj_ex(X509_getm_notBefore(cert), 0, 0, &start) == NULL) goto fail;
+    if (X509_time_adj_ex(X509_getm_notAfter(cert), 0, 0, &end) == NULL) goto fail;
+    X509_NAME *name = X509_get_subject_name(cert);
+    if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) != 1)
+        goto fail;
+    if (X509_set_issuer_name(cert, name) != 1) goto fail;
+    if (X509_set_pubkey(cert, key) != 1) goto fail;
+    if (X509_sign(cert, key, EVP_sha256()) == 0) goto fail;
+    BN_free(bn);
+    *cert_out = cert;
+    *key_out = key;
+    return 1;
+fail:
+    BN_free(bn);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    return 0;
 }
 
 #endif

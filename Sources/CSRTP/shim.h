@@ -1,7 +1,7 @@
 #ifndef SWITCHBOARD_CSRTP_SHIM_H
 #define SWITCHBOARD_CSRTP_SHIM_H
 
-// libsrtp2 (Debian's libsrtp2-dev, 2.5, built without OpenSSL: AES-CM + HMAC-SHA1 only). The suite setters
+// libsrtp2 (Debian's libsrtp2-dev, 2.5, built on NSS: AES-CM + HMAC-SHA1 and AES-GCM). The suite setters
 // for AES_CM_128_HMAC_SHA1_80 are macros, and the buffer limits are #defines: both are re-exported here.
 
 #include <srtp2/srtp.h>

@@ -1,7 +1,8 @@
 import SDP
 
 // libFuzzer entry point over the SDP parser, every typed attribute view, the serializer and the offer/answer
-// engine. Built only with `--sanitize=fuzzer` (see scripts/fuzz sdp); a plain build makes an empty program.
+// engine; it also checks that the scanned (bytes) and model paths of parsing and answering agree. Built only
+// with `--sanitize=fuzzer` (see scripts/fuzz sdp); a plain build makes an empty program.
 
 /// A fixed "random" word: the fuzzer wants determinism, not entropy.
 struct FixedRandom: RandomNumberGenerator, Sendable {
@@ -69,11 +70,80 @@ func negotiate(_ offer: SessionDescription, policy: SRTPPolicy) {
     }
 }
 
+/// Parsing through the scan and through the model alone gives the same description, or the same error.
+func checkParsePathsAgree(_ bytes: [UInt8]) {
+    let scanned = Result { () throws(SDPError) in try SessionDescription(parsing: bytes) }
+    let model = Result { () throws(SDPError) in try SessionDescription(parsingModel: bytes) }
+    switch (scanned, model) {
+    case (.success(let a), .success(let b)):
+        guard a == b, b == a, a.hashValue == b.hashValue, a.serialized() == b.serialized() else {
+            fatalError("the scanned description differs from the parsed one")
+        }
+    case (.failure(let a), .failure(let b)):
+        guard a == b else { fatalError("the scan and the parser fail differently: \(a) / \(b)") }
+    default:
+        fatalError("the scan and the parser disagree on whether the description parses")
+    }
+}
+
+/// Every typed value of a description (its model, whether it was kept as bytes or not).
+func dump(_ d: SessionDescription) -> String {
+    let values: [Any] = [
+        d.origin, d.sessionName, d.information as Any, d.uri as Any, d.emails, d.phones, d.connection as Any,
+        d.bandwidths, d.timing, d.timeZones as Any, d.key as Any, d.attributes, d.media, d.unknownLines,
+    ]
+    return values.map { String(reflecting: $0) }.joined(separator: "|")
+}
+
+/// One engine's answer to `offer`, then its answer to the same offer again after a hold re-offer (the second
+/// answer is compared with the last description sent).
+func answers(_ offer: SessionDescription, _ configuration: OfferAnswerConfiguration) -> [String] {
+    var engine = OfferAnswer(configuration: configuration, random: FixedRandom(), keySource: CountingKeys())
+    func answer() -> String {
+        do {
+            try engine.receiveOffer(offer)
+            let made = try engine.makeAnswer()
+            let description = made.sessionDescription
+            return "\(description)|\(dump(description))|\(made.session)|\(description.hashValue)"
+        } catch {
+            engine.cancelPendingOffer()
+            return "\(error)"
+        }
+    }
+    var outcomes = [answer()]
+    if (try? engine.makeHoldOffer()) != nil {
+        if (try? engine.receiveAnswer(offer)) == nil { engine.cancelPendingOffer() }
+        outcomes.append(answer())
+        outcomes.append(answer())
+    }
+    outcomes.append("\(engine.localDescription.map(dump) ?? "-")|\(String(describing: engine.session))")
+    return outcomes
+}
+
+/// An offer answered from its bytes and from its model gives the same answers, sessions and errors.
+func checkAnswerPathsAgree(_ offer: SessionDescription) {
+    guard offer.isKeptAsBytes else { return }
+    let model = offer.withModel
+    for policy in SRTPPolicy.allCases {
+        for prefersOffererOrder in [false, true] {
+            var configuration = OfferAnswerConfiguration(
+                address: "192.0.2.1", rtpPort: 40000,
+                codecs: Codec.defaultCodecs + [.telephoneEvent(payloadType: 102, clockRate: 48000)], srtpPolicy: policy)
+            configuration.prefersOffererCodecOrder = prefersOffererOrder
+            guard answers(offer, configuration) == answers(model, configuration) else {
+                fatalError("the answer from the bytes differs from the answer from the model")
+            }
+        }
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    checkParsePathsAgree(bytes)
     guard let session = try? SessionDescription(parsing: bytes) else { return 0 }
+    checkAnswerPathsAgree(session)
 
     touchTypedViews(session)
     for media in session.media {

@@ -34,10 +34,9 @@ extension UInt8 {
 
     /// `token-char` of RFC 8866 §9: `%x21 / %x23-27 / %x2A-2B / %x2D-2E / %x30-39 / %x41-5A / %x5E-7E`.
     var isTokenChar: Bool {
-        switch self {
-        case 0x21, 0x23...0x27, 0x2A...0x2B, 0x2D...0x2E, 0x30...0x39, 0x41...0x5A, 0x5E...0x7E: return true
-        default: return false
-        }
+        // One bit per byte below 0x80, set for the token characters above.
+        let mask: UInt64 = self < 0x40 ? 0x03FF_6CFA_0000_0000 : 0x7FFF_FFFF_C7FF_FFFE
+        return self < 0x80 && (mask >> UInt64(self & 0x3F)) & 1 != 0
     }
 
     /// Any visible byte: what a non-space field (address, username, format) may contain. Bytes above 0x7F

@@ -3,13 +3,37 @@ public struct Codec: Sendable, Hashable {
     /// The payload type used in our offers (answers keep the offerer's numbers, RFC 3264 §6.1).
     public var payloadType: UInt8
     /// The encoding name (`opus`, `PCMU`, `PCMA`, `telephone-event`); matched ignoring case.
-    public var encodingName: String
+    public var encodingName: String {
+        didSet { traits = Traits(encodingName: encodingName, formatParameters: formatParameters) }
+    }
     /// The RTP clock rate in Hz.
     public var clockRate: UInt32
     /// The channel count as signalled in a=rtpmap.
     public var channels: Int
     /// The fmtp parameter string we send (what we are able to receive), or `nil`.
-    public var formatParameters: String?
+    public var formatParameters: String? {
+        didSet { traits = Traits(encodingName: encodingName, formatParameters: formatParameters) }
+    }
+    /// What negotiation asks of each codec of ours, worked out when the name or parameters are set.
+    private(set) var traits: Traits
+
+    /// The kind of codec and, for telephone-event, its events, from the name and parameters.
+    struct Traits: Sendable, Hashable {
+        var isTelephoneEvent: Bool
+        var isOpus: Bool
+        /// telephone-event's events (0-15 without parameters, RFC 4733 §7.1.1); `nil` for another codec or a
+        /// malformed list.
+        var events: TelephoneEvents?
+        /// `events` in its shortest form.
+        var eventsText: String?
+
+        init(encodingName: String, formatParameters: String?) {
+            isTelephoneEvent = encodingName.equalsIgnoringASCIICase("telephone-event")
+            isOpus = encodingName.equalsIgnoringASCIICase("opus")
+            events = isTelephoneEvent ? TelephoneEvents(parsing: formatParameters ?? "0-15") : nil
+            eventsText = events?.text
+        }
+    }
 
     /// - Parameters:
     ///   - payloadType: the payload type of our offers.
@@ -26,6 +50,7 @@ public struct Codec: Sendable, Hashable {
         self.clockRate = clockRate
         self.channels = channels
         self.formatParameters = formatParameters
+        self.traits = Traits(encodingName: encodingName, formatParameters: formatParameters)
     }
 
     /// The default `maxplaybackrate` of `opus(payloadType:maxPlaybackRate:)`: 48000, full band. Our decoder
@@ -67,10 +92,10 @@ public struct Codec: Sendable, Hashable {
     public static let defaultCodecs: [Codec] = [.opus(), .pcmu, .pcma, .telephoneEvent()]
 
     /// True for `telephone-event`.
-    public var isTelephoneEvent: Bool { encodingName.equalsIgnoringASCIICase("telephone-event") }
+    public var isTelephoneEvent: Bool { traits.isTelephoneEvent }
 
     /// True for `opus`.
-    public var isOpus: Bool { encodingName.equalsIgnoringASCIICase("opus") }
+    public var isOpus: Bool { traits.isOpus }
 
     /// The a=rtpmap for `payloadType`; the channel count is written when it is not 1.
     func rtpMap(payloadType: UInt8) -> RTPMap {

@@ -11,12 +11,23 @@ public struct CryptoSuite: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// AES counter mode, 128-bit key, HMAC-SHA1 with a 32-bit tag (RFC 4568 §6.2.2).
     public static let aesCM128HMACSHA1_32 = CryptoSuite(rawValue: "AES_CM_128_HMAC_SHA1_32")
 
-    /// The suites the engine negotiates. No AES-GCM: Debian's libsrtp2 is built without it.
-    public static let supported: [CryptoSuite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32]
+    /// AES-128 in Galois/Counter Mode with a 16-byte tag (RFC 7714 §12): a 16-byte master key and a 12-byte
+    /// master salt.
+    public static let aeadAES128GCM = CryptoSuite(rawValue: "AEAD_AES_128_GCM")
 
-    /// The master key plus master salt length in bytes (16 + 14 for the AES_CM_128 suites); `nil` for a suite
-    /// the engine does not support.
-    public var keySaltLength: Int? { CryptoSuite.supported.contains(self) ? 30 : nil }
+    /// The suites the engine negotiates when they are configured.
+    public static let supported: [CryptoSuite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32, .aeadAES128GCM]
+
+    /// The suites offered and accepted unless configured otherwise, in preference order: the AES-CM suites
+    /// (AEAD_AES_128_GCM is negotiated only when a configuration names it).
+    public static let defaultSuites: [CryptoSuite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32]
+
+    /// The master key plus master salt length in bytes: 16 + 14 for the AES_CM_128 suites (RFC 4568 §6.2),
+    /// 16 + 12 for AEAD_AES_128_GCM (RFC 7714 §12); `nil` for a suite the engine does not support.
+    public var keySaltLength: Int? {
+        if matches(.aeadAES128GCM) { return 28 }
+        return CryptoSuite.supported.contains(where: matches) ? 30 : nil
+    }
 
     /// True when the names are the same, ignoring ASCII case.
     public func matches(_ other: CryptoSuite) -> Bool { rawValue.equalsIgnoringASCIICase(other.rawValue) }

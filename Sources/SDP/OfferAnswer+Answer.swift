@@ -7,6 +7,7 @@ extension OfferAnswer {
     ///   accepted, with the reason of the first one tried.
     mutating func buildAnswer(to offer: SessionDescription) throws(SDPError) -> (SessionDescription, NegotiatedSession)
     {
+        if let wire = offer.wire, let answered = buildAnswer(toWire: wire) { return answered }
         var media: [MediaDescription] = []
         var accepted: NegotiatedSession?
         var failure: SDPError?
@@ -122,6 +123,7 @@ extension OfferAnswer {
         let remote = OfferAnswer.remoteDirection(of: offer, at: index)
         let direction = remote.reversed.intersection(MediaDirection(sends: true, receives: !isLocalHold))
         answer.setDirection(direction)
+        answer.attributes.append(contentsOf: configuration.mediaAttributes)
 
         let codecs = common.map { NegotiatedSession.NegotiatedCodec(codec: $0.codec, format: $0.format, events: nil) }
         let eventCodecs = events.map {

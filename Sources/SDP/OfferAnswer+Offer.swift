@@ -85,6 +85,7 @@ extension OfferAnswer {
             }
         }
         media.setDirection(offerDirection)
+        media.attributes.append(contentsOf: configuration.mediaAttributes)
         return media
     }
 

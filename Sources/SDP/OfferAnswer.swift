@@ -32,7 +32,11 @@ public struct OfferAnswer: Sendable {
     }
 
     /// What we offer and accept; changes apply from the next offer or answer.
-    public var configuration: OfferAnswerConfiguration
+    public var configuration: OfferAnswerConfiguration {
+        didSet { configurationChanges &+= 1 }
+    }
+    /// Counts writes to `configuration`: an answer prepared before one is made again.
+    var configurationChanges: UInt32 = 0
     /// Where the exchange stands.
     public private(set) var state: State = .stable
     /// The last description we made (offer or answer), as sent.
@@ -64,15 +68,36 @@ public struct OfferAnswer: Sendable {
     @OutOfLine var answeredOffer: SessionDescription? = nil
     /// The answer `receiveOffer(_:)` built to check the pending offer, with what it was built from: `makeAnswer()`
     /// uses it when the configuration and hold state are still the same, instead of negotiating again.
-    @OutOfLine var preparedAnswer: PreparedAnswer? = nil
+    var preparedAnswer: PreparedAnswerBox? = nil
 
     /// An answer built for the pending offer, and the inputs it depends on besides the offer (our keys only grow:
     /// the ones it used are still there).
     struct PreparedAnswer: Sendable {
         var description: SessionDescription
         var session: NegotiatedSession
-        var configuration: OfferAnswerConfiguration
+        /// `configurationChanges` when it was made.
+        var configuration: UInt32
         var isLocalHold: Bool
+    }
+
+    /// A prepared answer kept out of line (the engine stays small between exchanges), and moved out of its box
+    /// rather than copied when this engine alone holds it.
+    final class PreparedAnswerBox: @unchecked Sendable {
+        // Safe to send: `answer` is only taken out (`takePreparedAnswer()`) after `isKnownUniquelyReferenced`
+        // showed that no other engine value holds the box; otherwise it is only read.
+        var answer: PreparedAnswer?
+
+        init(_ answer: PreparedAnswer) {
+            self.answer = answer
+        }
+    }
+
+    /// The prepared answer, gone from the engine.
+    mutating func takePreparedAnswer() -> PreparedAnswer? {
+        guard preparedAnswer != nil else { return nil }
+        defer { preparedAnswer = nil }
+        if isKnownUniquelyReferenced(&preparedAnswer) { return preparedAnswer?.answer.take() }
+        return preparedAnswer?.answer
     }
 
     /// - Parameters:
@@ -166,8 +191,10 @@ public struct OfferAnswer: Sendable {
     public mutating func receiveOffer(_ offer: SessionDescription) throws(SDPError) {
         try checkStable()
         let (description, negotiated) = try buildAnswer(to: offer)
-        preparedAnswer = PreparedAnswer(
-            description: description, session: negotiated, configuration: configuration, isLocalHold: isLocalHold)
+        preparedAnswer = PreparedAnswerBox(
+            PreparedAnswer(
+                description: description, session: negotiated, configuration: configurationChanges,
+                isLocalHold: isLocalHold))
         pendingOffer = offer
         state = .remoteOfferPending
     }
@@ -182,12 +209,13 @@ public struct OfferAnswer: Sendable {
         }
         let description: SessionDescription
         let negotiated: NegotiatedSession
-        if let prepared = preparedAnswer, prepared.isLocalHold == isLocalHold, prepared.configuration == configuration {
+        if let prepared = takePreparedAnswer(), prepared.isLocalHold == isLocalHold,
+            prepared.configuration == configurationChanges
+        {
             (description, negotiated) = (prepared.description, prepared.session)
         } else {
             (description, negotiated) = try buildAnswer(to: offer)
         }
-        preparedAnswer = nil
         let answer = commit(description)
         remoteDescription = offer
         session = negotiated
@@ -227,11 +255,12 @@ public struct OfferAnswer: Sendable {
     private mutating func commit(_ description: SessionDescription) -> SessionDescription {
         var candidate = description
         if let previous = localDescription {
-            candidate.origin.sessionVersion = previous.origin.sessionVersion
+            let previousVersion = previous.sessionVersion
+            candidate.setSessionVersion(previousVersion)
             if candidate == previous { return previous }
-            version = max(version, previous.origin.sessionVersion) &+ 1
+            version = max(version, previousVersion) &+ 1
         }
-        candidate.origin.sessionVersion = version
+        candidate.setSessionVersion(version)
         localDescription = candidate
         return candidate
     }

@@ -29,6 +29,10 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     public var isRTCPMuxEnabled: Bool
     /// Whether answers list the common codecs in the offerer's order instead of ours (false by default).
     public var prefersOffererCodecOrder: Bool
+    /// Attributes written at the end of the audio m= section of every offer and answer, as given: what a layer
+    /// above adds without the engine knowing it (ICE's `a=ice-ufrag`, `a=ice-pwd`, `a=candidate`, RFC 8839).
+    /// Empty by default.
+    public var mediaAttributes: [Attribute]
     /// The o= username, `-` by default.
     public var username: String
     /// The s= line, `-` by default.
@@ -40,11 +44,12 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     ///   - codecs: the codecs in preference order.
     ///   - packetTime: a=ptime in milliseconds.
     ///   - srtpPolicy: the SRTP policy.
-    ///   - cryptoSuites: the crypto suites in preference order (80-bit tag first by default).
+    ///   - cryptoSuites: the crypto suites in preference order (`CryptoSuite.defaultSuites` by default: the
+    ///     AES-CM suites, 80-bit tag first).
     ///   - isRTCPMuxEnabled: whether to offer and accept rtcp-mux.
     public init(
         address: String, rtpPort: UInt16, codecs: [Codec] = Codec.defaultCodecs, packetTime: Int = 20,
-        srtpPolicy: SRTPPolicy = .off, cryptoSuites: [CryptoSuite] = CryptoSuite.supported,
+        srtpPolicy: SRTPPolicy = .off, cryptoSuites: [CryptoSuite] = CryptoSuite.defaultSuites,
         isRTCPMuxEnabled: Bool = true
     ) {
         self.codecs = codecs
@@ -55,6 +60,7 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
         self.rtpPort = rtpPort
         self.isRTCPMuxEnabled = isRTCPMuxEnabled
         self.prefersOffererCodecOrder = false
+        self.mediaAttributes = []
         self.username = "-"
         self.sessionName = "-"
     }

@@ -70,12 +70,7 @@ extension SDPAttributeContainer {
     public var maximumPacketTime: Int? { get throws(SDPError) { try milliseconds("maxptime") } }
 
     /// The first direction attribute (RFC 8866 §6.7); `nil` when there is none.
-    public var direction: MediaDirection? {
-        for attribute in attributes where attribute.value == nil {
-            if let direction = MediaDirection(attributeName: attribute.name) { return direction }
-        }
-        return nil
-    }
+    public var direction: MediaDirection? { attributes.direction }
 
     /// Replaces every direction attribute with `direction` (appended last), or removes them for `nil`.
     public mutating func setDirection(_ direction: MediaDirection?) {
@@ -121,5 +116,15 @@ extension SDPAttributeContainer {
             throw SDPError(.malformedAttribute, "\(name): not a number of milliseconds", line: attribute.description)
         }
         return Int(whole)
+    }
+}
+
+extension Array where Element == Attribute {
+    /// The first direction attribute (RFC 8866 §6.7); `nil` when there is none.
+    var direction: MediaDirection? {
+        for attribute in self where attribute.value == nil {
+            if let direction = MediaDirection(attributeName: attribute.name) { return direction }
+        }
+        return nil
     }
 }

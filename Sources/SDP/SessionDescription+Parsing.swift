@@ -8,9 +8,28 @@ extension SessionDescription {
     ///   - limits: size bounds, checked before anything is built.
     /// - Throws: `SDPError` naming the line and fault; its `status` is 400.
     public init(parsing bytes: [UInt8], limits: SDPLimits = SDPLimits()) throws(SDPError) {
-        var parser = SDPParser(limits: limits)
-        self = try parser.parse(bytes)
+        // The usual description is only scanned: its model is built when a property asks for it, and an offer
+        // is answered from its bytes.
+        if let wire = WireStorage.scanning(bytes, limits: limits) {
+            self.init(storage: wire)
+            return
+        }
+        try self.init(parsingModel: bytes, limits: limits)
     }
+
+    /// Parses a description into its model at once, without keeping the bytes (what `init(parsing:limits:)`
+    /// does with what the scan leaves). For checking the two paths against each other.
+    package init(parsingModel bytes: [UInt8], limits: SDPLimits = SDPLimits()) throws(SDPError) {
+        var parser = SDPParser(limits: limits)
+        self.init(model: try parser.parse(bytes))
+    }
+
+    /// The same description held as a model (built now when it was kept as bytes): offers and answers made from
+    /// it take the model path. For checking the two paths against each other.
+    package var withModel: SessionDescription { SessionDescription(model: modelStorage.model) }
+
+    /// Whether the description is kept as the bytes it was read from or written to.
+    package var isKeptAsBytes: Bool { wire != nil }
 
     /// Parses a session description from text (see `init(parsing:limits:)` for bytes).
     public init(parsing text: String, limits: SDPLimits = SDPLimits()) throws(SDPError) {
@@ -25,7 +44,7 @@ struct SDPParser {
     private var hasVersion = false
     private var origin: Origin?
     private var sessionName: String?
-    private var session = SessionDescription(origin: Origin(sessionID: "0", sessionVersion: 0, address: "-"))
+    private var session = SessionDescription.Model(origin: Origin(sessionID: "0", sessionVersion: 0, address: "-"))
     /// Type letters seen in the current section, for duplicate checks: bit `letter - "a"`.
     private var seen: UInt32 = 0
     /// The type letter of the last known line in the current section (where unknown lines are anchored).
@@ -38,7 +57,7 @@ struct SDPParser {
         session.timing = []
     }
 
-    mutating func parse(_ bytes: [UInt8]) throws(SDPError) -> SessionDescription {
+    mutating func parse(_ bytes: [UInt8]) throws(SDPError) -> SessionDescription.Model {
         guard bytes.count <= limits.maximumSize else {
             throw SDPError(.descriptionTooLarge, "\(bytes.count) bytes, at most \(limits.maximumSize) accepted")
         }
@@ -208,7 +227,7 @@ struct SDPParser {
         UnknownLine(type: Character(Unicode.Scalar(type)), value: value, follows: lastKnown)
     }
 
-    private mutating func finish() throws(SDPError) -> SessionDescription {
+    private mutating func finish() throws(SDPError) -> SessionDescription.Model {
         guard hasVersion else { throw SDPError(.missingLine, "v= must be the first line") }
         guard let origin else { throw SDPError(.missingLine, "no o= line") }
         guard let sessionName else { throw SDPError(.missingLine, "no s= line") }

@@ -15,8 +15,15 @@ struct TelephoneEvents: Hashable {
 
     /// Parses an event list; `nil` when malformed.
     init?(parsing text: String) {
+        var text = text
+        guard let parsed = text.withUTF8({ TelephoneEvents(parsing: $0[...]) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses an event list held as bytes; `nil` when malformed.
+    init?<Bytes: BidirectionalCollection<UInt8>>(parsing bytes: Bytes) where Bytes.SubSequence == Bytes {
         // Items are separated by commas, each `<low>` or `<low>-<high>` with optional white space around it.
-        var utf8 = text.utf8[...]
+        var utf8 = bytes
         while true {
             let item = utf8.prefix { $0 != UInt8(ascii: ",") }
             utf8 = utf8[item.endIndex...]
@@ -77,19 +84,31 @@ struct TelephoneEvents: Hashable {
 
     /// The list in its shortest form: `0-15,66`.
     var text: String {
-        var bytes: [UInt8] = []
-        var i = next(true, from: 0)
-        while i < 256 {
-            let j = next(false, from: i) - 1
-            if !bytes.isEmpty { bytes.append(UInt8(ascii: ",")) }
-            bytes.appendDecimal(i)
-            if j != i {
-                bytes.append(ASCII.minus)
-                bytes.appendDecimal(j)
+        // At most 128 items of up to 3 digits and a separator: written on the stack.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
+            var count = 0
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
             }
-            i = next(true, from: j + 1)
+            func put(number: Int) {
+                if number >= 100 { put(ASCII.zero &+ UInt8(number / 100)) }
+                if number >= 10 { put(ASCII.zero &+ UInt8(number / 10 % 10)) }
+                put(ASCII.zero &+ UInt8(number % 10))
+            }
+            var i = next(true, from: 0)
+            while i < 256 {
+                let j = next(false, from: i) - 1
+                if count > 0 { put(UInt8(ascii: ",")) }
+                put(number: i)
+                if j != i {
+                    put(ASCII.minus)
+                    put(number: j)
+                }
+                i = next(true, from: j + 1)
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The first event from `start` on that is in the set (`isIn`) or not; 256 when there is none.

@@ -16,6 +16,15 @@ extension SIPFields {
     @discardableResult
     package mutating func appendCopies(of name: SIPField.Name, from source: SIPFields) -> Int {
         var copied = 0
+        if name.id != 0 {
+            // A known name: its entries found by id alone.
+            let id = name.id
+            for entry in source.entries where entry.id == id {
+                appendCopy(of: entry, from: source.storage, valueSuffix: [])
+                copied += 1
+            }
+            return copied
+        }
         for entry in source.entries where source.matches(entry, name) {
             appendCopy(of: entry, from: source.storage, valueSuffix: [])
             copied += 1
@@ -47,11 +56,20 @@ extension SIPFields {
         of entry: Entry, from bytes: [UInt8], valueSuffix suffix: [UInt8]
     ) {
         let nameStart = storage.count
-        storage.append(contentsOf: bytes[entry.nameRange])
-        let valueStart = storage.count
-        storage.append(contentsOf: bytes[entry.valueRange])
-        for i in valueStart..<storage.count where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
-            storage[i] = ASCII.space
+        let valueStart = nameStart + entry.nameRange.count
+        // Copied as two runs of bytes; a value holds CR, LF or NUL only when it was folded (rare).
+        let needsCleaning = bytes.withUnsafeBufferPointer { source in
+            let name = UnsafeBufferPointer(rebasing: source[entry.nameRange])
+            let value = UnsafeBufferPointer(rebasing: source[entry.valueRange])
+            storage.append(contentsOf: name)
+            storage.append(contentsOf: value)
+            return value.containsLineBreakOrNUL
+        }
+        if needsCleaning {
+            for i in valueStart..<storage.count
+            where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
+                storage[i] = ASCII.space
+            }
         }
         for byte in suffix { storage.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte) }
         entries.append(
@@ -84,7 +102,12 @@ extension SIPResponse {
             // parse: the tag goes on the end, where a header parameter belongs in both forms of the value.
             switch TagScan(source, .to) {
             case .present: fields.appendCopies(of: .to, from: source)
-            case .absent: _ = fields.appendCopy(of: .to, from: source, appendingToValue: Array(";tag=\(toTag)".utf8))
+            case .absent:
+                var suffix: [UInt8] = [UInt8(ascii: ";"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "g")]
+                suffix.append(UInt8(ascii: "="))
+                var tag = toTag
+                tag.withUTF8 { suffix.append(contentsOf: $0) }
+                _ = fields.appendCopy(of: .to, from: source, appendingToValue: suffix)
             case .unclear:
                 if var to = try? source.to, to.tag == nil {
                     to.tag = toTag
@@ -102,5 +125,27 @@ extension SIPResponse {
             fields.appendCopies(of: .timestamp, from: source)
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether any byte is CR, LF or NUL, looked for eight bytes at a time: a word with no byte below 0x0E
+    /// holds none of them.
+    var containsLineBreakOrNUL: Bool {
+        var i = 0
+        if count >= 8, let base = baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+        }
+        while i < count {
+            let byte = self[i]
+            if byte == ASCII.cr || byte == ASCII.lf || byte == 0 { return true }
+            i += 1
+        }
+        return false
     }
 }

@@ -217,13 +217,18 @@ public struct SIPFields: Sendable {
 
     /// Appends a field whose value is written by `write` straight into the storage (typed values).
     mutating func appendEncoded(_ header: KnownHeader, at position: Int? = nil, _ write: (inout [UInt8]) -> Void) {
-        let name = header.displayName
+        var name = header.displayName
         let nameStart = storage.count
-        storage.append(contentsOf: name.utf8)
+        name.withUTF8 { storage.append(contentsOf: $0) }
         let valueStart = storage.count
         write(&storage)
-        for i in valueStart..<storage.count where storage[i] == ASCII.cr || storage[i] == ASCII.lf {
-            storage[i] = ASCII.space
+        let needsCleaning = storage.withUnsafeBufferPointer {
+            UnsafeBufferPointer(rebasing: $0[valueStart...]).containsLineBreakOrNUL
+        }
+        if needsCleaning {
+            for i in valueStart..<storage.count where storage[i] == ASCII.cr || storage[i] == ASCII.lf {
+                storage[i] = ASCII.space
+            }
         }
         let entry = Entry(
             nameStart: UInt32(truncatingIfNeeded: nameStart),

@@ -6,22 +6,23 @@ extension SIPFields {
     func serialize(into buffer: inout [UInt8], contentLength: Int) {
         var wroteContentLength = false
         let contentLengthID = KnownHeader.contentLength.rawValue
-        for entry in entries {
-            if entry.id == contentLengthID {
-                if wroteContentLength { continue }
-                wroteContentLength = true
-                buffer.append(contentsOf: storage[entry.nameRange])
+        // Each name and value goes in as one run of bytes from the storage.
+        storage.withUnsafeBufferPointer { source in
+            for entry in entries {
+                let isContentLength = entry.id == contentLengthID
+                if isContentLength && wroteContentLength { continue }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: source[entry.nameRange]))
                 buffer.append(ASCII.colon)
                 buffer.append(ASCII.space)
-                buffer.appendDecimal(contentLength)
-            } else {
-                buffer.append(contentsOf: storage[entry.nameRange])
-                buffer.append(ASCII.colon)
-                buffer.append(ASCII.space)
-                buffer.append(contentsOf: storage[entry.valueRange])
+                if isContentLength {
+                    wroteContentLength = true
+                    buffer.appendDecimal(contentLength)
+                } else {
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: source[entry.valueRange]))
+                }
+                buffer.append(ASCII.cr)
+                buffer.append(ASCII.lf)
             }
-            buffer.append(ASCII.cr)
-            buffer.append(ASCII.lf)
         }
         if !wroteContentLength {
             buffer.append("Content-Length: ")
@@ -75,9 +76,156 @@ extension SIPResponse {
 
     /// The wire form.
     public func serialized() -> [UInt8] {
+        if let exact = serializedExactly() { return exact }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(headerFields.estimatedSize + 64 + bodyBytes.count)
         serialize(into: &buffer)
         return buffer
+    }
+
+    /// `serialize(into:)`'s bytes written in one array of their exact size, each run of bytes copied once;
+    /// `nil` for a negative status code or a reason phrase holding CR or LF (written the general way).
+    private func serializedExactly() -> [UInt8]? {
+        let reasonCount = reasonPhrase.utf8.count
+        guard statusCode >= 0, !reasonPhrase.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf }) else {
+            return nil
+        }
+        let size =
+            8 + RawWriter.decimalCount(UInt64(statusCode)) + 1 + reasonCount + 2
+            + headerFields.serializedCount(contentLength: bodyBytes.count) + bodyBytes.count
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var writer = RawWriter(buffer)
+            writer.write("SIP/2.0 ")
+            writer.writeDecimal(UInt64(statusCode))
+            writer.write(ASCII.space)
+            var reason = reasonPhrase
+            reason.withUTF8 { writer.write($0) }
+            writer.write(ASCII.cr)
+            writer.write(ASCII.lf)
+            headerFields.write(into: &writer, contentLength: bodyBytes.count)
+            bodyBytes.withUnsafeBufferPointer { writer.write($0) }
+            count = writer.count
+            complete = !writer.isTruncated && writer.count == size
+        }
+        return complete ? bytes : nil
+    }
+}
+
+extension SIPFields {
+    /// How many bytes `serialize(into:contentLength:)` writes.
+    func serializedCount(contentLength: Int) -> Int {
+        let contentLengthID = KnownHeader.contentLength.rawValue
+        let lengthDigits = RawWriter.decimalCount(UInt64(Swift.max(0, contentLength)))
+        var n = 2
+        var wroteContentLength = false
+        for entry in entries {
+            if entry.id == contentLengthID {
+                if wroteContentLength { continue }
+                wroteContentLength = true
+                n += Int(entry.nameLength) + 2 + lengthDigits + 2
+            } else {
+                n += Int(entry.nameLength) + Int(entry.valueLength) + 4
+            }
+        }
+        if !wroteContentLength { n += 16 + lengthDigits + 2 }
+        return n
+    }
+
+    /// `serialize(into:contentLength:)` through a `RawWriter`.
+    func write(into writer: inout RawWriter, contentLength: Int) {
+        let contentLengthID = KnownHeader.contentLength.rawValue
+        let length = UInt64(Swift.max(0, contentLength))
+        var wroteContentLength = false
+        storage.withUnsafeBufferPointer { source in
+            for entry in entries {
+                let isContentLength = entry.id == contentLengthID
+                if isContentLength && wroteContentLength { continue }
+                writer.write(UnsafeBufferPointer(rebasing: source[entry.nameRange]))
+                writer.write(ASCII.colon)
+                writer.write(ASCII.space)
+                if isContentLength {
+                    wroteContentLength = true
+                    writer.writeDecimal(length)
+                } else {
+                    writer.write(UnsafeBufferPointer(rebasing: source[entry.valueRange]))
+                }
+                writer.write(ASCII.cr)
+                writer.write(ASCII.lf)
+            }
+        }
+        if !wroteContentLength {
+            writer.write("Content-Length: ")
+            writer.writeDecimal(length)
+            writer.write(ASCII.cr)
+            writer.write(ASCII.lf)
+        }
+        writer.write(ASCII.cr)
+        writer.write(ASCII.lf)
+    }
+}
+
+/// Writes into a buffer of a size worked out beforehand; a write that would not fit is dropped and noted, so
+/// a miscount can only make the caller fall back, never write out of bounds.
+struct RawWriter {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+    private(set) var isTruncated = false
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    @inline(__always)
+    mutating func write(_ byte: UInt8) {
+        guard count < buffer.count else {
+            isTruncated = true
+            return
+        }
+        buffer[count] = byte
+        count += 1
+    }
+
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !bytes.isEmpty, let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+        guard bytes.count <= buffer.count - count else {
+            isTruncated = true
+            return
+        }
+        (target + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    mutating func write(_ text: StaticString) {
+        text.withUTF8Buffer { write($0) }
+    }
+
+    /// Writes `value` in decimal.
+    mutating func writeDecimal(_ value: UInt64) {
+        let digits = Self.decimalCount(value)
+        guard digits <= buffer.count - count else {
+            isTruncated = true
+            return
+        }
+        var rest = value
+        var i = count + digits
+        repeat {
+            i -= 1
+            buffer[i] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while i > count
+        count += digits
+    }
+
+    /// The number of decimal digits of `value`.
+    static func decimalCount(_ value: UInt64) -> Int {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        return digits
     }
 }

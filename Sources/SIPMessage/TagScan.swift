@@ -37,6 +37,20 @@ package enum TagScan: Equatable, Sendable {
         }
     }
 
+    /// The scan of `bytes`, with the range of the one plain `;tag=value` parameter when it is `present`.
+    package static func scanWithRange(_ bytes: UnsafeBufferPointer<UInt8>) -> (TagScan, Range<Int>?) {
+        var range: Range<Int>?
+        let scan = scan(bytes, tagRange: &range)
+        return (scan, range)
+    }
+
+    /// One bit per byte below 0x80 (the word for its half), set for the bytes the scan passes over whatever
+    /// its state: all but NUL, `"`, `;`, `<`, `>` and `\\`.
+    @inline(__always)
+    private static func plain(_ byte: UInt8) -> UInt64 {
+        byte < 0x40 ? ~UInt64(0x5800_0004_0000_0001) : ~UInt64(0x1000_0000)
+    }
+
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> TagScan {
         var range: Range<Int>?
         return scan(bytes, tagRange: &range)
@@ -55,6 +69,11 @@ package enum TagScan: Equatable, Sendable {
         }
         while index < count {
             let byte = bytes[index]
+            // Most bytes are none of NUL, `"`, `;`, `<`, `>`, `\\` or above 0x7F: one mask test skips them.
+            if byte < 0x80, (Self.plain(byte) >> UInt64(byte & 0x3F)) & 1 != 0 {
+                index += 1
+                continue
+            }
             if byte == 0 || byte >= 0x80 { return .unclear }
             if inQuotes {
                 if byte == UInt8(ascii: "\\") {

@@ -137,6 +137,11 @@ public struct SIPResolver: Sendable {
         return destinations
     }
 
+    /// The SRV name RFC 3263 §4.2 queries for an explicit transport: `_sip`, or `_sips` for TLS and WSS, and
+    /// the transport's label. RFC 7118 registers only the NAPTR services `SIP+D2W` and `SIPS+D2W`, both with
+    /// the protocol WS in IANA's table, and no SRV labels; a NAPTR's replacement is used as it is. So WS and
+    /// WSS use `_sip._ws` and `_sips._ws` (SIPS over WS, as `_sips._tcp` is SIPS over TCP); `_sips._wss`
+    /// would name a protocol RFC 7118 does not have, as `transport=wss` does (its §5.2 defines only `ws`).
     static func srvName(_ transport: TransportProtocol, domain: String, secure: Bool) -> String {
         switch transport {
         case .udp: "_sip._udp.\(domain)"

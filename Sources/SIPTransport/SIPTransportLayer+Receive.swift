@@ -14,8 +14,12 @@ extension SIPTransportLayer {
             if isReceiveBacklogged { statistics.backloggedDatagrams += 1 }
             if count == 0 { continue }
             let bytes = Array(receiveBuffer[0..<count])
-            // CRLF keep-alives over UDP (RFC 5626 §4.4.2 uses STUN; bare CRLFs are dropped).
+            // CRLF keep-alives over UDP are dropped; STUN (RFC 5626 §4.4.2's keep-alive) goes to its observers.
             if bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) { continue }
+            if Self.isSTUN(bytes) {
+                deliverSTUN(bytes, from: source)
+                continue
+            }
             do {
                 let message = try Message(parsing: bytes, limits: configuration.parserLimits)
                 deliver(message, transport: .udp, source: source, local: local, flow: nil)

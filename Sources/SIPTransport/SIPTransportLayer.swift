@@ -32,6 +32,9 @@ public final class SIPTransportLayer: @unchecked Sendable {
         public var connectionsOpened = 0
         public var connectionsAccepted = 0
         public var connectionsRefused = 0
+        /// STUN datagrams on the SIP UDP sockets (RFC 5626 §4.4.2 keep-alives), in and out.
+        public var stunDatagramsReceived = 0
+        public var stunDatagramsSent = 0
     }
 
     struct UDPListener {
@@ -59,6 +62,9 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
 
     var udpListeners: [UDPListener] = []
+    /// Who hears the STUN datagrams of the SIP UDP sockets (`addSTUNObserver`).
+    var stunObservers: [Int: ([UInt8], SocketAddress) -> Void] = [:]
+    var nextSTUNObserver = 0
     var streamListeners: [StreamListener] = []
     var connections: [FlowID: StreamConnection] = [:]
     /// WebSocket client connections waiting for the server's close frame (out of `connections`).

@@ -1,9 +1,9 @@
-public import CSystem
+import CSystem
 
 #if canImport(Glibc)
-    public import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    public import Musl
+    import Musl
 #endif
 
 /// An IPv4 or IPv6 address and port, as a value.
@@ -165,7 +165,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(uriHost):\(port)" }
 
     /// Calls `body` with this address as a `sockaddr` and its length.
-    public func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
         switch family {
         case .ipv4:
             var sin = sockaddr_in()

@@ -26,11 +26,11 @@ public struct TLSConfiguration: Sendable, Hashable {
 }
 
 /// An OpenSSL context (client or server side), TLS 1.2 minimum.
-final class TLSContext {
+package final class TLSContext {
     let context: OpaquePointer
     let configuration: TLSConfiguration
 
-    init(configuration: TLSConfiguration, server: Bool) throws(TransportError) {
+    package init(configuration: TLSConfiguration, server: Bool) throws(TransportError) {
         guard let method = server ? TLS_server_method() : TLS_client_method(), let ctx = SSL_CTX_new(method) else {
             throw TransportError(.tlsConfiguration, "SSL_CTX_new failed")
         }
@@ -69,16 +69,16 @@ final class TLSContext {
 }
 
 /// One TLS connection over memory BIOs: the socket code feeds received bytes in and sends what comes out.
-final class TLSSession {
+package final class TLSSession {
     private let ssl: OpaquePointer
     private let input: OpaquePointer  // network -> OpenSSL
     private let output: OpaquePointer  // OpenSSL -> network
-    private(set) var isHandshakeComplete = false
+    package private(set) var isHandshakeComplete = false
     let isServer: Bool
 
     /// A client session that verifies the server as `serverName` (a domain: SNI and host name check, RFC 5922)
     /// or, when the name is an IP literal or nil, the address's IP subjectAltName (no SNI).
-    init(context: TLSContext, serverName: String?, address: SocketAddress) throws(TransportError) {
+    package init(context: TLSContext, serverName: String?, address: SocketAddress) throws(TransportError) {
         isServer = false
         guard let ssl = SSL_new(context.context), let rbio = BIO_new(BIO_s_mem()), let wbio = BIO_new(BIO_s_mem())
         else { throw TransportError(.tlsConfiguration, "SSL_new failed") }
@@ -116,7 +116,7 @@ final class TLSSession {
     deinit { SSL_free(ssl) }
 
     /// Drives the handshake; true once it is complete. Throws a typed verification error on failure.
-    func handshake() throws(TransportError) -> Bool {
+    package func handshake() throws(TransportError) -> Bool {
         if isHandshakeComplete { return true }
         let result = SSL_do_handshake(ssl)
         if result == 1 {
@@ -156,7 +156,7 @@ final class TLSSession {
     }
 
     /// Bytes received from the network.
-    func feed(_ bytes: UnsafeRawBufferPointer) {
+    package func feed(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
         while offset < bytes.count {
             let written = BIO_write(input, bytes.baseAddress?.advanced(by: offset), Int32(bytes.count - offset))
@@ -166,7 +166,7 @@ final class TLSSession {
     }
 
     /// Decrypted application data available now (may be empty). Throws on a TLS error or close.
-    func readPlaintext(into buffer: inout [UInt8]) throws(TransportError) {
+    package func readPlaintext(into buffer: inout [UInt8]) throws(TransportError) {
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
             var count = 0
@@ -183,7 +183,7 @@ final class TLSSession {
     }
 
     /// Encrypts application data.
-    func writePlaintext(_ bytes: [UInt8]) throws(TransportError) {
+    package func writePlaintext(_ bytes: [UInt8]) throws(TransportError) {
         var offset = 0
         while offset < bytes.count {
             var written = 0
@@ -196,7 +196,7 @@ final class TLSSession {
     }
 
     /// Ciphertext waiting to be sent.
-    func takeCiphertext() -> [UInt8] {
+    package func takeCiphertext() -> [UInt8] {
         let pending = sb_BIO_pending(output)
         guard pending > 0 else { return [] }
         var out = [UInt8](repeating: 0, count: pending)

@@ -29,6 +29,9 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let invalidAddress = Code(raw: 13, description: "invalid address")
         public static let notListening = Code(raw: 14, description: "no listener for this transport")
         public static let tlsConfiguration = Code(raw: 15, description: "TLS configuration error")
+        /// The WebSocket upgrade was refused or malformed (RFC 6455 §4.1, §4.2.2): a wrong path, no `sip`
+        /// subprotocol, a bad `Sec-WebSocket-Accept`.
+        public static let webSocketUpgradeFailed = Code(raw: 16, description: "WebSocket upgrade refused")
     }
 
     public let code: Code
@@ -49,7 +52,8 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case ECONNREFUSED: return TransportError(.connectionRefused, "\(call): \(text)", errno: errno)
         case ENETUNREACH, EHOSTUNREACH: return TransportError(.unreachable, "\(call): \(text)", errno: errno)
         case ETIMEDOUT: return TransportError(.timedOut, "\(call): \(text)", errno: errno)
-        case ECONNRESET, EPIPE: return TransportError(.connectionClosed, "\(call): \(text)", errno: errno)
+        case ECONNRESET, EPIPE, ECONNABORTED:
+            return TransportError(.connectionClosed, "\(call): \(text)", errno: errno)
         default: return TransportError(.system, "\(call): \(text)", errno: errno)
         }
     }

@@ -150,6 +150,8 @@ public struct TURNFailure: Error, Hashable, Sendable, CustomStringConvertible {
         public static let streamFraming = Code(raw: 8, name: "stream framing")
         /// OpenSSL could not compute the long-term key.
         public static let keyUnavailable = Code(raw: 9, name: "long-term key unavailable")
+        /// The TCP or TLS connection to the server closed or never came up (reported by the driver).
+        public static let transportLost = Code(raw: 10, name: "transport lost")
 
         public static func == (a: Code, b: Code) -> Bool { a.raw == b.raw }
         public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
@@ -175,6 +177,12 @@ public struct TURNFailure: Error, Hashable, Sendable, CustomStringConvertible {
         self.errorCode = errorCode
         self.reason = reason
         self.alternateServer = alternateServer
+    }
+
+    /// The failure a driver reports when the connection to the server is lost: the allocation is gone with it.
+    /// - Parameter detail: what happened, fit for a log line.
+    public static func transportLost(_ detail: String) -> TURNFailure {
+        TURNFailure(.transportLost, method: .allocate, reason: detail)
     }
 
     /// `Allocate: error response 486 Allocation Quota Reached`.

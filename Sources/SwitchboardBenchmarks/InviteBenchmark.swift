@@ -1,3 +1,4 @@
+import CAllocationCounter
 import Foundation
 import SDP
 import SIPMessage
@@ -13,7 +14,8 @@ import SIPUserAgent
 // Each call takes the next of 16 variants of that INVITE whose offers differ in session id, RTP port and
 // codec order (`OfferVariants`), so no cache keyed on the offer's bytes can help.
 //
-// Rows (ns per call or per operation; min/median/max over the repetitions):
+// Rows (ns per call or per operation; min/median/max over the repetitions), each followed by an `ALLOCS` line
+// with its heap allocations per call (counted on an untimed pass):
 // - uas-call: the whole call as above.
 // - parse-requests: parsing the three requests alone (SIPMessage's share of uas-call).
 // - sdp-answer: the offer parsed, `receiveOffer`, `makeAnswer`, the answer serialized (SDP's share).
@@ -197,6 +199,11 @@ func runInviteBenchmark(n: Int, repetitions: Int, corpus: String) {
             }
             if let failure { throw failure }
             report("switchboard", "invite", name, bytes, m, reps, calls)
+            // Allocations per call, counted on a pass of its own after the timed ones.
+            let before = switchboard_allocation_count()
+            for i in 0..<calls { sink &+= try body(UInt64(i) * 2) }
+            let allocations = Double(switchboard_allocation_count() - before) / Double(calls)
+            print("ALLOCS\tswitchboard\tinvite\t\(name)\t\(String(format: "%.1f", allocations))")
         }
         let requestBytes = invite.count + ack.count + bye.count
         try row("uas-call", requestBytes) { try inviteBenchmarkCall(calls16[Int(($0 / 2) % 16)], setup, $0) }

@@ -35,7 +35,7 @@ func parseOptions() -> Options {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|access-bytes|serialize|views|transactions|invite|audio|media|memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|access-bytes|serialize|views|transactions|invite|audio|media|memory|srtp-suites|dtls|relay|ice-memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
                         .utf8)
             )
             exit(2)
@@ -154,8 +154,25 @@ if options.filter == "media" {
         srtp: options.srtp)
     exit(0)
 }
+if options.filter == "ice-memory" {
+    runICEMemoryBenchmark(
+        calls: options.n == Options().n ? 200 : options.n, repetitions: options.repetitions, seconds: options.seconds)
+    exit(0)
+}
+if options.filter == "relay" {
+    runRelayBenchmark(packets: options.n / 4, repetitions: max(options.repetitions, 9))
+    exit(0)
+}
 if options.filter == "invite" {
     runInviteBenchmark(n: options.n, repetitions: options.repetitions, corpus: options.corpus)
+    exit(0)
+}
+if options.filter == "srtp-suites" {
+    runSRTPSuiteBenchmark(packets: options.n * 5, repetitions: max(options.repetitions, 9))
+    exit(0)
+}
+if options.filter == "dtls" {
+    runDTLSBenchmark(handshakes: max(options.n / 100, 20), repetitions: max(options.repetitions, 7))
     exit(0)
 }
 if options.filter == "audio" {

@@ -29,6 +29,18 @@ struct AccountOptions {
             name: "listen", valueName: "ADDR:PORT",
             help:
                 "local address (default port 5060, 5061 for TLS; :0 = any), ws://ADDR:PORT/PATH, wss://..., or none"),
+        FlagSpec(
+            name: "stun", valueName: "HOST:PORT", help: "STUN server(s), comma-separated, for ICE (turns ICE on)"),
+        FlagSpec(
+            name: "turn", valueName: "URI",
+            help: "TURN server: turn:HOST:PORT?transport=udp|tcp or turns:HOST:PORT (turns ICE on)"),
+        FlagSpec(name: "turn-user", valueName: "NAME", help: "TURN user name"),
+        FlagSpec(
+            name: "turn-password", valueName: "SECRET",
+            help: "TURN password (never printed; or SWITCHBOARD_TURN_PASSWORD)"),
+        FlagSpec(
+            name: "ice", valueName: "off|on|relay",
+            help: "ICE for calls: off, on, or relay (relayed candidates only); on with --stun or --turn"),
         FlagSpec(name: "config", valueName: "FILE", help: "key = value lines with the long flag names"),
         FlagSpec(name: "json", valueName: nil, help: "print events as JSON lines"),
         FlagSpec(name: "trace", valueName: nil, help: "print every SIP message on stderr (Authorization redacted)"),

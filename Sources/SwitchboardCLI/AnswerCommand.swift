@@ -254,6 +254,7 @@ enum AnswerCommand {
             harness.provider.setAudio(media.audio(callNumber: number), for: newCall)
         case .updated:
             if !quiet, let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
+            if !quiet, let path = event.update?.mediaPath { CallOutput.mediaPathChanged(path, printer: printer) }
         case .dtmfReceived:
             if !quiet, let digit = event.digit { printer.emit("dtmf-received", [("digit", .string(String(digit)))]) }
         case .ended:

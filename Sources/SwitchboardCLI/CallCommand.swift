@@ -130,6 +130,7 @@ enum CallCommand {
                     state.wake.signal()
                 case .updated:
                     if let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
+                    if let path = event.update?.mediaPath { CallOutput.mediaPathChanged(path, printer: printer) }
                 case .dtmfReceived:
                     if let digit = event.digit {
                         printer.emit("dtmf-received", [("digit", .string(String(digit)))])

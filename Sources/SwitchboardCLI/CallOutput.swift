@@ -10,7 +10,22 @@ enum CallOutput {
             [
                 ("codec", .string(call.codec ?? "none")), ("srtp", .bool(call.isSecure)),
                 ("transport", .string(call.transport?.rawValue ?? "none")),
-            ])
+            ] + mediaPath(call.mediaPath))
+    }
+
+    /// `ice=host|srflx|prflx|relay local=ADDR:PORT remote=ADDR:PORT` for a call whose media ICE set up, the
+    /// keys that end the `connected` and `summary` lines (nothing without ICE).
+    static func mediaPath(_ path: CallMediaPath?) -> [(String, EventValue)] {
+        guard let path else { return [] }
+        return [
+            ("ice", .string(path.candidateType.rawValue)), ("local", .string(path.localAddress)),
+            ("remote", .string(path.remoteAddress)),
+        ]
+    }
+
+    /// `media-path ice=... local=... remote=...`: ICE selected another pair mid-call (a restart).
+    static func mediaPathChanged(_ path: CallMediaPath, printer: EventPrinter) {
+        printer.emit("media-path", mediaPath(path))
     }
 
     /// `ringing status=18x`, and `early-media status=18x codec=NAME` when that provisional brought an early
@@ -49,7 +64,7 @@ enum CallOutput {
                 ("rx", .int(quality.packetsReceived)), ("loss", .double(quality.lossFraction, decimals: 3)),
                 ("jitter_ms", .double(quality.jitterMilliseconds, decimals: 1)),
                 ("mos", .double(quality.meanOpinionScore, decimals: 2)),
-            ])
+            ] + mediaPath(call.mediaPath))
     }
 
     /// Whether a call "connected and ended normally" (CLI.md): it connected, and it ended by a BYE from

@@ -161,6 +161,7 @@ final class ProviderHarness: Sendable {
         configuration.srtp = try options.srtp
         if let ports = try options.rtpPorts { configuration.mediaPorts = ports }
         configuration.mediaTimeout = try options.mediaTimeout(default: needs.defaultMediaTimeout)
+        try options.applyICE(to: &configuration)
         // `--media off` (answer, load): SDP without RTP, as sipp's -sn uac/uas.
         switch options["media"] {
         case nil, "rtp", "file": break

@@ -54,9 +54,13 @@ final class SessionViews: Sendable {
 
     /// Starts reading `traces`; `elapsed` turns an event's date into seconds since the command started.
     func start(_ traces: AsyncStream<SIPTraceEvent>, elapsed: @escaping @Sendable (Date) -> Double) {
-        Task.detached { [self] in
+        // On a thread of its own: `finish` blocks until this reader is done, whatever the process's
+        // cooperative pool is busy with.
+        let executor = ThreadExecutor(name: "views")
+        Task.detached(executorPreference: executor) { [self] in
             for await event in traces { handle(event, elapsed: elapsed(event.date)) }
             drained.signal()
+            executor.stop()
         }
     }
 

@@ -98,3 +98,20 @@ struct MediaSessionNetworkTests {
         #expect(throws: MediaSessionError.closed) { try call.configure(Call.alice, call.negotiated.alice) }
     }
 }
+
+@Suite("Media session: latching off (ICE decides the path)")
+struct MediaSessionLatchingOffTests {
+    @Test func everySourceIsTakenAndTheDestinationStays() throws {
+        var call = try Call()
+        call.alice.session.isLatching = false
+        call.network.publicAddress[Call.bob] = "203.0.113.7:6000"
+        call.network.run(until: .seconds(1))
+        var session = call.alice.session
+        let stray = RTPPacket(payloadType: 0, sequenceNumber: 60, timestamp: 9600, ssrc: 9, payload: [0xFF][...])
+        session.receive(try stray.serialized(), from: "198.51.100.1:9", on: .rtp, at: .seconds(1))
+        #expect(session.statistics.rejectedSource == 0)
+        #expect(session.rtpDestination == "192.0.2.2:5000")
+        #expect(call.alice.events.isEmpty)
+        #expect(call.bob.audio.hearsTone(440))
+    }
+}

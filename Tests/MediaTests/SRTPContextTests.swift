@@ -267,7 +267,7 @@ struct SRTPContextTests {
         } throws: { ($0 as? SRTPError)?.code == .badKey }
         #expect {
             try SRTPContext(
-                suite: CryptoSuite(rawValue: "AEAD_AES_128_GCM"), masterKeySalt: SRTPVector.keySalt, direction: .inbound
+                suite: CryptoSuite(rawValue: "AEAD_AES_256_GCM"), masterKeySalt: SRTPVector.keySalt, direction: .inbound
             )
         } throws: { ($0 as? SRTPError)?.code == .unsupportedSuite }
         let outbound = try SRTPContext(

@@ -161,7 +161,7 @@ struct SRTPTests {
         }
         #expect {
             try SRTPSession(
-                suite: CryptoSuite(rawValue: "AEAD_AES_128_GCM"), masterKeySalt: SRTPVector.keySalt, direction: .inbound
+                suite: CryptoSuite(rawValue: "AEAD_AES_256_GCM"), masterKeySalt: SRTPVector.keySalt, direction: .inbound
             )
         } throws: { error in
             (error as? SRTPError)?.code == .unsupportedSuite

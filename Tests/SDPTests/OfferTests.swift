@@ -51,7 +51,7 @@ struct OfferTests {
             configuration.sessionName = "Switchboard"
             configuration.username = "sb"
             configuration.srtpPolicy = .optional
-            configuration.cryptoSuites = [.aesCM128HMACSHA1_32, CryptoSuite(rawValue: "AEAD_AES_128_GCM")]
+            configuration.cryptoSuites = [.aesCM128HMACSHA1_32, CryptoSuite(rawValue: "AEAD_AES_256_GCM")]
         }
         let offer = try engine.makeOffer()
         let audio = offer.media[0]
@@ -175,5 +175,32 @@ struct OfferTests {
         #expect(engine.state == .localOfferPending)
         #expect(engine.session == nil)
         #expect(engine.localDescription == offer)
+    }
+}
+
+@Suite("Attributes a layer above adds")
+struct MediaAttributesTests {
+    static let ice = [Attribute("ice-ufrag", "8hhY"), Attribute("ice-pwd", "asd88fgpdd777uzjYhagZg")]
+
+    @Test func offersCarryThemAtTheEndOfTheAudioSection() throws {
+        var engine = OfferAnswer.testing { $0.mediaAttributes = Self.ice }
+        let audio = try engine.makeOffer().media[0]
+        #expect(Array(audio.attributes.suffix(2)) == Self.ice)
+        #expect(audio.isRTCPMuxed)
+    }
+
+    @Test func answersCarryThemAndAChangeMakesANewVersion() throws {
+        var offerer = OfferAnswer.testing()
+        var answerer = OfferAnswer.testing { $0.mediaAttributes = Self.ice }
+        let offer = try offerer.makeOffer()
+        let answer = try answerer.answer(offer).sessionDescription
+        #expect(Array(answer.media[0].attributes.suffix(2)) == Self.ice)
+        #expect(try offerer.receiveAnswer(answer).codec.encodingName == "opus")
+        answerer.configuration.mediaAttributes = [Attribute("ice-mismatch")]
+        let reoffer = try offerer.makeOffer()
+        let second = try answerer.answer(reoffer).sessionDescription
+        #expect(second.media[0].attributes.last == Attribute("ice-mismatch"))
+        #expect(!second.media[0].attributes.contains(Self.ice[0]))
+        #expect(second.origin.sessionVersion == answer.origin.sessionVersion + 1)
     }
 }

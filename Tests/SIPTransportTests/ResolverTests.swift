@@ -61,6 +61,13 @@ struct ResolverTests {
         "--srv-host=_sips._tcp.example.test,tls.example.test,5061,10,50",
         "--srv-host=_sip._tcp.example.test,pbx.example.test,5070,10,50",
         "--srv-host=_sip._tcp.srvonly.test,pbx.example.test,5080,10,50",
+        // SIP over WebSocket (RFC 7118): its two NAPTR services, and SRV names for explicit transports.
+        "--naptr-record=ws.test,10,50,s,SIP+D2W,,_sip._ws.ws.test",
+        "--naptr-record=ws.test,20,50,s,SIPS+D2W,,_sips._ws.ws.test",
+        "--srv-host=_sip._ws.ws.test,pbx.example.test,8080,10,50",
+        "--srv-host=_sips._ws.ws.test,tls.example.test,8443,10,50",
+        "--srv-host=_sip._ws.wsdirect.test,pbx.example.test,8081,10,50",
+        "--srv-host=_sips._ws.wsdirect.test,tls.example.test,8444,10,50",
     ]
 
     func withResolver(_ body: (SIPResolver) throws -> Void) throws {
@@ -95,6 +102,22 @@ struct ResolverTests {
         try withResolver { resolver in
             let found = try resolver.resolveNow(SIPURI("sip:alice@example.test;transport=tcp"))
             #expect(found.map(\.description) == ["tcp:127.0.0.1:5070"])
+        }
+    }
+
+    /// RFC 7118's NAPTR services pick WS and WSS (a `sips:` URI only WSS); an explicit `transport=ws` asks
+    /// for `_sip._ws` (or `_sips._ws` for a `sips:` URI, which is WSS) as RFC 3263 §4.2 builds SRV names.
+    @Test func webSocketServicesAndSRVNames() throws {
+        try withResolver { resolver in
+            let both = try resolver.resolveNow(SIPURI("sip:alice@ws.test"))
+            #expect(both.map(\.description) == ["ws:127.0.0.1:8080", "wss:127.0.0.3:8443"])
+            let secure = try resolver.resolveNow(SIPURI("sips:alice@ws.test"))
+            #expect(secure.map(\.description) == ["wss:127.0.0.3:8443"])
+            let ws = try resolver.resolveNow(SIPURI("sip:alice@wsdirect.test;transport=ws"))
+            #expect(ws.map(\.description) == ["ws:127.0.0.1:8081"])
+            let wss = try resolver.resolveNow(SIPURI("sips:alice@wsdirect.test;transport=ws"))
+            #expect(wss.map(\.description) == ["wss:127.0.0.3:8444"])
+            #expect(wss.first?.serverName == "wsdirect.test")
         }
     }
 

@@ -125,7 +125,7 @@ import Testing
     @Test func anUpgradeForAnotherPathGets404AndNothingIsDelivered() throws {
         let pair = try Pair()
         let outcome = try pair.sendOptions(resource: "/other")
-        #expect(outcome??.code == .handshakeFailed)
+        #expect(outcome??.code == .webSocketUpgradeFailed)
         #expect(pair.received.isEmpty)
         #expect(pair.wire.contains("HTTP/1.1 404 Not Found"))
         #expect(pair.loop.withLoop { pair.server.connectionCount } == 0)

@@ -28,7 +28,7 @@ struct APIGrowthTests {
     }
 
     @Test func endReasonsAndRegistrationKindsKeepTheirNames() {
-        #expect(CallEndedReason.allCases.count == 6)
+        #expect(CallEndedReason.allCases.count == 7)
         #expect(CallEndedReason.remoteEnded.description == "remoteEnded")
         #expect(CallEndedReason(rawValue: "answeredElsewhere") == .answeredElsewhere)
         #expect(CallEndedReason(rawValue: "busy") == nil)
@@ -38,6 +38,17 @@ struct APIGrowthTests {
         #expect(RegistrationFailure.Kind.allCases.count == 7)
         #expect(RegistrationFailure.Kind(rawValue: "keepAliveTimeout") == .keepAliveTimeout)
         #expect(RegistrationFailure.Kind(rawValue: "nope") == nil)
+        #expect(TransportFailure.Kind.allCases.count == 10)
+        #expect(TransportFailure.Kind(rawValue: "certificateNameMismatch") == .certificateNameMismatch)
+        #expect(TransportFailure.Kind(rawValue: "nope") == nil)
+        #expect(TransportFailure.Kind.allCases.filter(\.isTLS).count == 4)
+        let mismatch = TransportFailure(kind: .certificateNameMismatch, detail: "the certificate does not name it")
+        #expect(mismatch.reasonPhrase == "TLS: certificate name mismatch")
+        #expect(mismatch.description == "TLS: certificate name mismatch (the certificate does not name it)")
+        let refused = TransportFailure(kind: .connectionRefused, detail: "connect: Connection refused")
+        #expect(refused.reasonPhrase == nil)
+        #expect(refused.description == "connectionRefused: connect: Connection refused")
+        #expect(TransportFailure(kind: .other, detail: "system call failed: x").description == "system call failed: x")
     }
 
     @Test func aSwitchNeedsADefault() {

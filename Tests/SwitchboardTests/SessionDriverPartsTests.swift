@@ -167,7 +167,7 @@ struct SessionDriverPartsTests {
         var request = OutgoingRequest(
             target: target, from: try SIPURI("sip:alice@example.com"), displayName: "Alice",
             outboundProxy: try SIPURI("sip:proxy.example.com"), transport: .tcp, credentials: nil, codecs: [.pcmu],
-            srtp: .off, headers: [SIPField(name: .subject, value: "hi")], replaces: nil,
+            srtp: .off, ice: nil, headers: [SIPField(name: .subject, value: "hi")], replaces: nil,
             referredBy: try NameAddress("<sip:carol@example.com>"))
         let local = try #require(SocketAddress(ip: "10.0.0.1", port: 5060))
         let call = SessionSetup.outgoingCall(

@@ -35,7 +35,7 @@ final class SilentUDPPeer: Sendable {
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -59,7 +59,7 @@ final class SilentUDPPeer: Sendable {
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         address.sin_port = port.bigEndian
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { raw in

@@ -49,7 +49,7 @@ extension SilentUDPPeer {
     func exchange(_ text: String, port: UInt16) throws -> String {
         var destination = sockaddr_in()
         destination.sin_family = sa_family_t(AF_INET)
-        destination.sin_addr.s_addr = inet_addr("127.0.0.1")
+        inet_pton(AF_INET, "127.0.0.1", &destination.sin_addr)
         destination.sin_port = port.bigEndian
         let bytes = Array(text.utf8)
         let sent = withUnsafePointer(to: &destination) {

@@ -20,7 +20,7 @@ struct WebSocketCallTests {
         /// - Parameters:
         ///   - secure: WSS with a certificate for `certificateHost`, which Alice trusts.
         ///   - url: Alice's WebSocket URL.
-        init(secure: Bool = false, certificateHost: String = "10.0.0.2", url: String) throws {
+        init(secure: Bool = false, certificateHost: String = "10.0.0.2", url: String, registers: Bool = false) throws {
             directory =
                 FileManager.default.temporaryDirectory.appendingPathComponent("sb-wscall-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -34,9 +34,10 @@ struct WebSocketCallTests {
             b.t1 = .milliseconds(100)
             bob = try world.makeProvider(configuration: b, host: "10.0.0.2")
             bob.setDelegate(bobDelegate, queue: nil)
-            var a = CallProviderConfiguration(
-                accounts: [Account(addressOfRecord: "sip:alice@example.com", webSocketURL: url)],
-                listeners: [.init(.udp, "0.0.0.0:5060")])
+            let account = Account(
+                addressOfRecord: "sip:alice@example.com", registrar: registers ? "sip:example.com" : nil,
+                webSocketURL: url)
+            var a = CallProviderConfiguration(accounts: [account], listeners: [.init(.udp, "0.0.0.0:5060")])
             a.tls = .init(trustedCAFile: certificate.certificateFile)
             a.t1 = .milliseconds(100)
             alice = try world.makeProvider(configuration: a, host: "10.0.0.1")
@@ -103,7 +104,27 @@ struct WebSocketCallTests {
             to: Handle(type: .generic, value: "sip:bob@10.0.0.2"))
         let ended = try #require(await setup.aliceDelegate.ended(call))
         #expect(ended.reason == .failed)
+        // The made-up 503 names the fault, and the failure is there typed.
+        #expect(ended.statusCode == 503)
+        #expect(ended.reasonPhrase == "TLS: certificate name mismatch")
+        #expect(ended.transportFailure?.kind == .certificateNameMismatch)
+        #expect(ended.transportFailure?.kind.isTLS == true)
         #expect(setup.bobDelegate.invites.isEmpty)
+    }
+
+    /// A WSS registration to a server whose certificate names another host fails as `transportClosed`,
+    /// with the name mismatch typed and in the reason.
+    @Test func aWSSRegistrationToTheWrongNameSaysSo() async throws {
+        let setup = try Setup(secure: true, certificateHost: "10.0.0.9", url: "wss://10.0.0.2/sip", registers: true)
+        defer { setup.close() }
+        let failure = await setup.aliceDelegate.wait(seconds: 5) { event -> RegistrationFailure? in
+            guard case .failed(let failure, _)? = event.registrationState else { return nil }
+            return failure
+        }
+        let failed = try #require(failure, "no failed registration")
+        #expect(failed.kind == .transportClosed)
+        #expect(failed.transportFailure?.kind == .certificateNameMismatch)
+        #expect(failed.reason.hasPrefix("TLS: certificate name mismatch ("), "\(failed.reason)")
     }
 
     @Test func anUpgradeToAnotherPathIsRefused() async throws {
@@ -147,7 +168,9 @@ struct WebSocketCallTests {
         let register = try #require(received.items.withLock { $0.first { $0.startLine.hasPrefix("REGISTER ") } })
         #expect(register.startLine == "REGISTER sip:example.com;transport=ws SIP/2.0")
         let contact = register.contactURI ?? ""
-        #expect(contact.hasPrefix("sip:alice@") && contact.hasSuffix(".invalid;transport=ws"), "\(contact)")
+        // Outbound asked for (RFC 5626 §4.2): `;ob` on the Contact, the instance and reg-id on the binding.
+        #expect(contact.hasPrefix("sip:alice@") && contact.hasSuffix(".invalid;transport=ws;ob"), "\(contact)")
+        #expect(register["Contact"]?.contains("reg-id=1") == true)
         let via = register["Via"] ?? ""
         #expect(via.hasPrefix("SIP/2.0/WS ") && via.contains(".invalid;"), "\(via)")
     }

@@ -2,13 +2,15 @@ import COpenSSL
 public import SDP
 
 /// One direction of SRTP and SRTCP (RFC 3711) on OpenSSL's libcrypto, for AES_CM_128_HMAC_SHA1_80 and
-/// AES_CM_128_HMAC_SHA1_32 keyed by SDES (RFC 4568): the same operations as ``SRTPSession``, without libsrtp2.
+/// AES_CM_128_HMAC_SHA1_32 (RFC 4568 §6.2) and AEAD_AES_128_GCM (RFC 7714), keyed by SDES or DTLS-SRTP: the
+/// same operations as ``SRTPSession``, without libsrtp2.
 ///
-/// The session keys are derived once (RFC 3711 §4.3, key derivation rate 0) into an AES-128-CTR context and
-/// an HMAC-SHA1 context per protocol, which every packet reuses: a packet costs one IV reset, one CTR pass, one
-/// HMAC re-initialisation and pass, and one dictionary lookup of its SSRC's rollover and replay state, whatever
-/// the number of contexts alive. Each SSRC keeps its own 48-bit index (ROC and SEQ, §3.3.1) and replay window
-/// (§3.3.2), for SRTP and SRTCP apart; state changes only for packets that were protected or that authenticated.
+/// The session keys are derived once (RFC 3711 §4.3, key derivation rate 0) into OpenSSL contexts per
+/// protocol that every packet reuses: for AES-CM an AES-128-CTR context and an HMAC-SHA1 context, for AES-GCM
+/// one AES-128-GCM context. A packet costs an IV reset, one cipher pass (and one HMAC pass for AES-CM), and one
+/// dictionary lookup of its SSRC's rollover and replay state, whatever the number of contexts alive. Each SSRC
+/// keeps its own 48-bit index (ROC and SEQ, §3.3.1) and replay window (§3.3.2), for SRTP and SRTCP apart;
+/// state changes only for packets that were protected or that authenticated.
 ///
 /// Not `Sendable`: the OpenSSL contexts must not be used from two threads at once, so a context stays on its
 /// media loop. The contexts are freed in `deinit`. Failures are counted and thrown as ``SRTPError``, never trap.
@@ -16,13 +18,15 @@ public final class SRTPContext {
     /// Which way the context works: outbound protects what we send, inbound unprotects what we receive.
     public typealias Direction = SRTPSession.Direction
 
-    /// The most bytes protecting adds to a packet (the SRTCP E flag and index, a 128-byte MKI, an 80-bit tag).
-    public static let maximumTrailerLength = 4 + 128 + 10
+    /// The most bytes protecting adds to a packet (the SRTCP E flag and index, a 128-byte MKI, a 16-byte tag).
+    public static let maximumTrailerLength = 4 + 128 + 16
 
     /// The crypto suite.
     public let suite: CryptoSuite
     /// The direction.
     public let direction: Direction
+    /// Whether outbound SRTCP is encrypted (E flag set, RFC 3711 §3.4); inbound SRTCP is read either way.
+    public let encryptsRTCP: Bool
     /// SRTP counts.
     public var rtpStatistics: SRTPStatistics { rtpStatisticsStorage }
     /// SRTCP counts.
@@ -30,10 +34,8 @@ public final class SRTPContext {
 
     var rtpStatisticsStorage = SRTPStatistics()
     var rtcpStatisticsStorage = SRTPStatistics()
-    let rtpKeys: SRTPSessionKeys
-    let rtcpKeys: SRTPSessionKeys
-    /// The SRTP tag length in bytes: 10 or 4 (SRTCP's is always 10).
-    let rtpTagLength: Int
+    /// The session keys of both protocols, for the suite's transform.
+    let transform: SRTPTransform
     /// The MKI every packet carries (RFC 3711 §3.1), empty for none.
     let mki: [UInt8]
     let replayWindowSize: Int
@@ -43,27 +45,26 @@ public final class SRTPContext {
 
     /// Creates a context.
     /// - Parameters:
-    ///   - suite: AES_CM_128_HMAC_SHA1_80 or AES_CM_128_HMAC_SHA1_32 (SRTCP keeps an 80-bit tag with both).
-    ///   - masterKeySalt: the 16-byte master key followed by the 14-byte master salt.
+    ///   - suite: AES_CM_128_HMAC_SHA1_80, AES_CM_128_HMAC_SHA1_32 (SRTCP keeps an 80-bit tag with both) or
+    ///     AEAD_AES_128_GCM (a 16-byte tag on both).
+    ///   - masterKeySalt: the 16-byte master key followed by the master salt: 14 bytes for the AES-CM suites,
+    ///     12 for AEAD_AES_128_GCM (RFC 7714 §12).
     ///   - direction: outbound or inbound.
     ///   - replayWindowSize: the replay window in packets, 64...128, 128 by default (RFC 3711 §3.3.2).
     ///   - mki: the master key identifier (RFC 3711 §3.1) that inbound packets must carry or outbound packets
     ///     get, 1...128 bytes on the wire.
+    ///   - encryptsRTCP: whether outbound SRTCP is encrypted (true by default; false sends it authenticated
+    ///     only, with the E flag clear, as RFC 4568's `UNENCRYPTED_SRTCP` asks).
     /// - Throws: ``SRTPError`` with `.unsupportedSuite`, `.badKey` (key, salt or MKI length) or
     ///   `.libraryFailure` (OpenSSL could not make a context; a window outside 64...128).
-    public init(
+    public convenience init(
         suite: CryptoSuite, masterKeySalt: [UInt8], direction: Direction, replayWindowSize: Int = 128,
-        mki: SRTPKeyParameters.MasterKeyIdentifier? = nil
+        mki: SRTPKeyParameters.MasterKeyIdentifier? = nil, encryptsRTCP: Bool = true
     ) throws(SRTPError) {
-        if suite.matches(.aesCM128HMACSHA1_80) {
-            rtpTagLength = 10
-        } else if suite.matches(.aesCM128HMACSHA1_32) {
-            rtpTagLength = 4
-        } else {
-            throw SRTPError(.unsupportedSuite, "\(suite) is not supported (AES_CM_128_HMAC_SHA1_80 and _32 are)")
-        }
-        guard masterKeySalt.count == 30 else {
-            throw SRTPError(.badKey, "\(masterKeySalt.count) bytes of key and salt, \(suite) needs 30")
+        let kind = try SRTPTransform.Kind(suite)
+        guard masterKeySalt.count == kind.keySaltLength else {
+            throw SRTPError(
+                .badKey, "\(masterKeySalt.count) bytes of key and salt, \(suite) needs \(kind.keySaltLength)")
         }
         guard (64...128).contains(replayWindowSize) else {
             throw SRTPError(.libraryFailure, "replay window \(replayWindowSize) outside 64...128")
@@ -79,26 +80,26 @@ public final class SRTPContext {
                 return shift < 64 ? UInt8(truncatingIfNeeded: mki.value >> shift) : 0
             }
         }
-        let rtp = try SRTPSessionKeys(masterKeySalt: masterKeySalt, firstLabel: 0)
-        let rtcp: SRTPSessionKeys
-        do {
-            rtcp = try SRTPSessionKeys(masterKeySalt: masterKeySalt, firstLabel: 3)
-        } catch {
-            rtp.free()
-            throw error
-        }
-        self.suite = suite
-        self.direction = direction
-        self.replayWindowSize = replayWindowSize
-        self.mki = mkiBytes
-        self.rtpKeys = rtp
-        self.rtcpKeys = rtcp
+        self.init(
+            transform: try SRTPTransform(kind, masterKeySalt: masterKeySalt, isEncrypting: direction == .outbound),
+            suite: suite, direction: direction, replayWindowSize: replayWindowSize, mki: mkiBytes,
+            encryptsRTCP: encryptsRTCP)
     }
 
-    deinit {
-        rtpKeys.free()
-        rtcpKeys.free()
+    /// A context over session keys already made (the RFCs' vectors give session keys).
+    init(
+        transform: SRTPTransform, suite: CryptoSuite, direction: Direction, replayWindowSize: Int = 128,
+        mki: [UInt8] = [], encryptsRTCP: Bool = true
+    ) {
+        self.transform = transform
+        self.suite = suite
+        self.direction = direction
+        self.encryptsRTCP = encryptsRTCP
+        self.replayWindowSize = replayWindowSize
+        self.mki = mki
     }
+
+    deinit { transform.free() }
 
     /// Creates the outbound and inbound contexts of a negotiated call.
     /// - Parameter parameters: the SDES keys from offer/answer.
@@ -113,6 +114,101 @@ public final class SRTPContext {
             suite: parameters.suite, masterKeySalt: parameters.remoteKeySalt, direction: .inbound,
             mki: parameters.remoteMKI)
         return (outbound, inbound)
+    }
+}
+
+/// The session keys of SRTP and SRTCP for one suite's transform.
+enum SRTPTransform {
+    /// The transforms this implementation runs.
+    enum Kind {
+        /// AES-128 counter mode with HMAC-SHA1, an SRTP tag of `tagLength` bytes (10 or 4; SRTCP's is 10).
+        case counterMode(tagLength: Int)
+        /// AES-128 in Galois/Counter Mode with a 16-byte tag (RFC 7714).
+        case galoisCounterMode
+
+        init(_ suite: CryptoSuite) throws(SRTPError) {
+            if suite.matches(.aesCM128HMACSHA1_80) {
+                self = .counterMode(tagLength: 10)
+            } else if suite.matches(.aesCM128HMACSHA1_32) {
+                self = .counterMode(tagLength: 4)
+            } else if suite.matches(.aeadAES128GCM) {
+                self = .galoisCounterMode
+            } else {
+                throw SRTPError(
+                    .unsupportedSuite,
+                    "\(suite) is not supported (AES_CM_128_HMAC_SHA1_80 and _32 and AEAD_AES_128_GCM are)")
+            }
+        }
+
+        /// The master key and salt length: 16 + 14, or 16 + 12 for AES-GCM.
+        var keySaltLength: Int {
+            if case .galoisCounterMode = self { return 28 }
+            return 30
+        }
+    }
+
+    case counterMode(rtp: SRTPSessionKeys, rtcp: SRTPSessionKeys, tagLength: Int)
+    case galoisCounterMode(rtp: SRTPGCMKeys, rtcp: SRTPGCMKeys)
+
+    /// Derives both protocols' keys: SRTP with labels 0...2, SRTCP with 3...5 (RFC 3711 §4.3.1).
+    init(_ kind: Kind, masterKeySalt: [UInt8], isEncrypting: Bool) throws(SRTPError) {
+        var masterKey = Array(masterKeySalt[0..<16])
+        var masterSalt = Array(masterKeySalt[16...])
+        defer {
+            for i in masterKey.indices { masterKey[i] = 0 }
+            for i in masterSalt.indices { masterSalt[i] = 0 }
+        }
+        switch kind {
+        case .counterMode(let tagLength):
+            let rtp = try SRTPSessionKeys(masterKeySalt: masterKeySalt, firstLabel: 0)
+            do {
+                self = .counterMode(
+                    rtp: rtp, rtcp: try SRTPSessionKeys(masterKeySalt: masterKeySalt, firstLabel: 3),
+                    tagLength: tagLength)
+            } catch {
+                rtp.free()
+                throw error
+            }
+        case .galoisCounterMode:
+            let rtp = try SRTPGCMKeys(
+                masterKey: masterKey, masterSalt: masterSalt, firstLabel: 0, isEncrypting: isEncrypting)
+            do {
+                self = .galoisCounterMode(
+                    rtp: rtp,
+                    rtcp: try SRTPGCMKeys(
+                        masterKey: masterKey, masterSalt: masterSalt, firstLabel: 3, isEncrypting: isEncrypting))
+            } catch {
+                rtp.free()
+                throw error
+            }
+        }
+    }
+
+    /// The SRTP tag length in bytes.
+    var rtpTagLength: Int {
+        switch self {
+        case .counterMode(_, _, let tagLength): tagLength
+        case .galoisCounterMode: SRTPGCMKeys.tagLength
+        }
+    }
+
+    /// The SRTCP tag length in bytes.
+    var rtcpTagLength: Int {
+        switch self {
+        case .counterMode: 10
+        case .galoisCounterMode: SRTPGCMKeys.tagLength
+        }
+    }
+
+    func free() {
+        switch self {
+        case .counterMode(let rtp, let rtcp, _):
+            rtp.free()
+            rtcp.free()
+        case .galoisCounterMode(let rtp, let rtcp):
+            rtp.free()
+            rtcp.free()
+        }
     }
 }
 
@@ -167,19 +263,24 @@ struct SRTPSessionKeys {
 
 /// The AES-CM pseudo-random function of RFC 3711 §4.3.3, with key derivation rate 0.
 enum SRTPKeyDerivation {
-    /// `count` bytes of session key material for `label` (§4.3.1): the AES-CM keystream under the master key
-    /// with IV = (master salt XOR (label || 0^48)) * 2^16. `nil` when the key and salt are not 30 bytes or
-    /// OpenSSL fails.
+    /// `count` bytes of session key material for `label` (§4.3.1) from a 30-byte master key and salt.
     static func derive(_ masterKeySalt: [UInt8], label: UInt8, count: Int) -> [UInt8]? {
         guard masterKeySalt.count == 30 else { return nil }
-        var iv = Array(masterKeySalt[16..<30]) + [0, 0]
+        return derive(
+            masterKey: Array(masterKeySalt[0..<16]), masterSalt: Array(masterKeySalt[16...]), label: label,
+            count: count)
+    }
+
+    /// `count` bytes of session key material for `label` (§4.3.1): the AES-CM keystream under the master key
+    /// with IV = (master salt XOR (label || 0^48)) * 2^16. A 12-byte salt (RFC 7714 §11) fills the first
+    /// 12 of the 14 salt bytes, the last two zero, as libsrtp2 does. `nil` for other lengths or when OpenSSL
+    /// fails.
+    static func derive(masterKey: [UInt8], masterSalt: [UInt8], label: UInt8, count: Int) -> [UInt8]? {
+        guard masterKey.count == 16, masterSalt.count == 14 || masterSalt.count == 12 else { return nil }
+        var iv = masterSalt + [UInt8](repeating: 0, count: 16 - masterSalt.count)
         iv[7] ^= label
-        var key = Array(masterKeySalt[0..<16])
-        defer {
-            for i in key.indices { key[i] = 0 }
-            for i in iv.indices { iv[i] = 0 }
-        }
-        return keystream(key: key, iv: iv, count: count)
+        defer { for i in iv.indices { iv[i] = 0 } }
+        return keystream(key: masterKey, iv: iv, count: count)
     }
 
     /// `count` bytes of AES-128 counter-mode keystream (RFC 3711 §4.1.1) from the 16-byte `iv`.

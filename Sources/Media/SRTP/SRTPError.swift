@@ -22,9 +22,10 @@ public struct SRTPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let malformedPacket = Code(.malformedPacket)
         /// The buffer has no room for the authentication tag (and MKI, SRTCP index).
         public static let bufferTooSmall = Code(.bufferTooSmall)
-        /// The master key and salt are not the suite's length (30 bytes for AES_CM_128 suites).
+        /// The master key and salt are not the suite's length (30 bytes for AES_CM_128 suites, 28 for
+        /// AEAD_AES_128_GCM).
         public static let badKey = Code(.badKey)
-        /// A crypto suite this libsrtp2 does not provide (no AES-GCM in Debian's build).
+        /// A crypto suite this implementation does not provide.
         public static let unsupportedSuite = Code(.unsupportedSuite)
         /// The packet carries an MKI we were not given (RFC 3711 §3.1).
         public static let unknownMKI = Code(.unknownMKI)

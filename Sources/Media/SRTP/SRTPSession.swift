@@ -2,7 +2,9 @@ import CSRTP
 public import SDP
 
 /// One direction of SRTP and SRTCP (RFC 3711) through libsrtp2: an outbound session protects what we send,
-/// an inbound one unprotects what we receive, each keyed from an SDES master key and salt (RFC 4568).
+/// an inbound one unprotects what we receive, each keyed from an SDES master key and salt (RFC 4568). The
+/// cross-check of ``SRTPContext``: the AES-CM suites, and AEAD_AES_128_GCM (RFC 7714) where libsrtp2 is built
+/// with it (Debian's is, on NSS).
 ///
 /// The libsrtp2 context (`srtp_t`) is owned here and freed in `deinit`. The class is not `Sendable`: a
 /// libsrtp2 context must not be used from two threads at once, so a session stays on its media loop.
@@ -35,8 +37,9 @@ public final class SRTPSession {
 
     /// Creates a session.
     /// - Parameters:
-    ///   - suite: AES_CM_128_HMAC_SHA1_80 or AES_CM_128_HMAC_SHA1_32 (SRTCP keeps an 80-bit tag with both).
-    ///   - masterKeySalt: the 16-byte master key followed by the 14-byte master salt.
+    ///   - suite: AES_CM_128_HMAC_SHA1_80 or AES_CM_128_HMAC_SHA1_32 (SRTCP keeps an 80-bit tag with both), or
+    ///     AEAD_AES_128_GCM.
+    ///   - masterKeySalt: the 16-byte master key followed by the master salt (14 bytes, 12 for AES-GCM).
     ///   - direction: outbound or inbound.
     ///   - replayWindowSize: the replay window in packets (libsrtp2 accepts 64...32768), 128 by default.
     ///   - mki: the master key identifier (RFC 3711 §3.1) that inbound packets carry (when the other side's
@@ -50,16 +53,24 @@ public final class SRTPSession {
             throw SRTPError(.libraryFailure, status: SRTPLibrary.status, "srtp_init failed")
         }
         var policy = srtp_policy_t()
+        let keySaltLength: Int
         if suite.matches(.aesCM128HMACSHA1_80) {
             sb_srtp_policy_aes_cm_128_hmac_sha1_80(&policy.rtp)
+            sb_srtp_policy_srtcp_default(&policy.rtcp)
+            keySaltLength = Int(SRTP_MASTER_KEY_LEN)
         } else if suite.matches(.aesCM128HMACSHA1_32) {
             sb_srtp_policy_aes_cm_128_hmac_sha1_32(&policy.rtp)
+            sb_srtp_policy_srtcp_default(&policy.rtcp)
+            keySaltLength = Int(SRTP_MASTER_KEY_LEN)
+        } else if suite.matches(.aeadAES128GCM) {
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
+            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
+            keySaltLength = Int(SRTP_AES_GCM_128_KEY_LEN_WSALT)
         } else {
             throw SRTPError(.unsupportedSuite, "\(suite) is not supported by this libsrtp2")
         }
-        sb_srtp_policy_srtcp_default(&policy.rtcp)
-        guard masterKeySalt.count == Int(SRTP_MASTER_KEY_LEN) else {
-            throw SRTPError(.badKey, "\(masterKeySalt.count) bytes of key and salt, \(suite) needs 30")
+        guard masterKeySalt.count == keySaltLength else {
+            throw SRTPError(.badKey, "\(masterKeySalt.count) bytes of key and salt, \(suite) needs \(keySaltLength)")
         }
         guard (64...0x8000).contains(replayWindowSize) else {
             throw SRTPError(.libraryFailure, "replay window \(replayWindowSize) outside 64...32768")

@@ -126,6 +126,7 @@ extension MediaSession {
 
     /// Runs an authenticated packet's source through the port's latch; false when it is refused.
     private mutating func latch(_ source: Address, on port: MediaPort, at now: MediaInstant) -> Bool {
+        guard isLatching else { return true }
         let before = port == .rtp ? rtpLatch.destination : rtcpLatch.destination
         let decision =
             port == .rtp

@@ -29,6 +29,10 @@ public struct MediaSession<Address: Hashable & Sendable> {
     public internal(set) var activity = MediaActivity.inactive
     /// True while silence goes out instead of the captured audio.
     public internal(set) var isMuted = false
+    /// Whether symmetric RTP latching (RFC 4961) moves the destination to where the peer's packets come from,
+    /// and refuses other sources (the default). Off when ICE (RFC 8445) negotiated the path: the selected pair
+    /// decides where media goes, and packets from any address of the pair's checks are taken.
+    public var isLatching = true
     /// The activity early media stands in for, to come back when it ends; `nil` while there is no early media
     /// (see ``setEarlyMedia(_:)``).
     var activityAfterEarlyMedia: MediaActivity?

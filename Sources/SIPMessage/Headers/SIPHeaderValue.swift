@@ -134,7 +134,11 @@ extension SIPFields {
 
     /// Appends a field named `name` holding `value`.
     public mutating func append(_ name: SIPField.Name, _ value: some SIPHeaderEncodable) {
-        insert(name, value, at: entries.count)
+        if let known = name.known, known.displayName == name.rawName {
+            appendEncoded(known) { value.serialize(into: &$0) }
+        } else {
+            insert(name, value, at: entries.count)
+        }
     }
 
     /// Inserts a field named `name` holding `value` at `position`.
@@ -150,7 +154,10 @@ extension SIPFields {
 }
 
 extension String: SIPHeaderEncodable {
-    public func serialize(into buffer: inout [UInt8]) { buffer.append(self) }
+    public func serialize(into buffer: inout [UInt8]) {
+        var text = self
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+    }
 }
 
 extension Int: SIPHeaderEncodable {

@@ -79,7 +79,7 @@ struct WebSocketFlow {
             case .needMore: return []
             case .rejected(let error):
                 state = .closed
-                return [.closed(TransportError(.handshakeFailed, "WebSocket upgrade: \(error)"))]
+                return [.closed(TransportError(.webSocketUpgradeFailed, "\(error)"))]
             case .accepted(_, let remainder):
                 return [.opened] + open(role: .client, remainder: remainder)
             }
@@ -90,7 +90,7 @@ struct WebSocketFlow {
             case .needMore: return []
             case .rejected(let error, let response):
                 state = .closed
-                return [.send(response), .closed(TransportError(.handshakeFailed, "WebSocket upgrade: \(error)"))]
+                return [.send(response), .closed(TransportError(.webSocketUpgradeFailed, "\(error)"))]
             case .accepted(_, let response, let remainder):
                 return [.send(response), .opened] + open(role: .server, remainder: remainder)
             }

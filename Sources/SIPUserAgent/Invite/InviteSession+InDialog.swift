@@ -72,7 +72,9 @@ extension InviteSession {
     private mutating func receiveBye(
         _ request: SIPRequest, transaction: ServerTransactionToken, into actions: inout [SessionAction]
     ) {
-        actions.append(.sendResponse(makeResponse(to: request, status: 200), transaction: transaction))
+        let ok = InviteSession.response(
+            to: request, status: 200, localTag: localTag, server: configuration.userAgent)
+        actions.append(.sendResponse(ok, transaction: transaction))
         let ending = EndReason(.remoteEnded, reasons: (try? request.reason) ?? [])
         refusePendingRemoteOffer(into: &actions)
         if let incoming = incomingInvite {

@@ -16,12 +16,11 @@ extension InviteSession {
                 EndReason(.failed, statusCode: error.status, reasonPhrase: error.detail), into: &actions)
             return
         }
-        // §8.2.2.3: refuse extensions this side does not understand.
-        let understood = configuration.supportedExtensions
-        // Require and Supported parsed once for every check below (what `requiresOption` and `supportsOption`
-        // read).
-        let required = (try? request.require) ?? []
-        let supported = (try? request.headerFields.supported) ?? []
+        // §8.2.2.3: refuse extensions this side does not understand (Require is usually absent: not parsed then).
+        let fields = request.headerFields
+        let hasRequire = fields.contains(.require)
+        let required = hasRequire ? (try? request.require) ?? [] : []
+        let understood = required.isEmpty ? [] : configuration.supportedExtensions
         let unsupported = required.filter { !understood.contains($0.lowercased()) }
         if !unsupported.isEmpty {
             var response = makeResponse(to: request, status: 420)
@@ -29,10 +28,16 @@ extension InviteSession {
             rejectIncoming(response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"), into: &actions)
             return
         }
-        func lists(_ tag: String, in tags: [String]) -> Bool { tags.contains { $0.lowercased() == tag } }
-        incoming.peerRequires100rel = lists("100rel", in: required)
-        incoming.peerSupports100rel = incoming.peerRequires100rel || lists("100rel", in: supported)
-        incoming.peerSupportsTimer = lists("timer", in: required) || lists("timer", in: supported)
+        // An option tag in Require or Supported, compared ignoring ASCII case (tags are tokens); a list that does
+        // not parse counts as empty, as `(try? request.require) ?? []` did.
+        func lists(_ tag: String, in name: SIPField.Name, allowEmpty: Bool) -> Bool {
+            fields.tokenList(name, allowEmpty: allowEmpty, contains: tag, ignoringCase: true) ?? false
+        }
+        incoming.peerRequires100rel = hasRequire && lists("100rel", in: .require, allowEmpty: false)
+        incoming.peerSupports100rel = incoming.peerRequires100rel || lists("100rel", in: .supported, allowEmpty: true)
+        incoming.peerSupportsTimer =
+            (hasRequire && lists("timer", in: .require, allowEmpty: false))
+            || lists("timer", in: .supported, allowEmpty: true)
         peer.allowsUpdate = request.allows(.update) ?? false
         peer.supportsTimer = incoming.peerSupportsTimer
         // RFC 3262 §3: a UAS that requires 100rel refuses an INVITE that does not support it.
@@ -113,14 +118,15 @@ extension InviteSession {
                     response.setBody(local)
                 }
                 carriesSDP = true
-            } else if sendsReliably(carryingSDP: true), offerAnswer.state == .stable, offerAnswer.session == nil,
+            } else if sendsReliably(carryingSDP: true, for: incoming), offerAnswer.state == .stable,
+                offerAnswer.session == nil,
                 let offer = try? offerAnswer.makeOffer()
             {
                 response.setBody(offer)
                 carriesSDP = true
             }
         }
-        let reliably = sendsReliably(carryingSDP: carriesSDP)
+        let reliably = sendsReliably(carryingSDP: carriesSDP, for: incoming)
         if carriesSDP, incoming.hasOffer, incoming.answerDelivery != .reliable {
             incoming.answerDelivery = reliably ? .reliable : .unreliable
         }
@@ -136,9 +142,15 @@ extension InviteSession {
 
     /// Whether a provisional response goes reliably (RFC 3262 §3).
     func sendsReliably(carryingSDP: Bool) -> Bool {
-        guard configuration.reliableProvisionalResponses != .disabled, let incoming = incomingInvite,
-            incoming.peerSupports100rel
-        else { return false }
+        guard let incoming = incomingInvite else { return false }
+        return sendsReliably(carryingSDP: carryingSDP, for: incoming)
+    }
+
+    /// `sendsReliably(carryingSDP:)` for the INVITE at hand (read from `phase`, it is copied out first).
+    func sendsReliably(carryingSDP: Bool, for incoming: IncomingInvite) -> Bool {
+        guard configuration.reliableProvisionalResponses != .disabled, incoming.peerSupports100rel else {
+            return false
+        }
         return incoming.peerRequires100rel || configuration.reliableProvisionalResponses == .required || carryingSDP
     }
 

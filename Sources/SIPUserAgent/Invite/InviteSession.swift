@@ -189,8 +189,17 @@ extension InviteSession {
 
     /// A response to `request` with this side's tag in To and the Server field.
     func makeResponse(to request: SIPRequest, status: Int, reason: String? = nil) -> SIPResponse {
+        InviteSession.response(
+            to: request, status: status, reason: reason, localTag: localTag, server: configuration.userAgent)
+    }
+
+    /// `makeResponse(to:status:reason:)` from the two fields it reads: called with them from a mutating
+    /// method, it does not make the compiler copy the whole session first.
+    static func response(
+        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String, server: String?
+    ) -> SIPResponse {
         var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
-        if let userAgent = configuration.userAgent { response.headerFields.append(.server, userAgent) }
+        if let server { response.headerFields.append(.server, server) }
         return response
     }
 

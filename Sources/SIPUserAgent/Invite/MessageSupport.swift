@@ -20,8 +20,8 @@ extension SIPHeaderFieldsContainer {
 
     /// Whether Allow lists `method`; `nil` when there is no Allow.
     func allows(_ method: SIPMethod) -> Bool? {
-        guard headerFields.contains(.allow), let methods = try? headerFields.allow else { return nil }
-        return methods.contains(method)
+        guard headerFields.contains(.allow) else { return nil }
+        return headerFields.tokenList(.allow, allowEmpty: true, contains: method.rawValue)
     }
 }
 
@@ -46,7 +46,8 @@ extension SIPFields {
         if contains(.contentType) {
             set(.contentType, MediaType.sdp)
         } else {
-            append(.contentType, MediaType.sdp)
+            // `MediaType.sdp` as it writes itself.
+            append(.contentType, "application/sdp")
         }
     }
 }

@@ -213,8 +213,9 @@ public struct RegistrationClient: Sendable {
         return actions
     }
 
-    /// The registration's TCP/TLS connection closed or broke. With outbound confirmed (RFC 5626 §4.5): register
-    /// again at once over a new flow, and back off only when that fails. Otherwise as `transportFailed`.
+    /// The registration's TCP, TLS or WebSocket connection closed or broke. With outbound confirmed (RFC 5626
+    /// §4.5): register again at once over a new flow, and back off only when that fails. Otherwise as
+    /// `transportFailed`.
     public mutating func flowFailed(_ reason: String) -> [Action] {
         guard isOutbound else { return transportFailed(reason) }
         guard !stopping, state != .idle, state != .unregistered else { return [] }

@@ -13,8 +13,8 @@ public struct RegistrationConfiguration: Sendable {
     /// `+sip.instance` (a URN, usually `urn:uuid:...`) and `reg-id` when outbound (RFC 5626) is on.
     public var instanceID: String?
     /// With `instanceID`, the registration asks for outbound (RFC 5626 §4.2): `reg-id` and the `ob` URI
-    /// parameter on the Contact, `Supported: outbound`. Over TCP and TLS flows only: UDP flows would need
-    /// STUN keep-alives (§4.4.2), which this client does not send.
+    /// parameter on the Contact, `Supported: outbound`. The driver keeps the flow: CRLF or WebSocket pings
+    /// over connections, STUN Binding requests over UDP (§4.4.2).
     public var regID: Int?
     /// RFC 5626 §4.5 flow recovery, once the registrar confirmed outbound: a broken flow is replaced at once;
     /// a replacement that fails waits a random 50-100% of min(`outboundMaximumTime`, `outboundBaseTime` *

@@ -47,10 +47,10 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var expires: UInt32
     /// Whether the provider registers the account when it starts.
     public var registersOnStart: Bool
-    /// CRLF keep-alive interval on TCP/TLS registration flows (RFC 5626 §4.4.1); a registrar's shorter
-    /// `Flow-Timer` wins.
+    /// Keep-alive interval on TCP, TLS, WS and WSS registration flows (RFC 5626 §4.4.1: CRLFCRLF; a WebSocket
+    /// Ping over WS and WSS, RFC 7118 §6); a registrar's shorter `Flow-Timer` wins.
     public var keepAliveInterval: Duration
-    /// The `+sip.instance` of the account's registrations over TCP and TLS (RFC 5626 §4.1): a URN, usually
+    /// The `+sip.instance` of the account's registrations over TCP, TLS, WS and WSS (RFC 5626 §4.1): a URN, usually
     /// `urn:uuid:` and a UUID that stays the same for the device across restarts (store it). `nil`: the
     /// provider makes a version 4 UUID URN for the account, kept for the provider's life. With it the
     /// REGISTER asks for outbound (`reg-id=1`, `;ob`, `Supported: outbound`): a registrar that confirms it
@@ -61,6 +61,14 @@ public struct Account: Sendable, Identifiable, CustomStringConvertible {
     public var codecs: [Codec]?
     /// SRTP policy for this account's calls; the provider's when `nil`.
     public var srtp: SRTPPolicy?
+    /// STUN servers for this account's calls; the provider's when `nil`.
+    public var stunServers: [STUNServer]?
+    /// TURN servers for this account's calls; the provider's when `nil`. Their passwords never show in
+    /// `description`.
+    public var turnServers: [TURNServer]?
+    /// ICE for this account's calls; when `nil`, the provider's policy, or `.on` when the account (or the
+    /// provider) has a STUN or TURN server and no policy says otherwise.
+    public var icePolicy: ICEPolicy?
     /// Whether the provider subscribes to the account's message-waiting state (solicited MWI: RFC 6665
     /// SUBSCRIBE with `Event: message-summary`, RFC 3842), as pjsua's `mwi_enabled` and baresip's mwi module
     /// do. The subscription starts once the account is registered (at start for an account without a
@@ -327,6 +335,9 @@ public struct RegistrationFailure: Error, Sendable, Hashable, CustomStringConver
     public var statusCode: Int?
     /// The reason phrase or a description.
     public var reason: String
+    /// For `transportClosed`: why the connection failed, typed (a TLS or WSS certificate failure names
+    /// itself, and `reason` says the same in words). `nil` otherwise.
+    public var transportFailure: TransportFailure?
 
     public var description: String {
         if let statusCode { return "\(kind.rawValue) (\(statusCode) \(reason))" }

@@ -58,6 +58,9 @@ public struct Call: Sendable, Identifiable, CustomStringConvertible {
     public var transport: SIPTransportKind? = nil
     /// Media figures, once media runs.
     public var quality: CallQuality?
+    /// The candidate pair ICE selected for the media (RFC 8445 §8.1.1), once there is one; `nil` for calls
+    /// without ICE.
+    public var mediaPath: CallMediaPath? = nil
     /// When the call was placed or the invite arrived.
     public var startedAt: Date
     /// When the call connected.

@@ -7,6 +7,7 @@ public struct CallEndedReason: RawRepresentable, Sendable, Hashable, CaseIterabl
     /// The reasons this version knows; internal so the library's own switches stay exhaustive.
     enum Code: String, CaseIterable {
         case failed, remoteEnded, unanswered, answeredElsewhere, declinedElsewhere, localEnded
+        case connectivityLost
     }
 
     /// The reason's code.
@@ -38,6 +39,9 @@ public struct CallEndedReason: RawRepresentable, Sendable, Hashable, CaseIterabl
     public static let declinedElsewhere = CallEndedReason(code: .declinedElsewhere)
     /// This side ended the call (an `EndCallAction`).
     public static let localEnded = CallEndedReason(code: .localEnded)
+    /// Beyond CallKit (map it to `.failed`): the media path stopped answering ICE consent checks for 30 s
+    /// (RFC 7675 §5.1), so media had to stop; this side sent the BYE.
+    public static let connectivityLost = CallEndedReason(code: .connectivityLost)
 
     /// Every reason this version knows, in declaration order.
     public static var allCases: [CallEndedReason] { Code.allCases.map(CallEndedReason.init(code:)) }
@@ -57,6 +61,10 @@ public struct CallEndDetails: Sendable, Hashable, CustomStringConvertible {
     public var reasonPhrase: String?
     /// The `Reason` header values (RFC 3326) that came with the end, as written (`SIP;cause=200;text="..."`).
     public var reasons: [String]
+    /// For a call that failed because the transport could not carry its INVITE (status 503, made up by this
+    /// side, RFC 3261 §8.1.3.1): why, typed. A TLS or WSS certificate failure also names itself in
+    /// `reasonPhrase` (`TLS: certificate name mismatch`). `nil` otherwise.
+    public var transportFailure: TransportFailure?
 
     /// - Parameters:
     ///   - reason: the CallKit-shaped reason.

@@ -114,6 +114,26 @@ public struct CallProviderConfiguration: Sendable {
     public var mediaTimeout: Duration?
     /// Whether calls carry RTP (`.rtp`, the default) or only negotiate it (`.signallingOnly`, load tests).
     public var mediaMode: MediaMode
+    /// STUN servers calls learn their server-reflexive candidates from (RFC 8445 §5.1.1.2); none by default.
+    /// With one, and no `icePolicy`, calls use ICE.
+    public var stunServers: [STUNServer]
+    /// TURN servers calls allocate relayed candidates on (RFC 8656), one allocation per component and server;
+    /// none by default. With one, and no `icePolicy`, calls use ICE. Their passwords are never logged.
+    public var turnServers: [TURNServer]
+    /// Whether calls use ICE (RFC 8445, SDP per RFC 8839); `nil` (the default) means `.off` without STUN or
+    /// TURN servers and `.on` with one. An `Account`'s own policy and servers win for its calls.
+    public var icePolicy: ICEPolicy?
+    /// How long a call gathers candidates before its offer or answer goes out (there is no Trickle ICE): then
+    /// the candidates found so far are used. 3 s by default: a STUN request is sent at 0, 0.5 and 1.5 s, and a
+    /// TURN allocation takes two round trips (RFC 8489 §6.2.1, RFC 8656 §7), so on a lossy path 3 s finds what
+    /// 2 s would miss; gathering ends sooner when every request is answered.
+    public var iceGatheringTimeout: Duration
+    /// How long a call waits, after its answer, for ICE to select a pair before it fails (`.failed`, "ICE
+    /// failed"); 10 s by default.
+    public var iceConnectivityTimeout: Duration
+    /// Whether offers carry `a=rtcp-mux` and answers accept it (RFC 5761); tests turn it off to play a peer
+    /// that declines it.
+    var offersRTCPMux = true
     /// How long a call reported from a push (`CallProvider.reportPushPayload(_:)`) waits for its INVITE;
     /// then it ends with `CallEndedReason.failed`, as CallKit requires of a call that cannot connect.
     public var pushInviteTimeout: Duration
@@ -154,6 +174,11 @@ public struct CallProviderConfiguration: Sendable {
         self.mediaAddress = nil
         self.mediaTimeout = nil
         self.mediaMode = .rtp
+        self.stunServers = []
+        self.turnServers = []
+        self.icePolicy = nil
+        self.iceGatheringTimeout = .seconds(3)
+        self.iceConnectivityTimeout = .seconds(10)
         self.pushInviteTimeout = .seconds(20)
         self.maximumPendingPushedCalls = 16
     }

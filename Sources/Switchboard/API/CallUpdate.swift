@@ -16,6 +16,9 @@ public struct CallUpdate: Sendable, Hashable {
     public var hasVideo: Bool?
     /// Beyond CallKit: the other side put the call on hold (`true`) or resumed it (`false`).
     public var isRemoteHeld: Bool?
+    /// Beyond CallKit: ICE selected another candidate pair for the media mid-call (an ICE restart, RFC 8445
+    /// §9); `Call.mediaPath` says the same.
+    public var mediaPath: CallMediaPath?
 
     /// An update with no field set.
     public init() {}

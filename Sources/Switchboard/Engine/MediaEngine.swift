@@ -72,6 +72,13 @@ package final class MediaEngine: @unchecked Sendable {
         return stream
     }
 
+    /// Starts ICE on `stream`: gathering on its sockets, then the agent (signalling loop).
+    func startICE(on stream: MediaStream, _ plan: ICEPlan, events: ICEDriverEvents) {
+        let network = environment.network
+        let random = environment.random
+        perform { stream.startICE(plan, network: network, random: random, events: events) }
+    }
+
     /// Takes back the sockets of a closed stream (media loop): they keep their ports and their place in
     /// the media loop, and drop whatever still arrives, until a new stream takes them. Binding a pair costs
     /// six system calls and closing it two more, per call.

@@ -43,6 +43,7 @@ extension MediaStream {
                 guard count > 0, count <= buffer.count else { continue }
                 let datagram = Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 session.receive(datagram, from: from, on: port, at: clock.now())
+                if ice != nil { drainICE() }
             }
         }
         flush()
@@ -52,6 +53,10 @@ extension MediaStream {
     /// Sends what the session queued and hands its events on.
     func flush() {
         while let transmission = session.nextTransmission() {
+            if let ice {
+                ice.send(transmission.bytes, to: transmission.destination, from: transmission.port)
+                continue
+            }
             let socket = transmission.port == .rtp ? rtp : rtcpSocket
             _ = socket.send(transmission.bytes, to: transmission.destination)
         }

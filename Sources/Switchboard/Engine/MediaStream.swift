@@ -37,6 +37,8 @@ final class MediaStream: @unchecked Sendable {
     var timer: (handle: TimerHandle, deadline: MediaInstant)?
     /// The session's figures as of its latest tick, for other threads.
     let published = Mutex(MediaSessionStatistics())
+    /// ICE, when the call uses it (`MediaStream+ICE.swift`): the selected pair carries the media.
+    var ice: ICEDriver?
 
     /// The local RTP port.
     var port: UInt16 { rtp.localAddress.port }
@@ -85,7 +87,10 @@ final class MediaStream: @unchecked Sendable {
     /// Applies a negotiated session (the first answer, an early one, or a re-offer's); the session decides
     /// what it keeps. A session it cannot take (codec, keys) leaves the stream silent until the next one.
     func configure(_ negotiated: NegotiatedSession) {
-        let rtpAddress = negotiated.remoteRTPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        var rtpAddress = negotiated.remoteRTPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        // With ICE the selected pair says where media goes: a new default candidate in a re-offer (an
+        // RFC 5245 agent's update after ICE) must not rebuild the stream; no address (hold) still stops it.
+        if ice != nil, rtpAddress != nil, let current = session.rtpDestination { rtpAddress = current }
         let rtcpAddress = negotiated.remoteRTCPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
         do throws(MediaSessionError) {
             try session.configure(negotiated, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress, at: clock.now())
@@ -131,6 +136,7 @@ final class MediaStream: @unchecked Sendable {
         timer = nil
         session.close(at: clock.now())
         flush()
+        ice?.close()
         audio.close()
         release(rtp, rtcpSocket)
         publish()

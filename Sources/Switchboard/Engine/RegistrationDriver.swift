@@ -5,9 +5,10 @@ package import SIPTransport
 package import SIPUserAgent
 
 /// Runs a `RegistrationClient` over the engine: resolves the registrar (RFC 3263), sends each REGISTER in
-/// a client transaction, fills the contact from the transport, keeps the registration's TCP/TLS flow open and
-/// pinged (RFC 5626 §4.4.1, whether or not the registrar advertises outbound), and re-registers when that flow
-/// dies. Loop-confined.
+/// a client transaction, fills the contact from the transport, keeps the registration's TCP, TLS, WS or WSS
+/// flow open and pinged (RFC 5626 §4.4.1 CRLFCRLF; WebSocket pings over WS and WSS, RFC 6455 §5.5.2; whether
+/// or not the registrar advertises outbound) and, with outbound confirmed, a UDP flow checked by STUN
+/// (§4.4.2), and re-registers when that flow dies. Loop-confined.
 package final class RegistrationDriver: @unchecked Sendable {
     // @unchecked Sendable: loop-confined; the reference crosses threads only to post work back to the loop.
 
@@ -62,8 +63,13 @@ package final class RegistrationDriver: @unchecked Sendable {
     var flowContact: SIPURI?
     /// The `Flow-Timer` the keep-alives on `flow` follow (nil: `keepAliveInterval`).
     var flowTimer: UInt32?
+    /// The STUN keep-alives of a UDP registration the registrar confirmed outbound for (RFC 5626 §4.4.2).
+    private(set) var udpKeepAlive: UDPFlowKeepAlive?
     /// Every state change, on the loop.
     package var onState: ((SIPUserAgent.RegistrationState) -> Void)?
+    /// The transport failure behind the last `transportFailed` state (typed for the app); `nil` when that
+    /// failure had no transport error (a connection closed cleanly, a request that found no route).
+    private(set) var lastTransportFailure: TransportFailure?
 
     package init(engine: Engine, settings: Settings, credentials: @escaping @Sendable (String) -> DigestCredentials?) {
         self.engine = engine
@@ -115,11 +121,11 @@ package final class RegistrationDriver: @unchecked Sendable {
             flowContact = contact
             // Over a WebSocket the registrar reaches us over the connection whatever the Contact says (its
             // `.invalid` host, RFC 7118 §8): re-registering with the address it saw would only add a binding.
-            // RFC 5626 outbound over TCP and TLS flows (reg-id 1, the one flow): the registrar that supports it
-            // routes to the flow, and a broken flow is replaced at once. UDP would need STUN keep-alives and
-            // WebSocket servers route over the connection already, so both register as before.
-            let isFlow = destination.transport == .tcp || destination.transport == .tls
-            let instanceID = isFlow ? settings.instanceID : nil
+            // RFC 5626 outbound (reg-id 1, the one flow) over every transport: the registrar that supports it
+            // routes to the flow, and a broken flow is replaced at once (over WS, by a new WebSocket
+            // connection). A UDP flow is kept and checked with STUN keep-alives (`UDPFlowKeepAlive`).
+            let isFlow = destination.transport != .udp
+            let instanceID = settings.instanceID
             let base = RegistrationConfiguration(
                 addressOfRecord: settings.addressOfRecord, registrar: requestURI,
                 contact: contact, expires: settings.expires, instanceID: instanceID,
@@ -127,7 +133,7 @@ package final class RegistrationDriver: @unchecked Sendable {
                 userAgent: settings.userAgent)
             var configuration = base
             configuration.contactNamesFlow =
-                isFlow
+                isFlow && !destination.transport.isWebSocket
                 && engine.transport.listeningAddress(destination.transport, family: destination.address.family) == nil
             let authenticator = DigestAuthenticator(credentials: credentials)
             client = RegistrationClient(
@@ -195,7 +201,7 @@ package final class RegistrationDriver: @unchecked Sendable {
                     self?.transactionEvent(event)
                 }
             } catch {
-                run { $0.transportFailed("\(error)") }
+                failed(nil, otherwise: "\(error)", flow: false)
             }
         case .startTimer(let after):
             if let timer { engine.loop.cancelTimer(timer) }
@@ -220,18 +226,23 @@ package final class RegistrationDriver: @unchecked Sendable {
         case .timeout:
             run { $0.timedOut() }
         case .transportError(let error):
-            run { $0.transportFailed(error.map { "\($0)" } ?? "transport error") }
+            failed(error, otherwise: "transport error", flow: false)
         case .terminated:
             break
         }
     }
 
-    /// Keep the registration's connection open and pinged (TCP/TLS only), every `keepAliveInterval` or, when
-    /// the registrar's 200 gave a `Flow-Timer`, at a random 80-100% of it (RFC 5626 §4.4.1), whichever is
-    /// sooner.
+    /// Keep the registration's connection open and pinged (TCP, TLS, WS, WSS), every `keepAliveInterval` or,
+    /// when the registrar's 200 gave a `Flow-Timer`, at a random 80-100% of it (RFC 5626 §4.4.1), whichever
+    /// is sooner. The ping is CRLFCRLF over TCP and TLS, and over WS and WSS a WebSocket Ping (RFC 6455 §5.5.2, the
+    /// keep-alive RFC 7118 §6 names); a missing pong marks the flow dead either way.
     private func holdFlow() {
-        guard let destination, destination.transport != .udp, let current = engine.transport.flow(to: destination)
-        else { return }
+        guard let destination else { return }
+        if destination.transport == .udp {
+            keepUDPFlow(to: destination.address)
+            return
+        }
+        guard let current = engine.transport.flow(to: destination) else { return }
         let timer = client?.flowTimer
         if current != flow {
             releaseFlow()
@@ -244,6 +255,32 @@ package final class RegistrationDriver: @unchecked Sendable {
         engine.transport.setKeepAlive(flow: current, interval: keepAliveInterval)
     }
 
+    /// With outbound confirmed over UDP, STUN Binding requests to the registrar from the SIP socket every
+    /// keep-alive interval (RFC 5626 §4.4.2); a request unanswered or a changed mapped address means the NAT
+    /// lost the flow: register again at once (§4.5). Without outbound, nothing (as before).
+    private func keepUDPFlow(to address: SocketAddress) {
+        guard client?.isOutbound == true else {
+            stopUDPKeepAlive()
+            return
+        }
+        if let running = udpKeepAlive, running.destination == address { return }
+        stopUDPKeepAlive()
+        let keepAlive = UDPFlowKeepAlive(
+            engine: engine, destination: address, interval: { [weak self] in self?.keepAliveInterval ?? .seconds(30) },
+            onFailure: { [weak self] reason in
+                guard let self else { return }
+                self.udpKeepAlive = nil
+                self.run { $0.flowFailed(reason) }
+            })
+        udpKeepAlive = keepAlive
+        keepAlive.start()
+    }
+
+    private func stopUDPKeepAlive() {
+        udpKeepAlive?.stop()
+        udpKeepAlive = nil
+    }
+
     /// The keep-alive interval of the registration's flow (see `holdFlow`).
     private var keepAliveInterval: Duration {
         guard let seconds = client?.flowTimer, seconds > 0 else { return settings.keepAliveInterval }
@@ -252,6 +289,7 @@ package final class RegistrationDriver: @unchecked Sendable {
     }
 
     private func releaseFlow() {
+        stopUDPKeepAlive()
         flowTimer = nil
         guard let flow else { return }
         engine.transport.setKeepAlive(flow: flow, interval: nil)
@@ -270,10 +308,19 @@ package final class RegistrationDriver: @unchecked Sendable {
             flowTimer = nil
             // Registrars such as Asterisk forget TCP/TLS bindings when the connection closes: register again
             // (at once over a new flow with outbound, RFC 5626 §4.5; after the retry delay otherwise).
-            run { $0.flowFailed(error.map { "\($0)" } ?? "connection closed") }
+            failed(error, otherwise: "connection closed", flow: true)
         default:
             break
         }
+    }
+
+    /// Reports a failed REGISTER (`flow`: the registration's connection broke) with the transport's reason,
+    /// typed in `lastTransportFailure` and in words in the registration error.
+    private func failed(_ error: TransportError?, otherwise reason: String, flow: Bool) {
+        let failure = error.map(TransportFailure.init)
+        lastTransportFailure = failure
+        let text = failure?.description ?? reason
+        run { flow ? $0.flowFailed(text) : $0.transportFailed(text) }
     }
 
     /// The app is being suspended: stop refreshing and close the registration's connection without

@@ -30,6 +30,19 @@ final class SessionEntry {
     var isAbandoned = false
     /// Dropped from the directory: late callbacks (a resolution, a transaction event) find nothing to do.
     var isFinished = false
+    /// The last transport error a request of the session met (a TLS certificate refused, a connection
+    /// refused): why the session's made-up 503 happened.
+    var transportError: TransportError?
+    /// ICE is gathering the session's candidates: what waits for them.
+    var awaitingMedia: AwaitingMedia?
+
+    /// What waits for a session's ICE candidates.
+    enum AwaitingMedia {
+        /// An outgoing call: its session is built and its INVITE sent with the offer that announces them.
+        case outgoing((LocalMedia) -> Void)
+        /// An incoming call: the steps its answer needs (the answer itself), run once the answer can carry them.
+        case incoming([(inout InviteSession) -> [SessionAction]])
+    }
 
     /// Runs `body` on the session where it is stored, if there is one. The session is a large value:
     /// copying it out and back (or reading a property through a copy) costs more than the step.

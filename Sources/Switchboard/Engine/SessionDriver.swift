@@ -38,11 +38,10 @@ final class SessionDriver {
     weak var delegate: (any SessionDriverDelegate)? {
         didSet { wire() }
     }
-    /// The media address and RTP port the offer/answer engine writes for a new session, given the
-    /// signalling address the session uses (`SessionSetup.mediaAddress`).
-    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16)? {
-        get { setup.mediaAddress }
-        set { setup.mediaAddress = newValue }
+    /// Opens a new session's media and says what its SDP announces (`SessionSetup.openMedia`).
+    var openMedia: (SessionKey, String, MediaSetup) -> MediaOpening {
+        get { setup.openMedia }
+        set { setup.openMedia = newValue }
     }
     /// A MESSAGE arrived outside any dialog (it was answered 200).
     var onMessage: ((SIPRequest) -> Void)?
@@ -98,6 +97,9 @@ final class SessionDriver {
     /// The transport the session's INVITE went out or came in on, once known.
     func transport(_ key: SessionKey) -> SIPTransport.TransportProtocol? { directory[key]?.transport }
 
+    /// The last transport error a request of session `key` met, if any (while the session lives).
+    func transportError(_ key: SessionKey) -> TransportError? { directory[key]?.transportError }
+
     /// Drops every session without sending anything (the provider is going away).
     func reset() {
         for entry in directory.removeAll() {
@@ -142,24 +144,87 @@ final class SessionDriver {
             request, requestURI: target, callID: callID, localTag: tag,
             initialSequence: UInt32.random(in: 1...0x7FFF, using: &generator), local: local)
         let authenticator = request.credentials.map { DigestAuthenticator(credentials: $0) }
-        guard let offerAnswer = setup.offerAnswer(key, local: local, codecs: request.codecs, srtp: request.srtp)
-        else {
+        let opening = setup.openMedia(key, local.host, .outgoing(request.ice))
+        var configuration = setup.configuration(contactUser: request.contactUser, local: local, destination)
+        // ICE: re-offers are answered by the provider (an ICE restart changes this side's credentials first).
+        if case .gathering = opening { configuration.answersOffersAutomatically = false }
+        let place = { [weak self, configuration] (media: LocalMedia) in
+            guard let self, let entry = self.directory[key], !entry.isAbandoned else { return }
+            let offerAnswer = self.setup.offerAnswer(media, codecs: request.codecs, srtp: request.srtp)
+            entry.session = InviteSession(
+                outgoing: call, configuration: configuration, offerAnswer: offerAnswer, random: generator,
+                authenticator: authenticator)
+            guard let actions = entry.withSession({ $0.start() }) else { return }
+            self.run(key, actions)
+        }
+        switch opening {
+        case .ready(let media): place(media)
+        case .gathering:
+            // The INVITE goes once the candidates are in the offer.
+            entry.awaitingMedia = .outgoing(place)
+        case .unavailable:
             // No RTP port pair: an offer with port 0 would be a call without audio. Nothing was sent.
             report(key, .ended(EndReason(.failed, statusCode: 503, reasonPhrase: "No free RTP port")))
             finish(key)
-            return
         }
-        entry.session = InviteSession(
-            outgoing: call,
-            configuration: setup.configuration(contactUser: request.contactUser, local: local, destination),
-            offerAnswer: offerAnswer, random: generator, authenticator: authenticator)
-        guard let actions = entry.withSession({ $0.start() }) else { return }
-        run(key, actions)
     }
+
+    /// ICE gathered a session's candidates: an outgoing call's INVITE goes with them, an incoming call's
+    /// answer (and what waited for it) is made with them. `nil`: no candidate could be had, and the call
+    /// fails (503).
+    func mediaReady(_ key: SessionKey, _ media: LocalMedia?) {
+        guard let entry = directory[key], let waiting = entry.awaitingMedia else { return }
+        entry.awaitingMedia = nil
+        switch waiting {
+        case .outgoing(let place):
+            guard let media else {
+                report(key, .ended(EndReason(.failed, statusCode: 503, reasonPhrase: "No ICE candidate")))
+                finish(key)
+                return
+            }
+            place(media)
+        case .incoming(let steps):
+            guard let media else {
+                perform(key) { $0.reject(status: 503) }
+                return
+            }
+            setLocalMedia(key, media)
+            for step in steps { perform(key, step) }
+        }
+    }
+
+    /// What the session's next offers or answers announce (an ICE restart's credentials, the selected pair).
+    func setLocalMedia(_ key: SessionKey, _ media: LocalMedia) {
+        directory[key]?.withSession { session in
+            session.offerAnswerConfiguration.address = media.host
+            session.offerAnswerConfiguration.rtpPort = media.port
+            session.offerAnswerConfiguration.mediaAttributes = media.attributes
+        }
+    }
+
+    /// The other side's last description the session accepted (offer or answer).
+    func remoteDescription(_ key: SessionKey) -> SessionDescription? {
+        directory[key]?.withSession { $0.offerAnswer.remoteDescription } ?? nil
+    }
+
+    /// The session in force, once negotiated.
+    func negotiatedSession(_ key: SessionKey) -> NegotiatedSession? {
+        directory[key]?.withSession { $0.negotiatedSession } ?? nil
+    }
+
+    /// Answers the re-offer the session reported with `offerReceived`, from its current configuration.
+    func answerOffer(_ key: SessionKey) { perform(key) { $0.answerOffer() } }
 
     // MARK: Commands
 
-    func answer(_ key: SessionKey, headers: [SIPField]) { perform(key) { $0.answer(headers: headers) } }
+    /// Answers the incoming call (once ICE gathered its candidates, when it is gathering).
+    func answer(_ key: SessionKey, headers: [SIPField]) {
+        if let entry = directory[key], case .incoming(let steps) = entry.awaitingMedia {
+            entry.awaitingMedia = .incoming(steps + [{ $0.answer(headers: headers) }])
+            return
+        }
+        perform(key) { $0.answer(headers: headers) }
+    }
 
     func reject(_ key: SessionKey, status: Int) { perform(key) { $0.reject(status: status) } }
 
@@ -183,6 +248,9 @@ final class SessionDriver {
     }
 
     func hold(_ key: SessionKey, _ onHold: Bool) { perform(key) { onHold ? $0.hold() : $0.resume() } }
+
+    /// Re-offers with the session's current configuration (new ICE credentials, say).
+    func renegotiate(_ key: SessionKey) { perform(key) { $0.renegotiate() } }
 
     /// Refreshes a session with a re-INVITE (after its connection was lost, say).
     func refresh(_ key: SessionKey) { perform(key) { $0.refreshSession() } }
@@ -266,7 +334,8 @@ final class SessionDriver {
             perform(key) { $0.receiveResponse(response, for: token) }
         case .timeout:
             perform(key) { $0.transactionFailed(token, .timeout) }
-        case .transportError:
+        case .transportError(let error):
+            if let error { directory[key]?.transportError = error }
             perform(key) { $0.transactionFailed(token, .transportError) }
         case .terminated:
             perform(key) { $0.transactionEnded(token) }
@@ -337,13 +406,22 @@ final class SessionDriver {
             ?? engine.transport.listeningAddress(server.peer.transport == .tls ? .tls : server.peer.transport)
             ?? .loopback()
         let (key, entry) = directory.add()
-        guard let offerAnswer = setup.offerAnswer(key, local: local) else {
+        let media: LocalMedia
+        var configuration = setup.configuration(contactUser: user(of: request), local: local, destination)
+        switch setup.openMedia(key, local.host, .incoming(request)) {
+        case .ready(let ready): media = ready
+        case .gathering(let placeholder):
+            media = placeholder
+            entry.awaitingMedia = .incoming([])
+            configuration.answersOffersAutomatically = false
+        case .unavailable:
             // No RTP port pair is free: refuse now and say when to come back, rather than answer with
             // port 0 (a call without audio). A shortage is one more reason to refuse, never a state.
             _ = directory.remove(key)
             refuseForNow(request, transaction)
             return
         }
+        let offerAnswer = setup.offerAnswer(media)
         // The new call takes the old one's place once it is set up; the old one ends now (RFC 3891 §3).
         if let replaced { perform(replaced) { $0.endReplaced() } }
         entry.transport = server.peer.transport
@@ -352,11 +430,10 @@ final class SessionDriver {
             directory.setFlow(flow, for: key)
         }
         directory.addInvite(transaction, for: key)
-        let user = (try? request.to)?.uri.sipURI?.user ?? "switchboard"
         entry.session = InviteSession(
             incoming: request, transaction: ServerTransactionToken(rawValue: transaction.rawValue),
-            localTag: core.makeTag(), configuration: setup.configuration(contactUser: user, local: local, destination),
-            offerAnswer: offerAnswer, random: engine.environment.random.generator)
+            localTag: core.makeTag(), configuration: configuration, offerAnswer: offerAnswer,
+            random: engine.environment.random.generator)
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
         guard let entry = directory[key],
@@ -375,6 +452,9 @@ final class SessionDriver {
         }
         perform(key) { $0.ring() }
     }
+
+    /// The user part of the Contact of an incoming INVITE's session: the To URI's.
+    private func user(of request: SIPRequest) -> String { (try? request.to)?.uri.sipURI?.user ?? "switchboard" }
 
     /// 503 with `Retry-After: 1` (RFC 3261 §21.5.4): this side cannot take the call now, but soon may.
     private func refuseForNow(_ request: SIPRequest, _ transaction: TransactionID) {

@@ -19,8 +19,10 @@ struct SessionSetup {
         var sessionInterval: UInt32?
         var codecs: [Codec]
         var srtp: SRTPPolicy
+        var offersRTCPMux: Bool
 
         init(_ configuration: CallProviderConfiguration) {
+            offersRTCPMux = configuration.offersRTCPMux
             userAgent = configuration.localizedName
             t1 = configuration.t1
             t2 = configuration.t2
@@ -35,10 +37,11 @@ struct SessionSetup {
     let random: EngineRandom
     /// The `.invalid` host a WebSocket client's Contact names (`SIPTransportLayer.webSocketClientHost`).
     var webSocketClientHost = "switchboard.invalid"
-    /// The media address and RTP port the offer/answer engine writes for a new session, given the
-    /// signalling address the session uses: the SDP/media hand-off (the provider opens the session's stream);
-    /// `nil` when no stream could be opened (no free RTP port pair), so the session is not created.
-    var mediaAddress: (SessionKey, String) -> (host: String, port: UInt16)? = { _, host in (host, 0) }
+    /// The SDP/media hand-off: the provider opens a new session's stream, given the signalling address the
+    /// session uses, and says what its SDP announces (at once, or once ICE gathered its candidates).
+    var openMedia: (SessionKey, String, MediaSetup) -> MediaOpening = { _, host, _ in
+        .ready(LocalMedia(host: host, port: 0))
+    }
     /// The SDP codec list last built: sessions with the same codecs share its storage.
     private var codecListCache: (codecs: [Codec], list: [SDP.Codec])?
 
@@ -64,16 +67,13 @@ struct SessionSetup {
         return configuration
     }
 
-    /// The offer/answer engine of session `key`, signalling from `local`: it announces the stream
-    /// `mediaAddress` opens for the session, with `codecs` (and telephone-event) under `srtp` (the
-    /// provider's when nil: an incoming call's); `nil` when no stream could be opened.
-    mutating func offerAnswer(
-        _ key: SessionKey, local: SocketAddress, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil
-    ) -> OfferAnswer? {
-        guard let media = mediaAddress(key, local.host) else { return nil }
-        let configuration = OfferAnswerConfiguration(
+    /// The offer/answer engine of a session that announces `media`, with `codecs` (and telephone-event) under
+    /// `srtp` (the provider's when nil: an incoming call's).
+    mutating func offerAnswer(_ media: LocalMedia, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil) -> OfferAnswer {
+        var configuration = OfferAnswerConfiguration(
             address: media.host, rtpPort: media.port, codecs: codecList(codecs ?? settings.codecs),
-            srtpPolicy: Self.policy(srtp ?? settings.srtp))
+            srtpPolicy: Self.policy(srtp ?? settings.srtp), isRTCPMuxEnabled: settings.offersRTCPMux)
+        configuration.mediaAttributes = media.attributes
         return OfferAnswer(
             configuration: configuration, random: random.generator,
             keySource: CryptographicKeySource(random: random))
@@ -129,6 +129,25 @@ struct SessionSetup {
     }
 }
 
+/// What the provider needs to open a new session's media, besides the signalling address.
+enum MediaSetup {
+    /// An outgoing call, with its account's ICE settings (`nil`: no ICE).
+    case outgoing(ICESettings?)
+    /// An incoming INVITE (its To names the account, its SDP the offer).
+    case incoming(SIPRequest)
+}
+
+/// What the SDP of a new session announces.
+enum MediaOpening {
+    /// This, now.
+    case ready(LocalMedia)
+    /// ICE is gathering candidates: `SessionDriver.mediaReady(_:_:)` brings what the offer or answer
+    /// announces; until then an incoming call's session uses the placeholder and its answer waits.
+    case gathering(placeholder: LocalMedia)
+    /// No stream could be opened (no free RTP port pair): the session is not created.
+    case unavailable
+}
+
 /// An outgoing call to place.
 struct OutgoingRequest {
     var target: URI
@@ -139,6 +158,8 @@ struct OutgoingRequest {
     var credentials: (@Sendable (String) -> DigestCredentials?)?
     var codecs: [Codec]
     var srtp: SRTPPolicy
+    /// ICE for the call (the account's or the provider's), `nil` for none.
+    var ice: ICESettings?
     var headers: [SIPField]
     var replaces: Replaces?
     var referredBy: NameAddress?

@@ -34,8 +34,11 @@ extension CallCoordinator: SessionDriverDelegate {
     func sessionDriver(_ key: SessionKey, event: SessionEvent) {
         guard let record = table[session: key] else { return }
         switch event {
-        case .trying, .offerReceived, .infoReceived:
+        case .trying, .infoReceived:
             break
+        case .offerReceived(let offer):
+            // Only ICE calls' re-offers wait for the provider (the initial offer came before the record).
+            iceReoffer(key, offer)
         case .ringing(let status, let phrase, _):
             if record.state == .connecting { record.state = .ringing }
             // The session reports a provisional's new early answer (`earlyMedia`) just before the provisional.
@@ -57,6 +60,7 @@ extension CallCoordinator: SessionDriverDelegate {
         case .mediaUpdated(let session):
             finishReconnecting(record)
             media.configure(session, for: record)
+            iceNegotiated(key, session)
             if let update = record.mediaUpdated(session) { emit(.updated(record.call, update)) }
         case .remoteHoldChanged(let held):
             if let update = record.remoteHoldChanged(held) { emit(.updated(record.call, update)) }
@@ -67,6 +71,8 @@ extension CallCoordinator: SessionDriverDelegate {
             emit(.updated(record.call, CallUpdate()))
         case .sessionRefreshed(let interval):
             finishReconnecting(record)
+            // A re-offer whose answer changed only ICE attributes (a restart) refreshes the session.
+            if let negotiated = sessions.negotiatedSession(key) { iceNegotiated(key, negotiated) }
             logger.debug("session refreshed", metadata: ["call": "\(record.uuid)", "interval": "\(interval)"])
         case .dtmfReceived(let relay):
             if let digit = relay.signal.first { emit(.dtmfReceived(record.call, digit: digit)) }
@@ -89,11 +95,14 @@ extension CallCoordinator: SessionDriverDelegate {
                 placeCall(record, to: next, headers: [])
                 return
             }
-            finish(
-                record,
-                CallEndDetails(
-                    reason, direction: record.call.direction, wasConnected: record.call.connectedAt != nil,
-                    localEndReason: record.localEndReason))
+            var details = CallEndDetails(
+                reason, direction: record.call.direction, wasConnected: record.call.connectedAt != nil,
+                localEndReason: record.localEndReason)
+            if reason.kind == .unreachable, let error = sessions.transportError(key) {
+                details.transportFailure = TransportFailure(error)
+                details.reasonPhrase = details.transportFailure?.reasonPhrase ?? details.reasonPhrase
+            }
+            finish(record, details)
         }
     }
 
@@ -128,6 +137,13 @@ extension CallCoordinator: SessionDriverDelegate {
 
     private func connected(_ record: CallRecord, _ session: NegotiatedSession?) {
         if let session { apply(session, to: record) }
+        // With ICE the app hears `connected` with the media path, once a pair is selected.
+        if holdsConnectForICE(record) { return }
+        finishConnecting(record)
+    }
+
+    /// The call is up: its record, the app's `connected` event, the transfer it completes, its audio.
+    func finishConnecting(_ record: CallRecord) {
         if let key = record.session, let transport = sessions.transport(key) {
             record.call.transport = SIPTransportKind(transport)
         }
@@ -152,6 +168,7 @@ extension CallCoordinator: SessionDriverDelegate {
     private func apply(_ session: NegotiatedSession, to record: CallRecord) {
         media.configure(session, for: record)
         record.apply(session)
+        if let key = record.session { iceNegotiated(key, session) }
     }
 
     /// The transferee's side of REFER (RFC 3515): accept, place the new call, NOTIFY its progress.

@@ -45,7 +45,7 @@ final class CallCoordinator: @unchecked Sendable {
     /// Takes the session driver's reports and opens a stream for each session's SDP.
     func start() {
         sessions.delegate = self
-        sessions.mediaAddress = { [weak self] key, host in self?.openMedia(key, host: host) }
+        sessions.openMedia = { [weak self] key, host, setup in self?.openMedia(key, host: host, setup) ?? .unavailable }
     }
 
     /// Whether the provider is ending its calls (no new call is taken).
@@ -98,7 +98,8 @@ final class CallCoordinator: @unchecked Sendable {
             target: target, from: entry?.addressOfRecord, displayName: entry?.account.displayName,
             outboundProxy: entry?.outboundProxy, transport: entry?.transport, credentials: entry?.credentials,
             codecs: entry?.account.codecs ?? configuration.codecs, srtp: entry?.account.srtp ?? configuration.srtp,
-            headers: headers, replaces: replaces, referredBy: referredBy)
+            ice: ICESettings.resolve(configuration, account: entry?.account), headers: headers, replaces: replaces,
+            referredBy: referredBy)
         let (key, callID) = sessions.startCall(request)
         table.bind(key, to: record)
         record.call.callID = callID
@@ -253,9 +254,9 @@ final class CallCoordinator: @unchecked Sendable {
 
     // MARK: Media events
 
-    /// Opens the media stream of a new session and returns the address and port its SDP announces; `nil`
-    /// when no RTP port pair is free.
-    private func openMedia(_ key: SessionKey, host: String) -> (host: String, port: UInt16)? {
+    /// Opens the media stream of a new session and says what its SDP announces: the stream's address and port,
+    /// or (ICE) the candidates once gathered; `.unavailable` when no RTP port pair is free.
+    private func openMedia(_ key: SessionKey, host: String, _ setup: MediaSetup) -> MediaOpening {
         var events = MediaStreamEvents()
         events.dtmf = { [weak self, engine] digit in
             engine.execute { [weak self] in self?.mediaReceivedDigit(key, digit) }
@@ -263,7 +264,16 @@ final class CallCoordinator: @unchecked Sendable {
         events.timedOut = { [weak self, engine] in
             engine.execute { [weak self] in self?.mediaTimedOut(key) }
         }
-        return media.open(key, host: host, events: events)
+        guard let opened = media.open(key, host: host, events: events) else { return .unavailable }
+        let plain = LocalMedia(host: opened.host, port: opened.port)
+        guard media.hasStream(key) else { return .ready(plain) }
+        switch iceOpening(setup) {
+        case .none: return .ready(plain)
+        case .mismatch: return .ready(LocalMedia(host: opened.host, port: opened.port, attributes: [.iceMismatch]))
+        case .ice(let settings, let isOfferer, let components):
+            startICE(key, settings, isOfferer: isOfferer, components: components)
+            return .gathering(placeholder: plain)
+        }
     }
 
     private func mediaReceivedDigit(_ key: SessionKey, _ digit: Character) {

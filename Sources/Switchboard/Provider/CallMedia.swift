@@ -34,6 +34,8 @@ struct CallMedia {
     let settings: Settings
     private let logger: Logger
     private var streams: [SessionKey: MediaStream] = [:]
+    /// The ICE of the sessions that use it.
+    private(set) var ice: [SessionKey: ICECallState] = [:]
 
     init(engine: MediaEngine, settings: Settings, logger: Logger) {
         self.engine = engine
@@ -68,10 +70,36 @@ struct CallMedia {
         }
     }
 
-    /// Closes the stream of session `key` (its RTCP BYE goes out).
+    /// Closes the stream of session `key` (its RTCP BYE goes out, its TURN allocations are deleted).
     mutating func close(_ key: SessionKey) {
+        if let state = ice.removeValue(forKey: key) { state.connectivityTimer?() }
         guard let stream = streams.removeValue(forKey: key) else { return }
         engine.perform { stream.close() }
+    }
+
+    /// Whether session `key` has a stream (not so for signalling-only media).
+    func hasStream(_ key: SessionKey) -> Bool { streams[key] != nil }
+
+    // MARK: ICE
+
+    /// Starts ICE on session `key`'s stream with `state` (gathering first).
+    mutating func startICE(_ key: SessionKey, _ state: ICECallState, plan: ICEPlan, events: ICEDriverEvents) {
+        guard let stream = streams[key] else { return }
+        ice[key] = state
+        engine.startICE(on: stream, plan, events: events)
+    }
+
+    /// Changes session `key`'s ICE state on the signalling side.
+    mutating func updateICEState(_ key: SessionKey, _ change: (inout ICECallState) -> Void) {
+        guard var state = ice[key] else { return }
+        change(&state)
+        ice[key] = state
+    }
+
+    /// Hands the peer's ICE to session `key`'s stream.
+    func updateICE(_ key: SessionKey, _ update: RemoteICEUpdate) {
+        guard let stream = streams[key] else { return }
+        engine.perform { stream.updateICE(update) }
     }
 
     private func stream(of record: CallRecord) -> MediaStream? { record.session.flatMap { streams[$0] } }

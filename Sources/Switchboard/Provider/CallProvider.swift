@@ -153,6 +153,10 @@ public final class CallProvider: Sendable {
     /// One call, if the provider knows it.
     public func call(with uuid: UUID) -> Call? { engine.loop.run { [core] in core.calls.snapshot(uuid) } }
 
+    /// Restarts ICE on a connected call (RFC 8445 §9): a re-INVITE with new credentials; the pair in use carries
+    /// the media until the new checks select one. Internal for now: tests drive the peer's side of restarts.
+    func restartICE(for uuid: UUID) { engine.loop.execute { [core] in core.calls.restartICE(uuid) } }
+
     /// Where the provider listens, after ports 0 were resolved (`udp:127.0.0.1:40612`).
     public var listeners: [CallProviderConfiguration.Listener] { engine.loop.run { [core] in core.listeners() } }
 

@@ -86,7 +86,11 @@ final class Registrations {
     }
 
     private func changed(_ id: String, _ state: SIPUserAgent.RegistrationState) {
-        guard let mapped = RegistrationState(state, now: engine.date) else { return }
+        guard var mapped = RegistrationState(state, now: engine.date) else { return }
+        if case .failed(var failure, let willRetry) = mapped, failure.kind == .transportClosed {
+            failure.transportFailure = drivers[id]?.lastTransportFailure
+            mapped = .failed(failure, willRetry: willRetry)
+        }
         states[id] = mapped
         onChange?(id, mapped)
         switch mapped {

@@ -1,0 +1,131 @@
+// Reading bytes in place for the scan and the answer written from an offer's bytes: the checks and numbers of
+// `Bytes.swift` over a buffer the caller holds, by index ranges, so that nothing is sliced, iterated or copied.
+
+extension UnsafeBufferPointer<UInt8> {
+    /// `parseDecimal(_:limit:)` over `self[range]`: 1 to 20 digits, no larger than `limit`.
+    func decimal(_ range: Range<Int>, limit: UInt64 = .max) -> UInt64? {
+        guard !range.isEmpty, range.count <= 20 else { return nil }
+        if range.count < 20 {
+            // Up to 19 digits cannot overflow.
+            var value: UInt64 = 0
+            for i in range {
+                let digit = self[i] &- ASCII.zero
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ UInt64(digit)
+            }
+            return value <= limit ? value : nil
+        }
+        var value: UInt64 = 0
+        for i in range {
+            let digit = self[i] &- ASCII.zero
+            guard digit < 10 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value <= limit ? value : nil
+    }
+
+    /// True when `self[range]` is `text` ignoring ASCII case.
+    @inline(__always)
+    func equals(_ range: Range<Int>, ignoringCase text: StaticString) -> Bool {
+        guard range.count == text.utf8CodeUnitCount else { return false }
+        return text.withUTF8Buffer { other in
+            var j = 0
+            for i in range {
+                guard self[i].lowercasedASCII == other[j].lowercasedASCII else { return false }
+                j += 1
+            }
+            return true
+        }
+    }
+
+    /// True when `self[range]` is `text` ignoring ASCII case (`String.equalsIgnoringASCIICase`).
+    func equals(_ range: Range<Int>, ignoringCaseOf text: String) -> Bool {
+        let utf8 = text.utf8
+        guard range.count == utf8.count else { return false }
+        let compared = utf8.withContiguousStorageIfAvailable { other in
+            var j = 0
+            for i in range {
+                guard self[i].lowercasedASCII == other[j].lowercasedASCII else { return false }
+                j += 1
+            }
+            return true
+        }
+        if let compared { return compared }
+        var i = range.lowerBound
+        for b in utf8 {
+            guard self[i].lowercasedASCII == b.lowercasedASCII else { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// True when `self[range]` is exactly `text`.
+    func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
+        guard range.count == text.utf8CodeUnitCount else { return false }
+        return text.withUTF8Buffer { other in
+            var j = 0
+            for i in range {
+                guard self[i] == other[j] else { return false }
+                j += 1
+            }
+            return true
+        }
+    }
+
+    /// The index of the first `byte` in `range`, or `range.upperBound`.
+    func firstIndex(of byte: UInt8, in range: Range<Int>) -> Int {
+        var i = range.lowerBound
+        while i < range.upperBound, self[i] != byte { i += 1 }
+        return i
+    }
+
+    /// The end of the run of bytes in `range` that pass `predicate`, from its start.
+    @inline(__always)
+    func end(of range: Range<Int>, while predicate: (UInt8) -> Bool) -> Int {
+        var i = range.lowerBound
+        while i < range.upperBound, predicate(self[i]) { i += 1 }
+        return i
+    }
+
+    /// True when `range` is not empty and all of it is token characters.
+    func isToken(_ range: Range<Int>) -> Bool {
+        !range.isEmpty && end(of: range, while: { $0.isTokenChar }) == range.upperBound
+    }
+
+    /// `self[range]` as a string.
+    func string(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: self[range]), as: UTF8.self)
+    }
+}
+
+/// A cursor over the space-separated fields of a line, as `splitFields` reads them: runs of SP/HTAB separate
+/// fields; a byte that is neither white space nor a field character ends the walk and clears `isValid`.
+struct FieldCursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index: Int
+    let end: Int
+    private(set) var isValid = true
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        self.bytes = bytes
+        self.end = Swift.min(range.upperBound, bytes.count)
+        self.index = Swift.min(Swift.max(0, range.lowerBound), end)
+    }
+
+    /// The next field, or `nil` at the end of the line (or at a byte no field may hold).
+    @inline(__always)
+    mutating func next() -> Range<Int>? {
+        while index < end, bytes[index].isSDPWhitespace { index += 1 }
+        guard index < end else { return nil }
+        let start = index
+        while index < end, bytes[index].isFieldChar { index += 1 }
+        guard index > start else {
+            isValid = false
+            return nil
+        }
+        return start..<index
+    }
+}

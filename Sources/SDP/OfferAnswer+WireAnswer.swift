@@ -1,0 +1,280 @@
+// Answering an offer from its bytes: `buildAnswer(to:)` for an offer `SessionDescription(parsing:)` kept as
+// bytes, without building its model. The same decisions as `answerAudio(in:at:)`, read off the lines in place,
+// and the answer written straight into one buffer. Whatever this path does not take (SRTP faults, a malformed
+// attribute it reads, no common codec, non-ASCII bytes, a configuration whose text the serializer would change)
+// it leaves to the model path, which then answers or throws as before: `FuzzSDP` checks that both paths agree.
+
+extension OfferAnswer {
+    /// The answer to a scanned offer and the session it negotiates, as `buildAnswer(to:)` makes them; `nil` when
+    /// the model path must decide.
+    mutating func buildAnswer(toWire offer: WireStorage) -> (SessionDescription, NegotiatedSession)? {
+        guard offer.isASCII, let sessionEnd = offer.lines.firstIndex(where: { $0.type == UInt8(ascii: "m") }) else {
+            return nil
+        }
+        return offer.bytes.withUnsafeBufferPointer { bytes in
+            buildAnswer(WireOffer(bytes: bytes, lines: offer.lines), sessionEnd: sessionEnd)
+        }
+    }
+
+    private mutating func buildAnswer(_ offer: WireOffer, sessionEnd: Int) -> (SessionDescription, NegotiatedSession)? {
+        var writer = WireWriter(capacity: 256 + 64 * configuration.codecs.count)
+        guard writeSessionLines(into: &writer) else { return nil }
+        var accepted: NegotiatedSession?
+        var mediaIndex = 0
+        var start = sessionEnd
+        while start < offer.lines.count {
+            var end = start + 1
+            while end < offer.lines.count, offer.lines[end].type != UInt8(ascii: "m") { end += 1 }
+            let section = WireSection(offer: offer, lines: start..<end, index: mediaIndex, sessionEnd: sessionEnd)
+            if accepted == nil, section.port != 0, section.isAudio {
+                guard let negotiated = answerAudio(section, into: &writer) else { return nil }
+                accepted = negotiated
+            } else {
+                section.writeRejected(into: &writer)
+            }
+            mediaIndex += 1
+            start = end
+        }
+        guard let accepted else { return nil }
+        return (SessionDescription(storage: writer.finish()), accepted)
+    }
+
+    /// v=, o=, s=, c= and t= as `makeDescription(media:)` makes them; false when the serializer would change a
+    /// configured text.
+    private func writeSessionLines(into writer: inout WireWriter) -> Bool {
+        var address = configuration.address
+        let (hasSlash, hasColon) = address.withUTF8 { ($0.contains(ASCII.slash), $0.contains(ASCII.colon)) }
+        guard !hasSlash else { return false }
+        let addressType: StaticString = hasColon ? "IP6" : "IP4"
+        writer.begin("v")
+        writer.append("0")
+        writer.end()
+        writer.begin("o")
+        guard writer.appendField(configuration.username) else { return false }
+        writer.append(ASCII.space)
+        let idField = writer.appendDecimalRecording(sessionID)
+        writer.append(ASCII.space)
+        // A first answer's version is the session id: its digits copied rather than worked out again.
+        writer.appendVersion(version, copying: version == sessionID ? idField : nil)
+        writer.append(" IN ")
+        writer.append(addressType)
+        writer.append(ASCII.space)
+        guard writer.appendField(address) else { return false }
+        writer.end()
+        writer.begin("s")
+        guard writer.appendText(configuration.sessionName) else { return false }
+        writer.end()
+        writer.begin("c")
+        writer.append("IN ")
+        writer.append(addressType)
+        writer.append(ASCII.space)
+        _ = writer.appendField(address)
+        writer.end()
+        writer.begin("t")
+        writer.append("0 0")
+        writer.end()
+        return true
+    }
+
+    /// `answerAudio(in:at:)` for one section: the answer's m= line and attributes written, the session returned;
+    /// `nil` when the model path must decide.
+    private mutating func answerAudio(_ section: WireSection, into writer: inout WireWriter) -> NegotiatedSession? {
+        guard let (facts, formats) = section.offered(), let crypto = offeredCrypto(section) else { return nil }
+        let common = commonCodecs(formats, in: section.offer.bytes)
+        guard !common.isEmpty else { return nil }
+        let events = commonEvents(formats)
+
+        section.writeMediaLine(
+            port: configuration.rtpPort, formats: formats, common: common, events: events, into: &writer)
+        let codecs = configuration.codecs
+        for (codec, format) in common {
+            guard writeRTPMap(codecs[codec], payloadType: formats[format].payloadType, into: &writer) else {
+                return nil
+            }
+            if let parameters = codecs[codec].formatParameters {
+                guard writeFormatParameters(formats[format].payloadType, parameters, into: &writer) else { return nil }
+            }
+        }
+        for event in events {
+            guard writeRTPMap(codecs[event.codec], payloadType: formats[event.format].payloadType, into: &writer),
+                writeFormatParameters(formats[event.format].payloadType, event.list, into: &writer)
+            else { return nil }
+        }
+        writer.begin("a")
+        writer.append("ptime:")
+        writer.appendDecimal(configuration.packetTime)
+        writer.end()
+        let isMuxed = facts.isRTCPMuxed && configuration.isRTCPMuxEnabled
+        if isMuxed {
+            writer.begin("a")
+            writer.append("rtcp-mux")
+            writer.end()
+        }
+        var srtp: NegotiatedSession.SRTPParameters?
+        if case .some(let usable) = crypto {
+            guard let key = try? localKey(for: usable.suite) else { return nil }
+            let line = CryptoAttribute(
+                tag: usable.attribute.tag, suite: usable.suite, keyParameters: [SRTPKeyParameters(keySalt: key)])
+            writer.begin("a")
+            writer.append("crypto:")
+            guard writer.appendText(line.attributeValue) else { return nil }
+            writer.end()
+            srtp = NegotiatedSession.SRTPParameters(
+                suite: usable.suite, tag: usable.attribute.tag, localKeySalt: key, remoteKeySalt: usable.keySalt,
+                remoteLifetime: usable.key.lifetime, remoteMKI: usable.key.mki)
+        }
+        if let mid = facts.mid {
+            writer.begin("a")
+            writer.append("mid:")
+            writer.append(section.offer.bytes, mid)
+            writer.end()
+        }
+        let remote = section.remoteDirection(facts)
+        let direction = remote.reversed.intersection(MediaDirection(sends: true, receives: !isLocalHold))
+        writer.begin("a")
+        writer.append(direction.attributeName)
+        writer.end()
+        // What the layer above adds to every audio section (ICE's attributes), last, as the model path does.
+        for attribute in configuration.mediaAttributes {
+            writer.begin("a")
+            guard writer.appendField(attribute.name) else { return nil }
+            if let value = attribute.value {
+                writer.append(":")
+                guard writer.appendText(value) else { return nil }
+            }
+            writer.end()
+        }
+
+        let negotiated = common.map { codec, format in
+            NegotiatedSession.NegotiatedCodec(
+                codec: codecs[codec], payloadType: formats[format].payloadType,
+                sendParameters: section.parameterString(formats[format]),
+                receiveParameters: codecs[codec].formatParameters)
+        }
+        guard let chosen = negotiated.first, let addresses = section.remoteAddresses(facts, isRTCPMuxed: isMuxed)
+        else { return nil }
+        // The entry whose clock rate is the codec's, else the first.
+        let event = events.first { codecs[$0.codec].clockRate == chosen.clockRate } ?? events.first
+        let telephoneEvent = event.map { event in
+            NegotiatedSession.NegotiatedCodec(
+                codec: codecs[event.codec], payloadType: formats[event.format].payloadType,
+                sendParameters: section.parameterString(formats[event.format]), receiveParameters: event.list)
+        }
+        return NegotiatedSession(
+            mediaIndex: section.index, codec: chosen, codecs: negotiated, telephoneEvent: telephoneEvent,
+            remotePacketTime: facts.packetTime, remoteRTPAddress: addresses.rtp, remoteRTCPAddress: addresses.rtcp,
+            localRTPPort: configuration.rtpPort, localRTCPPort: localRTCPPort(isRTCPMuxed: isMuxed),
+            isRTCPMuxed: isMuxed, direction: direction, isLocalHold: isLocalHold, isRemoteHold: !remote.receives,
+            srtp: srtp)
+    }
+
+    /// `offeredCrypto(_:)`: `.some(nil)` for plain RTP, `.some(crypto)` for SRTP, `nil` for a refusal (which the
+    /// model path then reports).
+    private func offeredCrypto(_ section: WireSection) -> UsableCrypto?? {
+        guard let secure = section.isSecureRTP else { return nil }
+        let policy = configuration.srtpPolicy
+        if secure && policy == .off { return nil }
+        guard policy != .off else { return .some(nil) }
+        let lines = section.cryptoAttributes()
+        let suites = configuration.usableCryptoSuites
+        if let usable = lines.lazy.compactMap({ UsableCrypto($0, suites: suites) }).first { return usable }
+        if secure || policy == .mandatory { return nil }
+        return .some(nil)
+    }
+
+    /// Every configured codec the offer has (telephone-event aside), as `answerAudio(in:at:)` picks them: in
+    /// our order (or the offerer's), each with the index of its offered format.
+    private func commonCodecs(_ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>) -> [(
+        codec: Int, format: Int
+    )] {
+        var common: [(codec: Int, format: Int)] = []
+        let codecs = configuration.codecs
+        common.reserveCapacity(codecs.count)
+        for c in codecs.indices where !codecs[c].isTelephoneEvent {
+            guard
+                let format = formats.firstIndex(where: {
+                    !$0.isTelephoneEvent && $0.isSameCodec(as: codecs[c], in: bytes)
+                }),
+                !common.contains(where: { formats[$0.format].payloadType == formats[format].payloadType })
+            else { continue }
+            common.append((c, format))
+        }
+        if configuration.prefersOffererCodecOrder { common.sort { $0.format < $1.format } }
+        return common
+    }
+
+    /// The offered telephone-events we take, with the events both ends support (RFC 4733 §7.1.1): the index of
+    /// our codec, of the format, and the list.
+    private func commonEvents(_ formats: [WireFormat]) -> [(codec: Int, format: Int, list: String)] {
+        var events: [(codec: Int, format: Int, list: String)] = []
+        let codecs = configuration.codecs
+        guard formats.contains(where: \.isTelephoneEvent) else { return events }
+        events.reserveCapacity(2)
+        for (index, format) in formats.enumerated() where format.isTelephoneEvent {
+            guard
+                let own = codecs.firstIndex(where: { $0.clockRate == format.clockRate && $0.isTelephoneEvent }),
+                let theirs = format.events, let ours = codecs[own].traits.events
+            else { continue }
+            let both = theirs.intersection(ours)
+            guard !both.isEmpty else { continue }
+            // Offered all ours (the usual case): our list, written once when the codec was made.
+            let list = both == ours ? codecs[own].traits.eventsText : nil
+            events.append((own, index, list ?? both.text))
+        }
+        return events
+    }
+
+    /// `a=rtpmap` of one of our codecs under the offerer's payload type.
+    private func writeRTPMap(_ codec: Codec, payloadType: UInt8, into writer: inout WireWriter) -> Bool {
+        writer.begin("a")
+        writer.append("rtpmap:")
+        writer.appendDecimal(payloadType)
+        writer.append(ASCII.space)
+        guard writer.appendText(codec.encodingName) else { return false }
+        writer.append(ASCII.slash)
+        writer.appendDecimal(codec.clockRate)
+        if codec.channels != 1 {
+            writer.append(ASCII.slash)
+            writer.appendDecimal(codec.channels)
+        }
+        writer.end()
+        return true
+    }
+
+    /// `a=fmtp` under the offerer's payload type.
+    private func writeFormatParameters(_ payloadType: UInt8, _ parameters: String, into writer: inout WireWriter)
+        -> Bool
+    {
+        writer.begin("a")
+        writer.append("fmtp:")
+        writer.appendDecimal(payloadType)
+        if !parameters.isEmpty {
+            writer.append(ASCII.space)
+            guard writer.appendText(parameters) else { return false }
+        }
+        writer.end()
+        return true
+    }
+}
+
+extension NegotiatedSession.NegotiatedCodec {
+    /// A codec we answer with, as `init(codec:format:events:)` makes it.
+    init(codec: Codec, payloadType: UInt8, sendParameters: String?, receiveParameters: String?) {
+        self.init(
+            encodingName: codec.encodingName, clockRate: codec.clockRate, channels: codec.channels,
+            sendPayloadType: payloadType, receivePayloadType: payloadType, sendFormatParameters: sendParameters,
+            receiveFormatParameters: receiveParameters)
+    }
+}
+
+extension MediaDirection {
+    /// The attribute name, as `attribute` writes it.
+    var attributeName: StaticString {
+        switch self {
+        case .sendrecv: "sendrecv"
+        case .sendonly: "sendonly"
+        case .recvonly: "recvonly"
+        case .inactive: "inactive"
+        }
+    }
+}

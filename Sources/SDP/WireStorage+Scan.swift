@@ -1,0 +1,244 @@
+// The scan behind `SessionDescription(parsing:)`: it checks a description line by line as `SDPParser` does and
+// keeps where each line is, building nothing else. It takes the lines a SIP call's SDP is made of (v o s i u e p
+// c b t m a, c= without multicast suffixes) and leaves anything else, faults included, to `SDPParser`: whatever
+// the scan accepts, `SDPParser` accepts too, and the model is then `SDPParser`'s, built when first asked for.
+
+extension WireStorage {
+    /// The scanned description, or `nil` when `SDPParser` must read it (a line the scan does not take, or a
+    /// fault, which `SDPParser` then reports).
+    static func scanning(_ bytes: [UInt8], limits: SDPLimits) -> WireStorage? {
+        guard bytes.count <= limits.maximumSize, bytes.count < Int(UInt32.max) else { return nil }
+        var scan = WireScan(limits: limits, lineEstimate: bytes.count / 16 + 4)
+        let scanned = bytes.withUnsafeBufferPointer { scan.run($0) }
+        guard scanned else { return nil }
+        return WireStorage(scanned: bytes, lines: scan.lines, isASCII: scan.isASCII, limits: limits)
+    }
+}
+
+/// The state of one scan: what `SDPParser` tracks to refuse a description, and the lines found.
+private struct WireScan {
+    let limits: SDPLimits
+    var lines: [WireStorage.Line] = []
+    var isASCII = true
+    private var hasVersion = false
+    private var hasOrigin = false
+    private var hasSessionName = false
+    /// Type letters seen in the current section: bit `letter - "a"`.
+    private var seen: UInt32 = 0
+    private var mediaCount = 0
+    private var hasSessionConnection = false
+    /// The current media section has a port other than 0 and no c= line yet.
+    private var sectionNeedsConnection = false
+    /// What the a= line just taken is, and the length of its name.
+    private var attributeKind = AttributeKind.other
+    private var attributeNameLength: UInt16 = 0
+
+    init(limits: SDPLimits, lineEstimate: Int) {
+        self.limits = limits
+        lines.reserveCapacity(lineEstimate)
+    }
+
+    /// Scans every line; false when `SDPParser` must read the description.
+    mutating func run(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        var lineNumber = 0
+        let count = p.count
+        while start < count {
+            lineNumber += 1
+            guard lineNumber <= limits.maximumLines else { return false }
+            // To the LF, noting NUL, CR and bytes above 0x7F on the way (the rest need no look): eight bytes at a
+            // time while none of them is below 0x0E (LF, CR and NUL are) or above 0x7F.
+            var stop = start
+            var specials = 0
+            while stop < count {
+                if stop + 8 <= count {
+                    let word = UnsafeRawBufferPointer(p).loadUnaligned(fromByteOffset: stop, as: UInt64.self)
+                    let high: UInt64 = 0x8080_8080_8080_8080
+                    let special = ((word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word | word) & high
+                    if special == 0 {
+                        stop += 8
+                        continue
+                    }
+                    // The lowest flag marks the first such byte exactly (a borrow only runs upwards): go to it.
+                    stop += special.trailingZeroBitCount >> 3
+                }
+                let b = p[stop]
+                if b &- 0x0E < 0x72 {
+                    stop += 1
+                    continue
+                }
+                if b == ASCII.lf { break }
+                if b == ASCII.nul || b == ASCII.cr { specials += 1 }
+                if b >= 0x80 { isASCII = false }
+                stop += 1
+            }
+            let lineStart = start
+            start = stop + 1
+            var contentEnd = stop
+            if stop > lineStart && p[stop - 1] == ASCII.cr {
+                contentEnd = stop - 1
+                specials -= 1
+            }
+            if contentEnd == lineStart { continue }
+            guard contentEnd - lineStart <= limits.maximumLineLength, specials == 0, contentEnd - lineStart >= 2,
+                p[lineStart].isLowercaseLetter, p[lineStart + 1] == ASCII.equals
+            else { return false }
+            let type = p[lineStart]
+            let value = (lineStart + 2)..<contentEnd
+            attributeKind = .other
+            attributeNameLength = 0
+            guard hasVersion || type == UInt8(ascii: "v"), take(type, value, p) else { return false }
+            lines.append(
+                WireStorage.Line(
+                    type: type, kind: attributeKind, nameLength: attributeNameLength,
+                    start: UInt32(value.lowerBound), end: UInt32(value.upperBound)))
+        }
+        return hasVersion && hasOrigin && hasSessionName && !sectionNeedsConnection
+    }
+
+    /// Checks one line as `SDPParser.handleSession` or `handleMedia` would; false for a fault or a line the scan
+    /// does not take.
+    private mutating func take(_ type: UInt8, _ value: Range<Int>, _ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        if mediaCount == 0 {
+            switch UnicodeScalar(type) {
+            case "v":
+                guard once(type), value.count == 1, p[value.lowerBound] == ASCII.zero else { return false }
+                hasVersion = true
+            case "o":
+                guard once(type), Self.isOrigin(p, value) else { return false }
+                hasOrigin = true
+            case "s":
+                guard once(type) else { return false }
+                hasSessionName = true
+            case "i", "u": return once(type)
+            case "e", "p": return true
+            case "c":
+                guard once(type), Self.isConnection(p, value) else { return false }
+                hasSessionConnection = true
+            case "b": return Self.isBandwidth(p, value)
+            case "t": return Self.isTiming(p, value)
+            case "a": return attribute(p, value)
+            case "m": return startMedia(p, value)
+            default: return false
+            }
+            return true
+        }
+        switch UnicodeScalar(type) {
+        case "m":
+            guard !sectionNeedsConnection else { return false }
+            return startMedia(p, value)
+        case "i": return once(type)
+        case "c":
+            sectionNeedsConnection = false
+            return Self.isConnection(p, value)
+        case "b": return Self.isBandwidth(p, value)
+        case "a": return attribute(p, value)
+        default: return false
+        }
+    }
+
+    /// Marks a single-instance line as seen; false when it was seen before in this section.
+    private mutating func once(_ type: UInt8) -> Bool {
+        let bit = UInt32(1) << UInt32((type &- UInt8(ascii: "a")) & 31)
+        defer { seen |= bit }
+        return seen & bit == 0
+    }
+
+    private mutating func startMedia(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        guard mediaCount < limits.maximumMediaDescriptions, let port = Self.mediaPort(p, value) else { return false }
+        mediaCount += 1
+        seen = 0
+        sectionNeedsConnection = port != 0 && !hasSessionConnection
+        return true
+    }
+
+    /// `<username> <sess-id> <sess-version> <nettype> <addrtype> <address>`, the version a number.
+    private static func isOrigin(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        var fields = FieldCursor(p, value)
+        var count = 0
+        while let field = fields.next() {
+            count += 1
+            if count == 3, p.decimal(field) == nil { return false }
+        }
+        return fields.isValid && count == 6
+    }
+
+    /// `<nettype> <addrtype> <address>` with a unicast address (multicast suffixes are left to `SDPParser`).
+    private static func isConnection(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        var fields = FieldCursor(p, value)
+        var count = 0
+        while let field = fields.next() {
+            count += 1
+            if count == 3, p.firstIndex(of: ASCII.slash, in: field) != field.upperBound { return false }
+        }
+        return fields.isValid && count == 3
+    }
+
+    /// `<start-time> <stop-time>`, both numbers.
+    private static func isTiming(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        var fields = FieldCursor(p, value)
+        var count = 0
+        while let field = fields.next() {
+            count += 1
+            if p.decimal(field) == nil { return false }
+        }
+        return fields.isValid && count == 2
+    }
+
+    /// `<token>:<number>`.
+    private static func isBandwidth(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        let i = p.end(of: value, while: { $0.isTokenChar })
+        guard i > value.lowerBound, i < value.upperBound, p[i] == ASCII.colon else { return false }
+        return p.decimal((i + 1)..<value.upperBound) != nil
+    }
+
+    /// `<token>` or `<token>:<anything>`; notes what attribute it is for the line.
+    private mutating func attribute(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        // The name, folded into a word on the way for `AttributeKind(folded:length:)`.
+        var i = value.lowerBound
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < value.upperBound, p[i].isTokenChar {
+            if shift < 64 { word |= UInt64(p[i] | 0x20) << shift }
+            shift &+= 8
+            i += 1
+        }
+        guard i > value.lowerBound, i == value.upperBound || p[i] == ASCII.colon,
+            let length = UInt16(exactly: i - value.lowerBound)
+        else { return false }
+        attributeKind = AttributeKind(folded: word, length: Int(length))
+        attributeNameLength = length
+        return true
+    }
+
+    /// The port of an m= line that `MediaDescription(mediaLineFields:)` accepts:
+    /// `<token> <port>[/<count>] <proto> <fmt> ...`; `nil` otherwise.
+    private static func mediaPort(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> UInt64? {
+        var fields = FieldCursor(p, value)
+        var count = 0
+        var port: UInt64?
+        while let field = fields.next() {
+            count += 1
+            if count == 1 {
+                guard p.isToken(field) else { return nil }
+            } else if count == 2 {
+                guard let value = portValue(p, field) else { return nil }
+                port = value
+            }
+        }
+        guard fields.isValid, count >= 4 else { return nil }
+        return port
+    }
+
+    /// `<port>` or `<port>/<count>`, the port in 0...65535 and the count in 1...65535.
+    private static func portValue(_ p: UnsafeBufferPointer<UInt8>, _ field: Range<Int>) -> UInt64? {
+        let slash = p.firstIndex(of: ASCII.slash, in: field)
+        let port = p.decimal(field.lowerBound..<slash, limit: UInt64(UInt16.max))
+        guard slash < field.upperBound else { return port }
+        let count = (slash + 1)..<field.upperBound
+        guard p.firstIndex(of: ASCII.slash, in: count) == count.upperBound,
+            let number = p.decimal(count, limit: UInt64(UInt16.max)), number > 0
+        else { return nil }
+        return port
+    }
+}

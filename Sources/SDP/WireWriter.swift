@@ -1,0 +1,155 @@
+/// Writes a description into one buffer: how an answer is built straight from an offer's bytes
+/// (`OfferAnswer+WireAnswer.swift`), in exactly the bytes `SessionDescription.serialize(into:)` writes for the
+/// same lines. Every write checks the room left and grows the buffer when needed.
+struct WireWriter: ~Copyable {
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
+    /// Where the o= version was written.
+    private var versionField = 0..<0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        buffer = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(extra) }
+    }
+
+    private mutating func grow(_ extra: Int) {
+        let grown = max(capacity * 2, count + extra)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.initialize(from: buffer, count: count)
+        buffer.deallocate()
+        buffer = larger
+        capacity = grown
+    }
+
+    /// Starts a line: `<type>=`.
+    @inline(__always)
+    mutating func begin(_ letter: Unicode.Scalar) {
+        reserve(2)
+        buffer[count] = UInt8(ascii: letter)
+        buffer[count + 1] = ASCII.equals
+        count += 2
+    }
+
+    /// Ends a line with CRLF.
+    @inline(__always)
+    mutating func end() {
+        reserve(2)
+        buffer[count] = ASCII.cr
+        buffer[count + 1] = ASCII.lf
+        count += 2
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        buffer[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (buffer + count).initialize(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append($0) }
+    }
+
+    /// Appends `bytes[range]`.
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        append(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// Appends `value` in decimal, as `appendDecimal` writes it.
+    mutating func appendDecimal(_ value: some BinaryInteger) {
+        guard let magnitude = UInt64(exactly: value) else {
+            for b in String(value).utf8 { append(b) }
+            return
+        }
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 20, magnitude >= power {
+            digits += 1
+            power &*= 10
+        }
+        reserve(digits)
+        var rest = magnitude
+        var i = count + digits
+        repeat {
+            i -= 1
+            buffer[i] = ASCII.zero &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while i > count
+        count += digits
+    }
+
+    /// Appends `value` in decimal and returns where it went.
+    mutating func appendDecimalRecording(_ value: UInt64) -> Range<Int> {
+        let start = count
+        appendDecimal(value)
+        return start..<count
+    }
+
+    /// Appends the o= version (`appendDecimal`), noting where it is: a copy of the bytes at `copying` when they
+    /// already hold the same number.
+    mutating func appendVersion(_ version: UInt64, copying digits: Range<Int>? = nil) {
+        let start = count
+        if let digits {
+            reserve(digits.count)
+            (buffer + count).initialize(from: buffer + digits.lowerBound, count: digits.count)
+            count += digits.count
+        } else {
+            appendDecimal(version)
+        }
+        versionField = start..<count
+    }
+
+    /// Appends a field as `appendField` writes it when that changes nothing; false (nothing appended) when it
+    /// would drop a byte or write `-` instead.
+    mutating func appendField(_ field: String) -> Bool {
+        appendWhole(field) { $0.isFieldChar }
+    }
+
+    /// Appends text as `appendText` writes it when that changes nothing; false (nothing appended) when the text
+    /// holds NUL, CR or LF.
+    mutating func appendText(_ text: String) -> Bool {
+        text.isEmpty || appendWhole(text) { $0 != ASCII.nul && $0 != ASCII.cr && $0 != ASCII.lf }
+    }
+
+    /// Appends `text` when it is not empty and every byte passes `isAllowed`.
+    private mutating func appendWhole(_ text: String, where isAllowed: (UInt8) -> Bool) -> Bool {
+        var copy = text
+        return copy.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.allSatisfy(isAllowed) else { return false }
+            append(bytes)
+            return true
+        }
+    }
+
+    /// The description written: canonical, sent as it is.
+    consuming func finish() -> WireStorage {
+        let bytes = [UInt8](UnsafeBufferPointer(start: buffer, count: count))
+        return WireStorage(written: bytes, versionField: versionField)
+    }
+}
+
+extension SDPLimits {
+    /// No bounds: for reading back what we wrote.
+    static let unbounded = SDPLimits(
+        maximumSize: .max, maximumLineLength: .max, maximumLines: .max, maximumMediaDescriptions: .max)
+}

@@ -1,0 +1,73 @@
+import SIPMessage
+import Testing
+
+/// The package helpers the user agent reads INVITEs with: token-list lookups must answer as the typed accessors
+/// do, and address copies must equal the address parsed again from its own bytes.
+@Suite struct CopiesAndListsTests {
+    static func request(_ fields: String) throws -> SIPRequest {
+        try SIPRequest(
+            parsing: Array(
+                ("INVITE sip:bob@example.org SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\n" + fields
+                    + "Content-Length: 0\r\n\r\n").utf8))
+    }
+
+    @Test(
+        "token lists answer as the accessors",
+        arguments: [
+            "Allow: INVITE, ACK, UPDATE\r\n", "Allow: INVITE,ACK\r\n", "Allow: INVITE ,\r\n UPDATE\r\n",
+            "Allow:\r\n", "Allow: INVITE, , UPDATE\r\n", "Allow: update\r\n", "Allow: UPDATE\r\nAllow: BYE;x\r\n",
+            "Supported: 100REL, timer\r\nRequire: Timer\r\n", "Supported: \r\nRequire:\r\n",
+            "Supported: replaces\r\nRequire: 100rel, x@y\r\n", "",
+        ])
+    func tokenLists(_ fields: String) throws {
+        let request = try Self.request(fields)
+        let headers = request.headerFields
+        let allow = try? headers.allow
+        #expect(headers.tokenList(.allow, allowEmpty: true, contains: "UPDATE") == allow.map { $0.contains(.update) })
+        for tag in ["100rel", "timer"] {
+            let supported = try? headers.supported
+            #expect(
+                headers.tokenList(.supported, allowEmpty: true, contains: tag, ignoringCase: true)
+                    == supported.map { $0.contains { $0.lowercased() == tag } })
+            let required = try? headers.require
+            #expect(
+                headers.tokenList(.require, allowEmpty: false, contains: tag, ignoringCase: true)
+                    == required.map { $0.contains { $0.lowercased() == tag } })
+        }
+    }
+
+    @Test(
+        "address copies equal the address parsed again",
+        arguments: [
+            "\"Alice Smith\" <sip:alice@example.com>;tag=1928301774",
+            "Bob <sip:bob@example.org;transport=tcp>;x=1;tag=abc;y", "sip:carol@example.net;tag=7",
+            "<sips:dave@example.com:5061>", "<sip:eve@example.com>;tag=\"quoted\"", "<sip:f@x>;tag=1;TAG=2",
+        ])
+    func addressCopies(_ value: String) throws {
+        let request = try Self.request("From: \(value)\r\nTo: <sip:bob@example.org>\r\nContact: \(value)\r\n")
+        let from = try #require(try request.from)
+        let copy = from.compactCopy
+        #expect(copy == from)
+        #expect(copy.wireForm == from.wireForm)
+        #expect(copy.tag == from.tag)
+        #expect(copy.uri.description == from.uri.description)
+        let reparsed = try NameAddress(from.wireForm)
+        #expect(copy.parameters == reparsed.parameters)
+
+        if let withoutTag = from.compactCopyWithoutTag {
+            #expect(withoutTag.tag == nil)
+            #expect(withoutTag.uri == from.uri)
+            #expect(withoutTag.displayName == from.displayName)
+            var expected = from.parameters.elements
+            expected.removeAll { $0.name.lowercased() == "tag" }
+            #expect(withoutTag.parameters.elements == expected)
+        } else {
+            // Only values whose tag is not one plain token are left to the caller.
+            #expect(value.contains("\"quoted\"") || value.contains("TAG=2"))
+        }
+
+        let uri = try #require(try request.firstContact?.uri)
+        #expect(uri.compactCopy == uri)
+        #expect(uri.compactCopy.description == uri.description)
+    }
+}
