@@ -46,6 +46,8 @@ final class ICEDriver {
     /// The components whose local candidates the agent has.
     var components: Set<Int> = []
     var routes: [Int: Route] = [:]
+    /// The priority of the valid pair a component's route follows while nothing is selected yet.
+    var provisional: [Int: UInt64] = [:]
     /// Without ICE in the answer and a relayed default candidate: media keeps going through this relay, to
     /// where the session sends (RFC 8445 §5.1.4's point of relayed defaults).
     var fallbackRelays: [Int: TURNRelay] = [:]
@@ -220,15 +222,29 @@ final class ICEDriver {
     private func handle(_ event: ICEEvent) {
         switch event {
         case .selected(let pair):
+            provisional[pair.component] = nil
             routes[pair.component] = route(for: pair)
             if case .relay(let relay, let peer) = routes[pair.component] { relay.bindChannel(to: peer) }
             events.selected(pair)
+        case .pairSucceeded(let pair): useBeforeSelection(pair)
         case .consentLost(let pair):
             routes[pair.component] = nil
             events.consentLost(pair)
         case .failed: events.failed()
-        case .pairSucceeded, .completed, .roleChanged: break
+        case .completed, .roleChanged: break
         }
+    }
+
+    /// RFC 8445 §12.1: until a component has a selected pair, media may go on any valid pair. It goes on the
+    /// best one so far, so audio starts one check round trip after the answer even when the nomination's
+    /// transaction loses packets (a lossy path adds whole retransmission intervals to it).
+    private func useBeforeSelection(_ pair: ICEPairInfo) {
+        guard agent.selectedPair(component: pair.component) == nil,
+            pair.priority > provisional[pair.component] ?? 0, let route = route(for: pair)
+        else { return }
+        provisional[pair.component] = pair.priority
+        routes[pair.component] = route
+        events.valid(pair)
     }
 
     private func route(for pair: ICEPairInfo) -> Route? {
