@@ -149,17 +149,20 @@ public final class SIPCore: @unchecked Sendable {
 
     // MARK: Client transactions
 
-    /// Sends `request` in a new client transaction to `destination`. If the request has no Via, one is added
-    /// for the route to the destination with a new branch and `rport`. `handler` hears the responses and
+    /// Sends `request` in a new client transaction to `destination` (over TCP instead when it is too large
+    /// for UDP, RFC 3261 §18.1.1). If the request has no Via, one is added for the route to the destination
+    /// with a new branch and `rport`. `handler` hears the responses and
     /// the outcome on the loop.
     @discardableResult
     public func sendRequest(
-        _ request: SIPRequest, to destination: Destination, handler: @escaping (ClientTransactionEvent) -> Void
+        _ request: SIPRequest, to requested: Destination, handler: @escaping (ClientTransactionEvent) -> Void
     ) throws(TransactionError) -> TransactionID {
         var request = request
-        if !request.headerFields.contains(.via), let via = transport.makeVia(for: destination, branch: makeBranch()) {
+        if !request.headerFields.contains(.via), let via = transport.makeVia(for: requested, branch: makeBranch()) {
             request.headerFields.insert(.via, via, at: 0)
         }
+        let destination: Destination
+        (request, destination) = transport.sizedForTransport(request, to: requested)
         let (id, actions) = try layer.sendRequest(
             request, to: Peer(destination), isReliable: destination.transport.isReliable)
         clientHandlers[id] = handler

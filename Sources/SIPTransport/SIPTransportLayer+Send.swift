@@ -5,27 +5,35 @@ extension SIPTransportLayer {
 
     /// Sends a request to `destination`: UDP from the listening socket (so registrars store the right
     /// source), TCP/TLS over an existing connection to the same peer or a new one. A UDP request larger than
-    /// `udpSwitchThreshold` goes over TCP instead (RFC 3261 §18.1.1), its top Via rewritten to say so.
+    /// `udpSwitchThreshold` goes over TCP instead (`sizedForTransport`).
     /// `completion` reports a transport error (connection refused, TLS verification) or success.
     public func send(
         request: SIPRequest, to destination: Destination, completion: ((TransportError?) -> Void)? = nil
     ) {
+        let (request, destination) = sizedForTransport(request, to: destination)
+        send(bytes: request.serialized(), to: destination, flow: nil, completion: completion)
+    }
+
+    /// The request and destination a send really uses: a UDP request larger than `udpSwitchThreshold` goes
+    /// over TCP when there is a TCP listener (RFC 3261 §18.1.1), its top Via rewritten to say so. A client
+    /// transaction starts from this, so its retransmissions and the ACK of a non-2xx (§17.1.1.3: same
+    /// address, port and transport) follow the switch.
+    public func sizedForTransport(_ request: SIPRequest, to destination: Destination) -> (SIPRequest, Destination) {
+        guard destination.transport == .udp, let threshold = configuration.udpSwitchThreshold,
+            request.serialized().count > threshold,
+            listeningAddress(.tcp, family: destination.address.family) != nil
+        else { return (request, destination) }
         var request = request
         var destination = destination
-        if destination.transport == .udp, let threshold = configuration.udpSwitchThreshold {
-            let size = request.serialized().count
-            if size > threshold, listeningAddress(.tcp, family: destination.address.family) != nil {
-                destination.transport = .tcp
-                if let index = request.headerFields.firstIndex(of: .via),
-                    var vias = try? request.headerFields.vias(at: index), !vias.isEmpty
-                {
-                    vias[0].transport = "TCP"
-                    if let local = localAddress(for: destination) { vias[0].port = local.port }
-                    request.headerFields.replaceField(at: index, with: vias, name: .via)
-                }
-            }
+        destination.transport = .tcp
+        if let index = request.headerFields.firstIndex(of: .via),
+            var vias = try? request.headerFields.vias(at: index), !vias.isEmpty
+        {
+            vias[0].transport = "TCP"
+            if let local = localAddress(for: destination) { vias[0].port = local.port }
+            request.headerFields.replaceField(at: index, with: vias, name: .via)
         }
-        send(bytes: request.serialized(), to: destination, flow: nil, completion: completion)
+        return (request, destination)
     }
 
     /// Sends a response to a request that arrived as `incoming`, as RFC 3261 §18.2.2 and RFC 3581 §4 say:

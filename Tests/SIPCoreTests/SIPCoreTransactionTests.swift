@@ -55,6 +55,42 @@ import Testing
         }
     }
 
+    /// RFC 3261 §18.1.1 moves an INVITE too large for UDP to TCP; its client transaction follows the move:
+    /// no Timer A retransmissions over the stream, and the ACK of the 407 goes over TCP with the INVITE's
+    /// Via (§17.1.1.3: same address, port and transport).
+    @Test func anInviteSwitchedToTCPForItsSizeIsAcknowledgedOverTCP() throws {
+        let world = CoreWorld()
+        let alice = try world.core("10.0.0.1", listening: [.udp, .tcp], seed: 1)
+        let bob = try world.core("10.0.0.2", listening: [.udp, .tcp], seed: 2)
+        bob.answerEverything(with: 407)
+        let outcome = ClientOutcome()
+        world.loop.withLoop {
+            guard let address = SocketAddress(ip: "10.0.0.2", port: 5060), let target = try? URI("sip:bob@10.0.0.2")
+            else { return }
+            var request = SIPRequest(method: .invite, uri: target)
+            request.headerFields.append(.from, "<sip:alice@example.com>;tag=\(alice.makeTag())")
+            request.headerFields.append(.to, "<sip:bob@10.0.0.2>")
+            request.headerFields.append(.callID, alice.makeCallID())
+            request.headerFields.append(.cseq, "1 INVITE")
+            request.headerFields.append(.maxForwards, "70")
+            request.headerFields.append(.contentType, "application/sdp")
+            request.body = Array(repeating: UInt8(ascii: "a"), count: 1_400)
+            request.headerFields.append(.contentLength, "1400")
+            let destination = Destination(transport: .udp, address: address)
+            _ = try? alice.sendRequest(request, to: destination) { event in outcome.record(event) }
+        }
+        world.loop.advance(by: .seconds(5))
+        #expect(outcome.statuses == [407])
+        let sent = world.network.records.filter { $0.isSIP && $0.source.host == "10.0.0.1" }
+        let texts = sent.map { String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(sent.count == 2)
+        #expect(sent.allSatisfy { $0.kind == .stream })
+        #expect(texts.first?.hasPrefix("INVITE ") == true)
+        #expect(texts.last?.hasPrefix("ACK ") == true)
+        #expect(texts.allSatisfy { $0.contains("Via: SIP/2.0/TCP ") })
+        #expect(alice.statistics.requestRetransmissions == 0)
+    }
+
     @Test func aRefusedConnectionIsATransportErrorAtOnce() throws {
         let world = CoreWorld()
         let alice = try world.core("10.0.0.1", listening: [.udp, .tcp], seed: 1)
