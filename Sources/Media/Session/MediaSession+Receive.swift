@@ -127,6 +127,8 @@ extension MediaSession {
         let reception = stream.rtcp.receive(
             compound, size: datagram.count, sender: stream.sender, receiver: &stream.receiver)
         counters.rtcpReceived += 1
+        // A peer in DTX sends no RTP in silence, but its reports go on: it is still there.
+        if stream.isReceivingDTX { watch.lastReceived = now }
         if let goodbye = reception.goodbye {
             report(.goodbye(reason: goodbye.reason.map { String(decoding: $0, as: UTF8.self) }))
         }

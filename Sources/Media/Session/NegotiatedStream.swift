@@ -26,6 +26,21 @@ struct NegotiatedStream {
     /// The session this state was built for, to tell a re-negotiation that changes nothing of the media.
     var negotiated: NegotiatedSession
 
+    /// Our Opus encoder runs DTX (the peer's `usedtx=1`, RFC 7587 §6.1): its frames of two bytes or less
+    /// carry no audio and are not sent.
+    var isDTX = false
+    /// We asked the peer for DTX (our `usedtx=1`): in its silences only RTCP may come, and that keeps the
+    /// media timeout quiet.
+    var isReceivingDTX = false
+
+    /// Whether Opus format parameters ask for DTX (`usedtx=1`).
+    static func asksForDTX(_ kind: AudioCodecKind, _ formatParameters: String?) -> Bool {
+        guard kind == .opus else { return false }
+        var opus = OpusConfiguration()
+        opus.applyRemoteFormatParameters(formatParameters)
+        return opus.isDTXEnabled
+    }
+
     /// False while a DTLS-SRTP session waits for its keys: nothing goes out and nothing is taken in.
     var isKeyed: Bool { negotiated.dtls == nil || (outbound != nil && inbound != nil) }
 
