@@ -156,7 +156,7 @@ let package = Package(
             name: "SwitchboardTests",
             dependencies: [
                 "Switchboard", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPUserAgent",
-                "SDP", "Media", "ICE", "STUN",
+                "SDP", "Media", "ICE", "STUN", "DTLS",
             ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN"]),

@@ -106,6 +106,20 @@ struct DTLSCallTests {
         #expect(dtlsRecords(pair, from: ICEPair.aliceHost).isEmpty)
     }
 
+    @Test func aWebRTCOfferRefusedByAPlainPeerGoesOutAgainPlain() async throws {
+        let pair = try ICEPair(alice: { $0.usesWebRTCProfile = true }, bob: { $0.srtp = .off })
+        defer { pair.close() }
+        let (alice, _) = try await pair.connect()
+        let aliceCall = try #require(pair.connectedCall(pair.aliceDelegate, alice))
+        #expect(!aliceCall.isSecure && aliceCall.srtpKeying == nil)
+        // The first INVITE offered the profile and got 488; the second offered RTP/AVP.
+        #expect(pair.sipTrace.contains("SIP/2.0 488"))
+        #expect(pair.sipTrace.contains("UDP/TLS/RTP/SAVPF"))
+        #expect(pair.sipTrace.components(separatedBy: "INVITE sip:").count - 1 == 2)
+        pair.world.advance(by: .seconds(2))
+        #expect(pair.hearsBothWays)
+    }
+
     @Test func aFingerprintMismatchEndsTheCallOnBothSides() async throws {
         let pair = try ICEPair(
             alice: {
@@ -180,5 +194,35 @@ struct DTLSCallTests {
         #expect(Set(pair.attributeValues("setup", from: ICEPair.bobHost)) == ["active"])
         #expect(clientHellos(pair, from: ICEPair.bobHost) == 1)
         #expect(pair.hearsBothWays)
+    }
+    @Test func opusDTXSilenceSendsLittleAndTheMediaTimeoutWaits() async throws {
+        let pair = try ICEPair(
+            alice: {
+                $0.usesWebRTCProfile = true
+                $0.codecs = [.opus]
+                $0.audio = CallAudio(input: .silence)
+                $0.mediaTimeout = .seconds(2)
+            },
+            bob: {
+                $0.srtp = .optional
+                $0.codecs = [.opus]
+                $0.audio = CallAudio(input: .silence)
+                $0.mediaTimeout = .seconds(2)
+            })
+        defer { pair.close() }
+        let (alice, bob) = try await pair.connect()
+        // Alice's offer asks for DTX (RFC 7587 §6.1): Bob's encoder stops sending in silence.
+        #expect(pair.attributeValues("fmtp", from: ICEPair.aliceHost).first?.hasSuffix(";usedtx=1") == true)
+        pair.world.advance(by: .seconds(2))
+        let start = pair.world.loop.elapsedTime
+        pair.world.advance(by: .seconds(10))
+        let fromBob = pair.world.network.records.filter { record in
+            !record.isSIP && record.source.host == ICEPair.bobHost && record.time >= start
+                && record.bytes.count > 1 && record.bytes[0] >= 128 && !(192...223).contains(record.bytes[1])
+        }
+        // 500 packets in 10 s without DTX; libopus sends a frame every 400 ms or so in DTX.
+        #expect(fromBob.count < 100, "\(fromBob.count) packets")
+        #expect(pair.alice.call(with: alice)?.state == .connected)
+        #expect(pair.bob.call(with: bob)?.state == .connected)
     }
 }

@@ -12,10 +12,13 @@ struct DTLSCallSettings: Sendable {
     var fingerprints: [Fingerprint] { [identity.fingerprint] }
 
     /// The settings a configuration asks for: the supplied certificate, else a generated one; `nil` when
-    /// calls never use SRTP (neither `srtp` nor the WebRTC profile), so no certificate is made.
+    /// calls never use SRTP (neither `srtp`, an account's, nor the WebRTC profile), so no certificate is made.
     /// - Throws: `CallError.configuration` when the supplied files do not load or OpenSSL cannot make one.
     static func load(_ configuration: CallProviderConfiguration) throws(CallError) -> DTLSCallSettings? {
-        guard configuration.srtp != .off || configuration.usesWebRTCProfile else { return nil }
+        let usesSRTP =
+            configuration.srtp != .off || configuration.usesWebRTCProfile
+            || configuration.accounts.contains { ($0.srtp ?? .off) != .off }
+        guard usesSRTP || configuration.dtlsCertificateFile != nil else { return nil }
         let files = (configuration.dtlsCertificateFile, configuration.dtlsPrivateKeyFile)
         if (files.0 == nil) != (files.1 == nil) {
             throw .configuration("dtlsCertificateFile and dtlsPrivateKeyFile go together")

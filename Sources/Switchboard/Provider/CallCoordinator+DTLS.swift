@@ -13,6 +13,18 @@ extension CallCoordinator {
         }
     }
 
+    /// Whether an outgoing call whose WebRTC offer was refused (488, 606) goes out again with a plain one
+    /// (`RTP/AVP`, SDES or opportunistic DTLS as configured): the policy that lets `--webrtc` reach a plain
+    /// endpoint. Once per call.
+    func retriesWithoutWebRTC(_ record: CallRecord) -> Bool {
+        guard configuration.usesWebRTCProfile, record.routing.offersWebRTCProfile, record.call.direction == .outgoing,
+            record.call.connectedAt == nil, record.state != .ending, record.routing.target != nil
+        else { return false }
+        record.routing.offersWebRTCProfile = false
+        logger.info("WebRTC offer refused: offering plain RTP", metadata: ["call": "\(record.uuid)"])
+        return true
+    }
+
     /// Whether the call's `connected` event waits for DTLS keys: it negotiated DTLS and has none yet.
     func holdsConnectForDTLS(_ record: CallRecord) -> Bool {
         guard record.call.srtpKeying == .dtls, record.call.srtpSuite == nil else { return false }

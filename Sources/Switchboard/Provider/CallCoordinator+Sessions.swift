@@ -95,6 +95,12 @@ extension CallCoordinator: SessionDriverDelegate {
                 placeCall(record, to: next, headers: [])
                 return
             }
+            if reason.kind == .notAcceptable, retriesWithoutWebRTC(record) {
+                record.media.forgetEarlyMedia()
+                _ = unbind(key)
+                if let target = record.routing.target { placeCall(record, to: target, headers: []) }
+                return
+            }
             var details = CallEndDetails(
                 reason, direction: record.call.direction, wasConnected: record.call.connectedAt != nil,
                 localEndReason: record.localEndReason)

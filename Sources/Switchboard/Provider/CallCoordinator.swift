@@ -103,7 +103,7 @@ final class CallCoordinator: @unchecked Sendable {
             outboundProxy: entry?.outboundProxy, transport: entry?.transport, credentials: entry?.credentials,
             codecs: entry?.account.codecs ?? configuration.codecs, srtp: entry?.account.srtp ?? configuration.srtp,
             ice: ICESettings.resolve(configuration, account: entry?.account), headers: headers, replaces: replaces,
-            referredBy: referredBy)
+            referredBy: referredBy, offersWebRTCProfile: record.routing.offersWebRTCProfile)
         let (key, callID) = sessions.startCall(request)
         table.bind(key, to: record)
         record.call.callID = callID

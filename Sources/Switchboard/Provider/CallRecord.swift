@@ -135,6 +135,9 @@ struct CallRouting {
     private(set) var redirectTargets: [URI] = []
     /// How many 3xx redirections this call followed.
     private(set) var redirections = 0
+    /// Whether the offer may use the WebRTC profile (when the provider's does); false once a peer refused it
+    /// (488 or 606) and the call went out again with a plain offer.
+    var offersWebRTCProfile = true
 
     /// A 3xx named these Contacts.
     mutating func redirected(to targets: [URI]) { redirectTargets = targets }
