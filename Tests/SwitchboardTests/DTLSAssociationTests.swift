@@ -1,4 +1,5 @@
 import DTLS
+import Media
 import SDP
 import Testing
 
@@ -42,5 +43,17 @@ struct DTLSAssociationTests {
         let early = try association(role: .server, named: false)
         #expect(early.isNamed(by: parameters(.passive)))
         #expect(!early.isNamed(by: parameters(.active)))
+    }
+    /// A keyed stream holds a new association's ClientHello for the negotiation that names it.
+    @Test func aClientHelloIsToldFromOtherRecords() throws {
+        let identity = try Self.identity.get()
+        let client = try DTLSEngine(configuration: .init(role: .client, identity: identity))
+        let server = try DTLSEngine(configuration: .init(role: .server, identity: identity))
+        let hello = try #require(
+            client.start(at: .zero).compactMap { if case .send(let b) = $0 { b } else { nil } }.first)
+        #expect(MediaStream.isClientHello(hello))
+        let reply = try server.receive(hello, at: .zero).compactMap { if case .send(let b) = $0 { b } else { nil } }
+        #expect(!reply.isEmpty && !reply.contains { MediaStream.isClientHello($0) })
+        #expect(!MediaStream.isClientHello([22, 254, 253, 0, 1]))
     }
 }

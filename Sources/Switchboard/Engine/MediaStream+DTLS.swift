@@ -30,8 +30,14 @@ extension MediaStream {
             let engine = try DTLSEngine(
                 configuration: settings.engineConfiguration(
                     role: role, remoteFingerprints: parameters.remoteFingerprints))
-            dtls = DTLSAssociation(
+            let association = DTLSAssociation(
                 engine: engine, role: role, tlsIDs: (parameters.localTLSID, parameters.remoteTLSID))
+            dtls = association
+            let held = heldClientHellos
+            heldClientHellos = []
+            if role == .server {
+                for (bytes, source) in held { receiveDTLS(bytes, from: source, into: association) }
+            }
         } catch {
             events.securityFailed(MediaSecurityFailure(error))
         }
@@ -66,15 +72,29 @@ extension MediaStream {
         while !pendingDTLS.isEmpty {
             let (bytes, source) = pendingDTLS.removeFirst()
             guard let association = dtls ?? makeEarlyServer() else { continue }
-            association.peer = source
-            do throws(DTLSError) {
-                association.isStarted = true
-                run(association, try association.engine.receive(bytes, at: clock.now()))
-            } catch {
-                // A datagram that is not DTLS records, or that came before a client started: dropped.
+            if association.isKeyed, Self.isClientHello(bytes) {
+                // A new association's ClientHello before the re-offer's answer named it here: kept for it.
+                if heldClientHellos.count < 4 { heldClientHellos.append((bytes, source)) }
                 continue
             }
+            receiveDTLS(bytes, from: source, into: association)
         }
+    }
+
+    private func receiveDTLS(_ bytes: [UInt8], from source: SocketAddress, into association: DTLSAssociation) {
+        association.peer = source
+        do throws(DTLSError) {
+            let actions = try association.engine.receive(bytes, at: clock.now())
+            association.isStarted = true
+            run(association, actions)
+        } catch {
+            // A datagram that is not DTLS records, or that came before a client started: dropped.
+        }
+    }
+
+    /// Whether a datagram starts with an epoch-0 handshake record holding a ClientHello (RFC 6347 §4.1, §4.2.2).
+    static func isClientHello(_ bytes: [UInt8]) -> Bool {
+        bytes.count > 13 && bytes[0] == 22 && bytes[3] == 0 && bytes[4] == 0 && bytes[13] == 1
     }
 
     /// A server for a ClientHello that came before this side's offer was answered.

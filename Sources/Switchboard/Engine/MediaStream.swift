@@ -49,6 +49,9 @@ final class MediaStream: @unchecked Sendable {
     var dtls: DTLSAssociation?
     /// DTLS datagrams the demultiplexer handed over during `session.receive`, for `drainDTLS`.
     var pendingDTLS: [(bytes: [UInt8], source: SocketAddress)] = []
+    /// ClientHellos that came while the association in force was keyed: a new association's, held until the
+    /// negotiation that names it (at most four).
+    var heldClientHellos: [(bytes: [UInt8], source: SocketAddress)] = []
 
     /// The local RTP port.
     var port: UInt16 { rtp.localAddress.port }
