@@ -1,4 +1,6 @@
+import DTLS
 import Foundation
+import SDP
 import SIPTransport
 import SwitchboardTesting
 import Testing
@@ -118,6 +120,33 @@ struct DTLSCallTests {
         #expect(pair.sipTrace.components(separatedBy: "INVITE sip:").count - 1 == 2)
         pair.world.advance(by: .seconds(2))
         #expect(pair.hearsBothWays)
+    }
+
+    @Test func aSuppliedCertificateIsTheOneTheSDPNames() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-dtls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = try SelfSignedCertificate(host: "alice.example.com", directory: folder.path)
+        let expected = try DTLSIdentity(certificateFile: files.certificateFile, privateKeyFile: files.privateKeyFile)
+        let pair = try ICEPair(
+            alice: {
+                $0.srtp = .mandatory
+                $0.srtpKeying = .dtls
+                $0.dtlsCertificateFile = files.certificateFile
+                $0.dtlsPrivateKeyFile = files.privateKeyFile
+            },
+            bob: { $0.srtp = .optional })
+        defer { pair.close() }
+        let (alice, _) = try await pair.connect()
+        #expect(pair.connectedCall(pair.aliceDelegate, alice)?.srtpKeying == .dtls)
+        #expect(
+            pair.attributeValues("fingerprint", from: ICEPair.aliceHost).first == expected.fingerprint.attributeValue)
+        // A certificate without its key is refused at start.
+        var halfConfigured = CallProviderConfiguration(srtp: .optional)
+        halfConfigured.dtlsCertificateFile = files.certificateFile
+        #expect(throws: CallError.self) {
+            _ = try pair.world.makeProvider(configuration: halfConfigured, host: "10.0.0.9")
+        }
     }
 
     @Test func aFingerprintMismatchEndsTheCallOnBothSides() async throws {
