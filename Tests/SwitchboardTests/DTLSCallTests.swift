@@ -149,6 +149,23 @@ struct DTLSCallTests {
         }
     }
 
+    @Test func signallingOnlyDTLSCallsConnectWithoutAHandshake() async throws {
+        let pair = try ICEPair(
+            alice: {
+                $0.usesWebRTCProfile = true
+                $0.mediaMode = .signallingOnly
+            },
+            bob: {
+                $0.srtp = .optional
+                $0.mediaMode = .signallingOnly
+            })
+        defer { pair.close() }
+        let (alice, bob) = try await pair.connect()
+        // Load tests negotiate the profile without media: `connected` does not wait for keys that never come.
+        #expect(pair.connectedCall(pair.aliceDelegate, alice)?.srtpKeying == .dtls)
+        #expect(pair.connectedCall(pair.bobDelegate, bob)?.srtpSuite == nil)
+    }
+
     @Test func aFingerprintMismatchEndsTheCallOnBothSides() async throws {
         let pair = try ICEPair(
             alice: {

@@ -25,9 +25,12 @@ extension CallCoordinator {
         return true
     }
 
-    /// Whether the call's `connected` event waits for DTLS keys: it negotiated DTLS and has none yet.
+    /// Whether the call's `connected` event waits for DTLS keys: it negotiated DTLS, has a stream to run the
+    /// handshake on (not so for signalling-only media) and no keys yet.
     func holdsConnectForDTLS(_ record: CallRecord) -> Bool {
-        guard record.call.srtpKeying == .dtls, record.call.srtpSuite == nil else { return false }
+        guard record.call.srtpKeying == .dtls, record.call.srtpSuite == nil, let key = record.session,
+            media.hasStream(key)
+        else { return false }
         record.waitsForDTLS = true
         return true
     }
