@@ -8,11 +8,11 @@ case_add() { CASES+=("$1|$2|$3|$4|$5"); }
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
-# Waits (up to 5 s) until FILE contains PATTERN.
+# Waits (up to 15 s, a liveness guard for a busy machine) until FILE contains PATTERN.
 wait_for() {
   local file=$1 pattern=$2 i=0
   until grep -q -- "$pattern" "$file" 2>/dev/null; do
-    i=$((i+1)); [ $i -gt 100 ] && return 1
+    i=$((i+1)); [ $i -gt 300 ] && return 1
     sleep 0.05
   done
 }

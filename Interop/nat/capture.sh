@@ -58,12 +58,19 @@ nat_expect_ice() {
   [ "$nominations" -gt 0 ] || { echo "$label: no check with USE-CANDIDATE in the capture"; return 1; }
 }
 
-# Asserts that every RTP packet in FILE went to or came from the TURN server's address ADDR, through TURN
-# framing, at least MIN packets each way: nat_expect_relayed FILE ADDR MIN LABEL.
+# Asserts that every RTP packet in FILE went to or came from the TURN server's address ADDR, at least MIN
+# packets each way: nat_expect_relayed FILE ADDR MIN LABEL [peer]. Without "peer", through TURN framing
+# both ways (the capture of the client that holds the allocation). With "peer", any framing: the far end of
+# a relayed pair that has no allocation of its own reaches the relayed address with plain RTP, and the
+# relay's answers come from that address as plain RTP too (RFC 8656 §2.2).
 nat_expect_relayed() {
   local file=$1 addr=$2 min=$3 label=$4 other relayed to from
   other=$(nat_rtp "$file" "!(ip.addr == $addr)")
-  relayed=$(nat_rtp_relayed "$file" "$addr")
+  if [ "${5:-}" = peer ]; then
+    relayed="to=$(nat_rtp "$file" "ip.dst == $addr") from=$(nat_rtp "$file" "ip.src == $addr")"
+  else
+    relayed=$(nat_rtp_relayed "$file" "$addr")
+  fi
   to=${relayed%% *}; to=${to#to=}; from=${relayed##*from=}
   echo "$label: RTP through TURN at $addr: $relayed; RTP elsewhere: $other"
   [ "$other" -eq 0 ] || { echo "$label: $other RTP packets bypassed the relay"; return 1; }

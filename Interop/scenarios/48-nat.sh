@@ -342,7 +342,7 @@ nat_sb_relay() {
   grep -Eq "connected .*(local|remote)=$TURN_IP:" call.out || { echo "the relayed pair is not on coturn ($TURN_IP)"; return 1; }
   nat_sb_expect_tone call.wav 440 1000 && nat_baresip_expect_tone bob 1000 440 || return 1
   nat_expect_ice rb.pcap "router B" && nat_expect_relayed rb.pcap "$TURN_IP" 50 "router B" \
-    && nat_expect_relayed rc.pcap "$TURN_IP" 50 "router C"
+    && nat_expect_relayed rc.pcap "$TURN_IP" 50 "router C" peer
 }
 
 # (c) the same call with --ice off (and baresip without ICE): no audio either way.

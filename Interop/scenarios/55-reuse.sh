@@ -199,6 +199,39 @@ reuse_tls_call_case() {
     || { echo "the call did not end at the BYE"; return 1; }
 }
 
+# Outbound over UDP (RFC 5626 §4.4.2): switchboard registers carol over UDP; the 200 confirms outbound with
+# Flow-Timer: 10, so a STUN Binding request goes from switchboard's SIP port to Kamailio's 5060 every 8-10 s
+# and Kamailio's stun module answers it on the same port. Over 14 s: at least one request and one success
+# response with XOR-MAPPED-ADDRESS naming switchboard's port, every request answered, and no second
+# registration (an unanswered keep-alive or a changed mapped address would register again at once, §4.5).
+reuse_outbound_udp_stun() {
+  local port=5384
+  capture_start "$CASE_DIR/capture.pcap" "udp port 5060" || return 1
+  "$(switchboard_bin)" register --registrar sip:127.0.0.1 --user carol --password carolpw \
+    --listen "127.0.0.1:$port" --duration 14 --trace > events.out 2> trace.out < /dev/null
+  local rc=$?
+  capture_stop "$CASE_DIR/capture.pcap"
+  cat events.out
+  [ $rc -eq 0 ] || { echo "switchboard register exited $rc"; tail -40 trace.out; return 1; }
+  grep -q ';ob' trace.out && grep -q 'reg-id=1' trace.out && grep -q '+sip.instance' trace.out \
+    || { echo "the REGISTER did not ask for outbound"; return 1; }
+  awk '/^SIP\/2.0 200/,/^$/' trace.out | grep -Eiq '^(Require|Supported):.*outbound' \
+    || { echo "the 200 did not say outbound"; return 1; }
+  awk '/^SIP\/2.0 200/,/^$/' trace.out | grep -Eiq '^Flow-Timer: *10' || { echo "no Flow-Timer: 10 in the 200"; return 1; }
+  local requests answers mapped
+  requests=$(tshark -r "$CASE_DIR/capture.pcap" -Y "stun.type == 0x0001 && udp.srcport == $port && udp.dstport == 5060" \
+    -T fields -e frame.number 2>/dev/null | wc -l)
+  answers=$(tshark -r "$CASE_DIR/capture.pcap" -Y "stun.type == 0x0101 && udp.srcport == 5060 && udp.dstport == $port" \
+    -T fields -e frame.number 2>/dev/null | wc -l)
+  mapped=$(tshark -r "$CASE_DIR/capture.pcap" -Y "stun.type == 0x0101 && udp.dstport == $port" \
+    -T fields -e stun.att.port-xord 2>/dev/null | sort -u | paste -sd,)
+  echo "STUN keep-alives from :$port to Kamailio's 5060: $requests requests, $answers success responses, mapped port(s) $mapped"
+  [ "$requests" -ge 1 ] || { echo "no STUN keep-alive over the UDP flow"; return 1; }
+  [ "$answers" -eq "$requests" ] || { echo "not every keep-alive was answered"; return 1; }
+  [ "$mapped" = "$port" ] || { echo "the mapped port is not switchboard's"; return 1; }
+  [ "$(grep -c 'registered expires' events.out)" -eq 1 ] || { echo "the flow was registered again: it failed"; return 1; }
+}
+
 case_add kamailio_reuse reuse-far-end-hangs-up baresip tcp reuse_far_end_hangs_up
 case_add kamailio_reuse reuse-far-end-holds baresip tcp reuse_far_end_holds
 case_add kamailio_reuse reuse-far-end-holds-and-hangs-up switchboard tls reuse_tls_call_case
@@ -206,3 +239,4 @@ for t in tcp tls; do
   case_add kamailio_reuse reuse-incoming-to-binding baresip $t reuse_incoming_to_binding
 done
 case_add kamailio_outbound reuse-outbound-flow-recovery baresip tcp reuse_outbound_flow_recovery
+case_add kamailio_outbound reuse-outbound-udp-stun-keepalive kamailio udp reuse_outbound_udp_stun

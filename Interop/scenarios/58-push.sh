@@ -142,9 +142,14 @@ push_token_rotation() {
   push_bind bob 5470 && PUSH_TOKENS=tok-1,tok-2 push_start_app bob on-push --registered yes --new-token tok-2 \
     || return 1
   wait_for app.out "^token-rotated" || { cat app.out; return 1; }
-  sleep 0.5
-  local run; run=$(push_run)
-  kamcmd -s "unix:$run/kamailio_ctl" ul.lookup location bob > lookup.out 2>&1
+  # The new REGISTER completes after the rotation call returns: wait (bounded) until the location
+  # service shows one binding, the new token's.
+  local run i=0; run=$(push_run)
+  until kamcmd -s "unix:$run/kamailio_ctl" ul.lookup location bob > lookup.out 2>&1 \
+    && [ "$(grep -c 'pn-prid=' lookup.out)" -eq 1 ] && grep -q "pn-prid=tok-2" lookup.out; do
+    i=$((i+1)); [ $i -gt 200 ] && break
+    sleep 0.1
+  done
   push_call bob --duration 10; local rc=$?
   push_stop_app; echo "--- caller"; cat caller.out; echo "--- ul.lookup"; cat lookup.out
   [ $rc -eq 0 ] && grep -q "^connected uuid=" app.out || return 1

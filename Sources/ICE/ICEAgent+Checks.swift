@@ -75,7 +75,10 @@ extension ICEAgent {
         return (attributes, priority)
     }
 
-    /// Starts a check on `pair` as one Binding transaction, RTO per §14.3.
+    /// Starts a check on `pair` as one Binding transaction, RTO per §14.3. A nomination (USE-CANDIDATE on a
+    /// pair already valid) takes the RTO floor alone: the pacing term spreads the checks that discover
+    /// paths, and pairs to unreachable candidates keep it high for seconds, while the call waits on this
+    /// one transaction over a path known to work.
     mutating func startCheck(pair index: Int, isNomination: Bool, at now: STUNInstant, into out: inout [ICEAgentAction])
     {
         guard let remoteCredentials else { return }
@@ -86,7 +89,9 @@ extension ICEAgent {
         let (attributes, priority) = checkAttributes(
             local: local, isNomination: nominating, remoteUfrag: remoteCredentials.ufrag)
         let active = pairs.count { $0.state == .waiting || $0.state == .inProgress }
-        let rto = max(configuration.checkTimers.rto, configuration.pacing * max(active, 1))
+        let rto =
+            nominating
+            ? configuration.checkTimers.rto : max(configuration.checkTimers.rto, configuration.pacing * max(active, 1))
         let timers = STUNTransactionTimers(rto: rto, rc: configuration.checkTimers.rc, rm: configuration.checkTimers.rm)
         var transaction = STUNBindingTransaction(
             attributes: attributes, integrity: STUNIntegrity(key: .shortTerm(password: remoteCredentials.password)),

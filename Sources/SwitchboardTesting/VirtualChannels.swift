@@ -85,7 +85,8 @@ extension VirtualNetwork {
             return
         }
         let inside = source == sender ? nil : sender
-        let dropped = link.loss > 0 && Double.random(in: 0..<1, using: &random) < link.loss
+        let ruled = datagramDropRule?(DatagramView(source: sender, destination: destination, bytes: bytes)) ?? false
+        let dropped = ruled || (link.loss > 0 && Double.random(in: 0..<1, using: &random) < link.loss)
         let sequence = record(
             .datagram, from: source, to: destination, bytes: bytes, dropped: dropped, insideSource: inside)
         guard !dropped else { return }

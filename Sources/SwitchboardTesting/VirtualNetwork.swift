@@ -30,6 +30,15 @@ public final class VirtualNetwork: @unchecked Sendable {
     var blockedDatagramCount = 0
     /// The most records kept; older ones are dropped first.
     public var recordLimit = 100_000
+    /// Drops the datagrams it returns true for (see `dropDatagrams(where:)`).
+    var datagramDropRule: (@Sendable (DatagramView) -> Bool)?
+
+    /// A datagram a drop rule looks at: where it goes from and to (as sent, inside any NAT) and its bytes.
+    package struct DatagramView: Sendable {
+        package var source: SocketAddress
+        package var destination: SocketAddress
+        package var bytes: [UInt8]
+    }
 
     private struct HostPair: Hashable {
         var from: String
@@ -60,6 +69,12 @@ public final class VirtualNetwork: @unchecked Sendable {
     /// Sets the conditions from host `from` to host `to` (one direction).
     public func setConditions(_ conditions: LinkConditions, from: String, to: String) {
         loop.withLoop { links[HostPair(from: from, to: to)] = conditions }
+    }
+
+    /// Drops every datagram `rule` returns true for, before the link's own loss, until replaced (`nil`:
+    /// none). For tests that lose one kind of packet on purpose: every nomination, say.
+    package func dropDatagrams(where rule: (@Sendable (DatagramView) -> Bool)?) {
+        loop.withLoop { datagramDropRule = rule }
     }
 
     /// Sets the conditions both ways between two hosts.

@@ -194,3 +194,32 @@ struct ConnectivityTests {
         #expect(sim.a.selectedPair(component: 1)?.remote.address == bHost)
     }
 }
+
+/// The nomination's retransmissions (RFC 8445 §8.1.1, regular nomination) under loss.
+@Suite("ICE nomination retransmissions")
+struct NominationRetransmissionTests {
+    typealias F = Fixtures
+
+    /// Nineteen unreachable candidates keep the pacing term of the RTO (§14.3) at 50 ms × the pairs in
+    /// progress, about a second; the nomination, on a pair already valid, retransmits at the 500 ms floor.
+    @Test func aLostNominationIsRetransmittedAtTheRTOFloor() throws {
+        var network = VirtualNetwork()
+        let aHost = F.v4("10.0.0.1", 5000)
+        let bHost = F.v4("10.0.0.2", 6000)
+        network.hosts = [aHost: 0, bHost: 1]
+        var sim = Simulation(a: F.agent(.controlling, seed: 11), b: F.agent(.controlled, seed: 12), network: network)
+        sim.dropsNominations = true
+        let unreachable = (1...19).map { ICECandidate.host(address: F.v4("10.0.9.\($0)", 7000), localPreference: 100) }
+        try sim.exchange(
+            aLocal: [.host(address: aHost, localPreference: 65_534)],
+            bLocal: [.host(address: bHost, localPreference: 65_534)] + unreachable)
+        sim.run(until: .milliseconds(6_000))
+        let times = sim.nominationTimes[0]
+        #expect(times.count >= 3)
+        #expect(sim.selected(0).isEmpty)
+        if times.count >= 3 {
+            #expect(times[1].nanoseconds - times[0].nanoseconds == 500_000_000)
+            #expect(times[2].nanoseconds - times[1].nanoseconds == 1_000_000_000)
+        }
+    }
+}

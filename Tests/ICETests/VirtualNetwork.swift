@@ -144,6 +144,10 @@ struct Simulation<A: SimulatedPeer, B: SimulatedPeer> {
     var lastSuccessReceived: [STUNInstant?] = [nil, nil]
     /// Binding requests with USE-CANDIDATE each endpoint sent.
     var nominationsSent = [0, 0]
+    /// When each endpoint sent them.
+    var nominationTimes: [[STUNInstant]] = [[], []]
+    /// Loses every Binding request with USE-CANDIDATE.
+    var dropsNominations = false
 
     init(a: A, b: B, network: VirtualNetwork) {
         self.a = a
@@ -158,6 +162,8 @@ struct Simulation<A: SimulatedPeer, B: SimulatedPeer> {
                 sends[endpoint] += 1
                 if let message = try? STUNReceivedMessage(decoding: bytes), message.message.hasUseCandidate {
                     nominationsSent[endpoint] += 1
+                    nominationTimes[endpoint].append(now)
+                    if dropsNominations { continue }
                 }
                 guard let route = network.route(from: endpoint, base: base, to: destination) else { continue }
                 sequence += 1

@@ -6,40 +6,58 @@ import Testing
 
 /// A dnsmasq on 127.0.0.1 serving NAPTR, SRV and A records for the tests, stopped by PID.
 final class DNSServer {
-    let process = Process()
+    let process: Process
     let port: UInt16
 
+    /// Starts dnsmasq on a random port and waits until it answers. A port another process holds makes
+    /// dnsmasq exit at once, so that start is retried on a new port. The wait is a liveness guard, not a
+    /// timing check: a busy machine may take seconds to schedule the new process.
     init(records: [String]) throws {
-        port = UInt16.random(in: 20_000...40_000)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/dnsmasq")
-        process.arguments =
-            [
-                "--keep-in-foreground", "--no-resolv", "--no-hosts", "--port=\(port)", "--listen-address=127.0.0.1",
-                "--bind-interfaces", "--log-facility=-", "--conf-file=/dev/null",
-            ] + records
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait until it answers.
-        let deadline = ContinuousClock.now + .seconds(5)
+        var lastPort: UInt16 = 0
+        for _ in 0..<5 {
+            let port = UInt16.random(in: 20_000...40_000)
+            lastPort = port
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/dnsmasq")
+            process.arguments =
+                [
+                    "--keep-in-foreground", "--no-resolv", "--no-hosts", "--port=\(port)",
+                    "--listen-address=127.0.0.1", "--bind-interfaces", "--log-facility=-", "--conf-file=/dev/null",
+                ] + records
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if Self.waitUntilAnswering(process, port: port) {
+                self.process = process
+                self.port = port
+                return
+            }
+            Self.terminate(process)
+        }
+        throw Failure("dnsmasq did not start (last port tried \(lastPort))")
+    }
+
+    /// True once dnsmasq answers on `port`; false when it exits first or stays silent for 60 seconds.
+    private static func waitUntilAnswering(_ process: Process, port: UInt16) -> Bool {
         let resolver = SIPResolver(
             configuration: ResolverConfiguration(
                 nameServer: .loopback(port: port), timeoutSeconds: 1, attempts: 1, hostsFile: nil))
-        while ContinuousClock.now < deadline {
-            if let found = try? resolver.resolveNow(SIPURI("sip:ready.test")), !found.isEmpty { return }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, process.isRunning {
+            if let found = try? resolver.resolveNow(SIPURI("sip:ready.test")), !found.isEmpty { return true }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        stop()
-        throw Failure("dnsmasq did not start")
+        return false
     }
 
     /// Stops dnsmasq by PID with SIGKILL: a child spawned from the test runner inherits its blocked signal
     /// mask, so SIGTERM would stay pending forever.
-    func stop() {
-        let pid = process.processIdentifier
+    func stop() { Self.terminate(process) }
+
+    private static func terminate(_ process: Process) {
         guard process.isRunning else { return }
-        kill(pid, SIGKILL)
-        let deadline = ContinuousClock.now + .seconds(2)
+        kill(process.processIdentifier, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
     }
 }

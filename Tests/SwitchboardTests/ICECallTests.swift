@@ -1,5 +1,6 @@
 import Foundation
 import SIPTransport
+import STUN
 import SwitchboardTesting
 import Synchronization
 import Testing
@@ -88,6 +89,29 @@ struct ICECallTests {
         #expect(details.reason == .failed)
         #expect(details.reasonPhrase == "No ICE candidate")
         #expect(!pair.sipTrace.contains("INVITE sip:"))
+    }
+
+    /// RFC 8445 §12.1: media goes on a valid pair before anything is selected. Every nomination is lost here,
+    /// so neither side ever selects: each connects on its valid pair a second after it has one (not at the
+    /// 10 s connectivity timeout, and without failing), and the audio flows both ways.
+    @Test func mediaFlowsOnAValidPairWhileEveryNominationIsLost() async throws {
+        let pair = try ICEPair(alice: { $0.icePolicy = .on }, bob: { $0.icePolicy = .on })
+        defer { pair.close() }
+        pair.world.network.dropDatagrams { view in
+            (try? STUNReceivedMessage(decoding: view.bytes))?.message.hasUseCandidate ?? false
+        }
+        let uuid = try await pair.aliceController.startCall(to: Handle(type: .generic, value: pair.bobURI))
+        let invite = try #require(await pair.bobDelegate.invite(seconds: 5))
+        try await pair.bobController.answerCall(invite.callUUID)
+        let answered = pair.world.loop.elapsedTime
+        let aliceCall = try #require(await pair.aliceDelegate.connected(uuid, seconds: 15))
+        let bobCall = try #require(await pair.bobDelegate.connected(invite.callUUID, seconds: 15))
+        #expect(pair.world.loop.elapsedTime - answered < .seconds(3))
+        #expect(aliceCall.mediaPath?.candidateType == .host)
+        #expect(bobCall.mediaPath?.remoteAddress == aliceCall.mediaPath?.localAddress)
+        pair.world.advance(by: .seconds(2))
+        #expect(pair.hearsBothWays)
+        #expect(pair.aliceDelegate.events.withLock { $0 }.allSatisfy { $0.kind != .ended })
     }
 
     @Test func consentLossEndsTheCallWithin30Seconds() async throws {

@@ -44,11 +44,12 @@ extension MediaStream {
         installDTLSSeam()
     }
 
-    /// Starts the association once there is a path: the selected pair with ICE, else the peer's address.
+    /// Starts the association once there is a path: with ICE a selected or valid pair (RFC 8445 §12.1), else
+    /// the peer's address.
     func startDTLSIfReady() {
         guard let association = dtls, !association.isStarted, !session.isClosed else { return }
         if let ice {
-            guard ice.selectedPair != nil else { return }
+            guard ice.hasMediaRoute else { return }
         } else {
             guard session.rtpDestination != nil else { return }
         }

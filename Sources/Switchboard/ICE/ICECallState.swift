@@ -22,6 +22,18 @@ struct ICECallState {
     var pendingRestart: ICECredentials?
     /// Cancels the timer that fails the call when no pair is selected in time.
     var connectivityTimer: (() -> Void)?
+    /// Component 1's valid pair media uses before a selection (RFC 8445 §12.1).
+    var validPair: ICEPairInfo?
+    /// Cancels the timer that connects a held call on its valid pair when no selection follows it in time.
+    var validPairTimer: (() -> Void)?
+
+    /// Cancels both timers.
+    mutating func cancelTimers() {
+        connectivityTimer?()
+        connectivityTimer = nil
+        validPairTimer?()
+        validPairTimer = nil
+    }
 
     init(settings: ICESettings, isOfferer: Bool, credentials: ICECredentials) {
         self.settings = settings

@@ -46,6 +46,8 @@ final class ICEDriver {
     /// The components whose local candidates the agent has.
     var components: Set<Int> = []
     var routes: [Int: Route] = [:]
+    /// The priority of the valid pair a component's route follows while nothing is selected yet.
+    var provisional: [Int: UInt64] = [:]
     /// Without ICE in the answer and a relayed default candidate: media keeps going through this relay, to
     /// where the session sends (RFC 8445 §5.1.4's point of relayed defaults).
     var fallbackRelays: [Int: TURNRelay] = [:]
@@ -56,8 +58,12 @@ final class ICEDriver {
     var isClosed = false
     /// Relayed media the driver unwrapped outside a socket read (TURN over TCP or TLS): the stream drains it.
     var onInbound: () -> Void = {}
-    /// A pair was selected (on the media loop): what waits for a path (DTLS) may start.
-    var onSelected: () -> Void = {}
+    /// Media has a route now, on a selected or a valid pair (on the media loop): what waits for a path
+    /// (DTLS) may start.
+    var onRoute: () -> Void = {}
+
+    /// Whether the session's RTP has a route (a selected or a valid pair of component 1).
+    var hasMediaRoute: Bool { routes[1] != nil }
     /// Media datagrams sent through a relay, and sent directly; datagrams dropped for want of a route.
     private(set) var relayedPackets = 0
     private(set) var directPackets = 0
@@ -222,16 +228,31 @@ final class ICEDriver {
     private func handle(_ event: ICEEvent) {
         switch event {
         case .selected(let pair):
+            provisional[pair.component] = nil
             routes[pair.component] = route(for: pair)
             if case .relay(let relay, let peer) = routes[pair.component] { relay.bindChannel(to: peer) }
             events.selected(pair)
-            onSelected()
+            onRoute()
+        case .pairSucceeded(let pair): useBeforeSelection(pair)
         case .consentLost(let pair):
             routes[pair.component] = nil
             events.consentLost(pair)
         case .failed: events.failed()
-        case .pairSucceeded, .completed, .roleChanged: break
+        case .completed, .roleChanged: break
         }
+    }
+
+    /// RFC 8445 §12.1: until a component has a selected pair, media may go on any valid pair. It goes on the
+    /// best one so far, so audio starts one check round trip after the answer even when the nomination's
+    /// transaction loses packets (a lossy path adds whole retransmission intervals to it).
+    private func useBeforeSelection(_ pair: ICEPairInfo) {
+        guard agent.selectedPair(component: pair.component) == nil,
+            pair.priority > provisional[pair.component] ?? 0, let route = route(for: pair)
+        else { return }
+        provisional[pair.component] = pair.priority
+        routes[pair.component] = route
+        events.valid(pair)
+        onRoute()
     }
 
     private func route(for pair: ICEPairInfo) -> Route? {

@@ -34,6 +34,8 @@ struct ICEDriverEvents: Sendable {
     var gathered: @Sendable ([ICECandidate]) -> Void = { _ in }
     /// A component's selected pair (the first, or a new one after a restart).
     var selected: @Sendable (ICEPairInfo) -> Void = { _ in }
+    /// Before any selection, the valid pair media now uses (RFC 8445 §12.1): the first, then a better one.
+    var valid: @Sendable (ICEPairInfo) -> Void = { _ in }
     /// The selected pair of a component lost consent (RFC 7675): media on it stopped.
     var consentLost: @Sendable (ICEPairInfo) -> Void = { _ in }
     /// The check list failed (RFC 8445 §8.1.2).

@@ -9,6 +9,9 @@ struct ICESettings: Sendable, Hashable {
     var gatheringTimeout: Duration
     /// How long, once checks can start, a call waits for a selected pair before it fails.
     var connectivityTimeout: Duration
+    /// How long a held `connected` waits, once a valid pair exists, for the selection before it connects on
+    /// the valid pair: twice the agent's 500 ms nomination delay.
+    var validPairGrace: Duration = .seconds(1)
 
     /// The account's servers and policy where it has them, else the provider's; without a policy anywhere,
     /// ICE is on exactly when there is a STUN or TURN server. `nil` when ICE is off.

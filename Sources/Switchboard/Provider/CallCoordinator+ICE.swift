@@ -68,6 +68,10 @@ extension CallCoordinator {
             engine.execute { [weak self] in self?.iceGathered(key, candidates) }
         }
         events.selected = { [weak self] pair in engine.execute { [weak self] in self?.iceSelected(key, pair) } }
+        events.valid = { [weak self] pair in
+            guard pair.component == 1 else { return }
+            engine.execute { [weak self] in self?.iceValid(key, pair) }
+        }
         events.consentLost = { [weak self] pair in
             engine.execute { [weak self] in self?.iceConsentLost(key, pair) }
         }
@@ -179,8 +183,7 @@ extension CallCoordinator {
         media.updateICEState(key) { state in
             changed = state.selected(pair)
             if pair.component == 1 {
-                state.connectivityTimer?()
-                state.connectivityTimer = nil
+                state.cancelTimers()
                 held = state.holdsConnect
                 state.holdsConnect = false
             }
@@ -205,7 +208,36 @@ extension CallCoordinator {
         guard let key = record.session, let state = media.ice[key], state.isActive == true, state.path == nil
         else { return false }
         media.updateICEState(key) { $0.holdsConnect = true }
+        armValidPairTimer(key)
         return true
+    }
+
+    /// The first valid pair of component 1, or a better one, while nothing is selected: media goes on it
+    /// (RFC 8445 §12.1).
+    private func iceValid(_ key: SessionKey, _ pair: ICEPairInfo) {
+        guard media.ice[key]?.path == nil else { return }
+        media.updateICEState(key) { $0.validPair = pair }
+        armValidPairTimer(key)
+    }
+
+    /// A held `connected` waits for the selection at most `validPairGrace` after a valid pair exists: the
+    /// nomination normally follows within the agent's nomination delay and a round trip, and when its
+    /// packets are lost the call connects on the valid pair (a later selection updates the path).
+    private func armValidPairTimer(_ key: SessionKey) {
+        guard let state = media.ice[key], state.holdsConnect, state.validPair != nil, state.path == nil,
+            state.validPairTimer == nil
+        else { return }
+        let handle = engine.loop.scheduleTimer(after: state.settings.validPairGrace) { [weak self] in
+            guard let self else { return }
+            media.updateICEState(key) { $0.validPairTimer = nil }
+            guard let state = media.ice[key], state.path == nil, let valid = state.validPair else { return }
+            if let record = table[session: key] {
+                logger.info("ICE: no selection yet; connecting on a valid pair", metadata: ["call": "\(record.uuid)"])
+            }
+            iceSelected(key, valid)
+        }
+        let loop = engine.loop
+        media.updateICEState(key) { $0.validPairTimer = { loop.cancelTimer(handle) } }
     }
 
     private func iceConsentLost(_ key: SessionKey, _ pair: ICEPairInfo) {
@@ -229,10 +261,22 @@ extension CallCoordinator {
             byeReason: Reason(protocol: "Q.850", cause: 102, text: "ICE failed"))
     }
 
+    /// No pair selected in time. With a valid pair the media already flows (RFC 8445 §12.1) and only the
+    /// nomination is late (its transaction lost packets): the call connects on that pair, and a selection
+    /// that comes later updates it. Without one, the call fails.
+    private func connectivityTimedOut(_ key: SessionKey) {
+        guard let state = media.ice[key], state.path == nil else { return }
+        guard let valid = state.validPair else { return iceFailed(key) }
+        if let record = table[session: key] {
+            logger.warning("ICE: no nomination in time; media on a valid pair", metadata: ["call": "\(record.uuid)"])
+        }
+        iceSelected(key, valid)
+    }
+
     private func armConnectivityTimer(_ key: SessionKey, _ timeout: Duration) {
         let handle = engine.loop.scheduleTimer(after: timeout) { [weak self] in
             self?.media.updateICEState(key) { $0.connectivityTimer = nil }
-            self?.iceFailed(key)
+            self?.connectivityTimedOut(key)
         }
         let loop = engine.loop
         media.updateICEState(key) { state in

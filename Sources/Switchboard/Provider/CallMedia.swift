@@ -75,7 +75,7 @@ struct CallMedia {
 
     /// Closes the stream of session `key` (its RTCP BYE goes out, its TURN allocations are deleted).
     mutating func close(_ key: SessionKey) {
-        if let state = ice.removeValue(forKey: key) { state.connectivityTimer?() }
+        if var state = ice.removeValue(forKey: key) { state.cancelTimers() }
         guard let stream = streams.removeValue(forKey: key) else { return }
         engine.perform { stream.close() }
     }
