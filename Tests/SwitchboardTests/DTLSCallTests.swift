@@ -1,5 +1,6 @@
 import DTLS
 import Foundation
+import Media
 import SDP
 import SIPTransport
 import SwitchboardTesting
@@ -57,6 +58,30 @@ struct DTLSCallTests {
         #expect(early.isEmpty)
         #expect(clientHellos(pair, from: ICEPair.aliceHost) == 0)
         #expect(!dtlsRecords(pair, from: ICEPair.aliceHost).isEmpty)
+    }
+
+    @Test func aStrayClientHelloDoesNotEndAPlainCall() async throws {
+        let pair = try ICEPair(
+            alice: {
+                $0.srtp = .optional
+                $0.mediaPorts = 40_000...40_001
+                $0.dtlsHandshakeTimeout = .seconds(3)
+            },
+            bob: { $0.srtp = .off })
+        defer { pair.close() }
+        let (alice, _) = try await pair.connect()
+        // Someone else starts a DTLS handshake on Alice's media port, and goes quiet.
+        let stranger = try ScriptedPeer(world: pair.world, host: "10.0.0.66", port: 4444)
+        let client = try DTLSEngine(configuration: .init(role: .client, identity: try DTLSIdentity.generate()))
+        for case .send(let hello) in client.start(at: .zero) {
+            stranger.send(bytes: hello, to: SocketAddress(ip: ICEPair.aliceHost, port: 40_000)!)
+        }
+        pair.world.advance(by: .seconds(10))
+        // Alice's side answered it (a server for an offer of hers that the answer may still name), then let it
+        // go when it timed out: the call, which has no DTLS, goes on.
+        #expect(!dtlsRecords(pair, from: ICEPair.aliceHost).isEmpty)
+        #expect(pair.alice.call(with: alice)?.state == .connected)
+        #expect(pair.hearsBothWays)
     }
 
     @Test func theWebRTCProfileRunsOverICE() async throws {

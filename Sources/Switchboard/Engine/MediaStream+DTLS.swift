@@ -127,7 +127,14 @@ extension MediaStream {
                     events.securityFailed(
                         MediaSecurityFailure(.handshakeFailed, detail: "SRTP contexts from DTLS keys: \(error)"))
                 }
-            case .failed(let error): events.securityFailed(MediaSecurityFailure(error))
+            case .failed(let error):
+                guard association.tlsIDs != nil else {
+                    // A server no negotiation adopted (a ClientHello to a call without DTLS, say): dropped
+                    // quietly; the call does not depend on it.
+                    if dtls === association { dtls = nil }
+                    continue
+                }
+                events.securityFailed(MediaSecurityFailure(error))
             case .closed: break
             }
         }

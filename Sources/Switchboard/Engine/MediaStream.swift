@@ -96,6 +96,8 @@ final class MediaStream: @unchecked Sendable {
         } catch {
             return
         }
+        // An offer of ours may be answered with a ClientHello before the answer itself (RFC 5763 §5).
+        if dtlsSettings != nil { installDTLSSeam() }
     }
 
     /// Applies a negotiated session (the first answer, an early one, or a re-offer's); the session decides
