@@ -91,7 +91,7 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
-                "Media", "ICE", "STUN", "COpenSSL", "CSystem",
+                "Media", "ICE", "STUN", "DTLS", "COpenSSL", "CSystem",
             ]
         ),
 
@@ -156,7 +156,7 @@ let package = Package(
             name: "SwitchboardTests",
             dependencies: [
                 "Switchboard", "SwitchboardTesting", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPUserAgent",
-                "SDP", "Media", "ICE", "STUN",
+                "SDP", "Media", "ICE", "STUN", "DTLS",
             ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SDP"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN"]),

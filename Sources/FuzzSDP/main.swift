@@ -45,11 +45,20 @@ func mustParse(_ description: SessionDescription, _ what: String) {
     }
 }
 
-/// Answers `offer` and takes it as an answer to our offer, under `policy`.
-func negotiate(_ offer: SessionDescription, policy: SRTPPolicy) {
-    let configuration = OfferAnswerConfiguration(
+/// A certificate fingerprint for DTLS-SRTP offers and answers.
+let dtlsFingerprint = Fingerprint(hashFunction: "sha-256", bytes: Array(repeating: 0x5A, count: 32))
+
+/// Answers `offer` and takes it as an answer to our offer, under `policy` (with DTLS-SRTP and the WebRTC
+/// profile when `webRTC`).
+func negotiate(_ offer: SessionDescription, policy: SRTPPolicy, webRTC: Bool = false) {
+    var configuration = OfferAnswerConfiguration(
         address: "192.0.2.1", rtpPort: 40000,
         codecs: Codec.defaultCodecs + [.telephoneEvent(payloadType: 102, clockRate: 48000)], srtpPolicy: policy)
+    if webRTC {
+        configuration.dtlsFingerprints = [dtlsFingerprint]
+        configuration.keying = .dtls
+        configuration.offersWebRTCProfile = true
+    }
     var answerer = OfferAnswer(configuration: configuration, random: FixedRandom(), keySource: CountingKeys())
     if (try? answerer.receiveOffer(offer)) != nil {
         guard let answer = try? answerer.makeAnswer() else { fatalError("an accepted offer was not answered") }
@@ -133,6 +142,11 @@ func checkAnswerPathsAgree(_ offer: SessionDescription) {
             guard answers(offer, configuration) == answers(model, configuration) else {
                 fatalError("the answer from the bytes differs from the answer from the model")
             }
+            // A side with a certificate answers offers with a=fingerprint from the model, others from the bytes.
+            configuration.dtlsFingerprints = [dtlsFingerprint]
+            guard answers(offer, configuration) == answers(model, configuration) else {
+                fatalError("with a certificate, the answer from the bytes differs from the one from the model")
+            }
         }
     }
 }
@@ -158,5 +172,6 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if again.serialized() != wire { fatalError("second serialization differs") }
 
     for policy in SRTPPolicy.allCases { negotiate(session, policy: policy) }
+    negotiate(session, policy: .optional, webRTC: true)
     return 0
 }

@@ -71,11 +71,13 @@ extension MediaSession {
         var keys: (outbound: SRTPContext, inbound: SRTPContext)?
         if let parameters = negotiated.srtp {
             do throws(SRTPError) { keys = try SRTPContext.pair(for: parameters) } catch { throw .srtp(error) }
+        } else if negotiated.dtls != nil {
+            keys = try Self.contexts(for: pathKeys)
         }
         // At the same clock rate the receive statistics and the buffered audio go on.
         let kept = previous?.sender.clockRate == codec.clockRate ? previous : nil
         let events = negotiated.telephoneEvent
-        return NegotiatedStream(
+        var stream = NegotiatedStream(
             kind: kind, encoder: encoder, decoder: decoder, sender: makeSender(codec, keeping: previous),
             receiver: kept?.receiver ?? RTPReceiver(clockRate: codec.clockRate),
             jitter: kept?.jitter ?? makeJitterBuffer(codec, encoder), receivePayloadType: codec.receivePayloadType,
@@ -85,6 +87,9 @@ extension MediaSession {
                 gapDuration: configuration.toneGap),
             outbound: keys?.outbound, inbound: keys?.inbound, sends: false, receives: false,
             isRTCPMuxed: negotiated.isRTCPMuxed, rtcp: makeRTCPSession(), negotiated: negotiated)
+        stream.isDTX = NegotiatedStream.asksForDTX(kind, codec.sendFormatParameters)
+        stream.isReceivingDTX = NegotiatedStream.asksForDTX(kind, codec.receiveFormatParameters)
+        return stream
     }
 
     /// The encoder (20 ms frames, the peer's fmtp) and the decoder (the peer's ptime, 10-60 ms).

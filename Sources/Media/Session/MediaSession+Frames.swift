@@ -22,6 +22,12 @@ extension MediaSession {
             stream.sender.skip(samples: stream.samplesPerPacket, at: instant)
             return
         }
+        // A DTX frame (RFC 7587 §3.1.3: libopus's two bytes or less) is not sent; its RTP time passes.
+        if payload.count <= 2, stream.isDTX {
+            stream.sender.skip(samples: stream.samplesPerPacket, at: instant)
+            audio.didSend(frame)
+            return
+        }
         let packet = stream.sender.packet(payload: payload[...], samples: stream.samplesPerPacket, at: instant)
         transmit(packet, of: stream, to: destination)
         audio.didSend(frame)

@@ -44,6 +44,10 @@ extension MediaSession {
         _ datagram: [UInt8], from source: Address, at now: MediaInstant, into stream: inout NegotiatedStream
     ) {
         var bytes = datagram
+        guard stream.isKeyed else {
+            counters.srtpFailures += 1
+            return
+        }
         if let inbound = stream.inbound {
             guard (try? inbound.unprotect(&bytes)) != nil else {
                 counters.srtpFailures += 1
@@ -103,6 +107,10 @@ extension MediaSession {
         into stream: inout NegotiatedStream
     ) {
         var bytes = datagram
+        guard stream.isKeyed else {
+            counters.srtpFailures += 1
+            return
+        }
         if let inbound = stream.inbound {
             guard (try? inbound.unprotectRTCP(&bytes)) != nil else {
                 counters.srtpFailures += 1
@@ -119,6 +127,8 @@ extension MediaSession {
         let reception = stream.rtcp.receive(
             compound, size: datagram.count, sender: stream.sender, receiver: &stream.receiver)
         counters.rtcpReceived += 1
+        // A peer in DTX sends no RTP in silence, but its reports go on: it is still there.
+        if stream.isReceivingDTX { watch.lastReceived = now }
         if let goodbye = reception.goodbye {
             report(.goodbye(reason: goodbye.reason.map { String(decoding: $0, as: UTF8.self) }))
         }

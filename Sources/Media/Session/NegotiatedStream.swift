@@ -26,20 +26,39 @@ struct NegotiatedStream {
     /// The session this state was built for, to tell a re-negotiation that changes nothing of the media.
     var negotiated: NegotiatedSession
 
+    /// Our Opus encoder runs DTX (the peer's `usedtx=1`, RFC 7587 §6.1): its frames of two bytes or less
+    /// carry no audio and are not sent.
+    var isDTX = false
+    /// We asked the peer for DTX (our `usedtx=1`): in its silences only RTCP may come, and that keeps the
+    /// media timeout quiet.
+    var isReceivingDTX = false
+
+    /// Whether Opus format parameters ask for DTX (`usedtx=1`).
+    static func asksForDTX(_ kind: AudioCodecKind, _ formatParameters: String?) -> Bool {
+        guard kind == .opus else { return false }
+        var opus = OpusConfiguration()
+        opus.applyRemoteFormatParameters(formatParameters)
+        return opus.isDTXEnabled
+    }
+
+    /// False while a DTLS-SRTP session waits for its keys: nothing goes out and nothing is taken in.
+    var isKeyed: Bool { negotiated.dtls == nil || (outbound != nil && inbound != nil) }
+
     /// RTP clock ticks per 20 ms packet.
     var samplesPerPacket: UInt32 { encoder.timestampIncrement }
 
     /// Whether `session` keeps the media as it is: the same codec, keys, address, events and muxing (then
     /// only the direction may change).
     func hasSameMedia(as session: NegotiatedSession) -> Bool {
-        negotiated.codec == session.codec && negotiated.srtp == session.srtp
+        negotiated.codec == session.codec && negotiated.srtp == session.srtp && negotiated.dtls == session.dtls
             && negotiated.remoteRTPAddress == session.remoteRTPAddress
             && negotiated.telephoneEvent == session.telephoneEvent && negotiated.isRTCPMuxed == session.isRTCPMuxed
     }
 
     /// Protects an RTP packet for sending; `nil` when it cannot be serialised or protected.
     func protect(_ packet: RTPPacket) -> [UInt8]? {
-        guard var bytes = try? packet.serialized(reservingCapacity: SRTPContext.maximumTrailerLength) else {
+        guard isKeyed, var bytes = try? packet.serialized(reservingCapacity: SRTPContext.maximumTrailerLength)
+        else {
             return nil
         }
         if let outbound { guard (try? outbound.protect(&bytes)) != nil else { return nil } }
@@ -48,6 +67,7 @@ struct NegotiatedStream {
 
     /// Protects an RTCP compound packet for sending; `nil` when it cannot be protected.
     func protectRTCP(_ compound: [UInt8]) -> [UInt8]? {
+        guard isKeyed else { return nil }
         var bytes = compound
         if let outbound { guard (try? outbound.protectRTCP(&bytes)) != nil else { return nil } }
         return bytes

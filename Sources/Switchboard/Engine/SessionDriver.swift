@@ -150,7 +150,8 @@ final class SessionDriver {
         if case .gathering = opening { configuration.answersOffersAutomatically = false }
         let place = { [weak self, configuration] (media: LocalMedia) in
             guard let self, let entry = self.directory[key], !entry.isAbandoned else { return }
-            let offerAnswer = self.setup.offerAnswer(media, codecs: request.codecs, srtp: request.srtp)
+            let offerAnswer = self.setup.offerAnswer(
+                media, codecs: request.codecs, srtp: request.srtp, offersWebRTCProfile: request.offersWebRTCProfile)
             entry.session = InviteSession(
                 outgoing: call, configuration: configuration, offerAnswer: offerAnswer, random: generator,
                 authenticator: authenticator)

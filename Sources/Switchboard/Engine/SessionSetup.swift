@@ -20,8 +20,20 @@ struct SessionSetup {
         var codecs: [Codec]
         var srtp: SRTPPolicy
         var offersRTCPMux: Bool
+        var srtpKeying: SRTPKeying
+        var usesWebRTCProfile: Bool
+        /// Our certificate's fingerprints for DTLS-SRTP offers and answers; empty without a certificate.
+        var dtlsFingerprints: [Fingerprint]
 
-        init(_ configuration: CallProviderConfiguration) {
+        init(_ configuration: CallProviderConfiguration, dtls: DTLSCallSettings? = nil) {
+            srtpKeying = configuration.srtpKeying
+            usesWebRTCProfile = configuration.usesWebRTCProfile
+            dtlsFingerprints = dtls?.fingerprints ?? []
+            if configuration.advertisesForeignDTLSFingerprint {
+                dtlsFingerprints = dtlsFingerprints.map {
+                    Fingerprint(hashFunction: $0.hashFunction, bytes: $0.bytes.map { ~$0 })
+                }
+            }
             offersRTCPMux = configuration.offersRTCPMux
             userAgent = configuration.localizedName
             t1 = configuration.t1
@@ -69,11 +81,23 @@ struct SessionSetup {
 
     /// The offer/answer engine of a session that announces `media`, with `codecs` (and telephone-event) under
     /// `srtp` (the provider's when nil: an incoming call's).
-    mutating func offerAnswer(_ media: LocalMedia, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil) -> OfferAnswer {
+    mutating func offerAnswer(
+        _ media: LocalMedia, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil, offersWebRTCProfile: Bool = true
+    ) -> OfferAnswer {
+        var policy = srtp ?? settings.srtp
+        // The WebRTC profile is SRTP: answers then take SRTP when offered, and plain RTP otherwise.
+        if settings.usesWebRTCProfile, policy == .off { policy = .optional }
+        var list = codecList(codecs ?? settings.codecs)
+        if settings.usesWebRTCProfile { list = Self.askingForDTX(list) }
         var configuration = OfferAnswerConfiguration(
-            address: media.host, rtpPort: media.port, codecs: codecList(codecs ?? settings.codecs),
-            srtpPolicy: Self.policy(srtp ?? settings.srtp), isRTCPMuxEnabled: settings.offersRTCPMux)
+            address: media.host, rtpPort: media.port, codecs: list,
+            srtpPolicy: Self.policy(policy), isRTCPMuxEnabled: settings.offersRTCPMux)
         configuration.mediaAttributes = media.attributes
+        if !settings.dtlsFingerprints.isEmpty {
+            configuration.dtlsFingerprints = settings.dtlsFingerprints
+            configuration.keying = settings.srtpKeying == .dtls ? .dtls : .sdes
+            configuration.offersWebRTCProfile = settings.usesWebRTCProfile && offersWebRTCProfile
+        }
         return OfferAnswer(
             configuration: configuration, random: random.generator,
             keySource: CryptographicKeySource(random: random))
@@ -96,6 +120,19 @@ struct SessionSetup {
             case .pcma: .pcma
             }
         } + [.telephoneEvent()]
+    }
+
+    /// `codecs` with `usedtx=1` on Opus (RFC 7587 §6.1), as WebRTC endpoints ask: the peer may stop sending in
+    /// silence (the media timeout then counts its RTCP). Pure.
+    static func askingForDTX(_ codecs: [SDP.Codec]) -> [SDP.Codec] {
+        codecs.map { codec in
+            guard codec.encodingName.lowercased() == "opus", let fmtp = codec.formatParameters,
+                !fmtp.contains("usedtx")
+            else { return codec }
+            var asking = codec
+            asking.formatParameters = fmtp + ";usedtx=1"
+            return asking
+        }
     }
 
     /// The SDP layer's SRTP policy for the API's. Pure.
@@ -163,6 +200,8 @@ struct OutgoingRequest {
     var headers: [SIPField]
     var replaces: Replaces?
     var referredBy: NameAddress?
+    /// Whether the offer may use the WebRTC profile (false: the provider's is off, or a plain retry).
+    var offersWebRTCProfile = true
 
     /// The user part of the Contact (and of From, without an account).
     var contactUser: String { from?.user ?? "switchboard" }

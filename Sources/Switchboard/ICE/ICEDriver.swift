@@ -58,6 +58,12 @@ final class ICEDriver {
     var isClosed = false
     /// Relayed media the driver unwrapped outside a socket read (TURN over TCP or TLS): the stream drains it.
     var onInbound: () -> Void = {}
+    /// Media has a route now, on a selected or a valid pair (on the media loop): what waits for a path
+    /// (DTLS) may start.
+    var onRoute: () -> Void = {}
+
+    /// Whether the session's RTP has a route (a selected or a valid pair of component 1).
+    var hasMediaRoute: Bool { routes[1] != nil }
     /// Media datagrams sent through a relay, and sent directly; datagrams dropped for want of a route.
     private(set) var relayedPackets = 0
     private(set) var directPackets = 0
@@ -226,6 +232,7 @@ final class ICEDriver {
             routes[pair.component] = route(for: pair)
             if case .relay(let relay, let peer) = routes[pair.component] { relay.bindChannel(to: peer) }
             events.selected(pair)
+            onRoute()
         case .pairSucceeded(let pair): useBeforeSelection(pair)
         case .consentLost(let pair):
             routes[pair.component] = nil
@@ -245,6 +252,7 @@ final class ICEDriver {
         provisional[pair.component] = pair.priority
         routes[pair.component] = route
         events.valid(pair)
+        onRoute()
     }
 
     private func route(for pair: ICEPairInfo) -> Route? {
