@@ -33,11 +33,14 @@ export WEBRTC_SB="${WEBRTC_SB:-$ROOT/.build/debug/switchboard}"
 export WEBRTC_VENV="$OUT/aiortc-venv"
 export WEBRTC_AIORTC="aiortc==1.16.0"
 export WEBRTC_NG="127.0.0.1:22230"
+export WEBRTC_WS_CLIENT="$OUT/ws-client"
 export WEBRTC_GW_BPF="port 5060 or port 5061 or port 5080 or port 5443 or portrange 23000-23199"
 export WEBRTC_DIRECT_BPF="udp"
-# The rtpengine flags of peers/kamailio/webrtc.cfg (route RTPENGINE_TO_WEBRTC and RTPENGINE_TO_PLAIN).
-export WEBRTC_FLAGS_TO_WEBRTC="replace-origin replace-session-connection ICE=force DTLS=passive SDES-off UDP/TLS/RTP/SAVPF rtcp-mux-offer rtcp-mux-require generate-mid"
-export WEBRTC_FLAGS_TO_PLAIN="replace-origin replace-session-connection ICE=remove DTLS=off DTLS-reverse=passive SDES-off RTP/AVP rtcp-mux-demux"
+# The rtpengine flags of peers/kamailio/webrtc.cfg (routes RTPENGINE_OFFER_TO_* and RTPENGINE_ANSWER_TO_*).
+export WEBRTC_OFFER_TO_WEBRTC="replace-origin replace-session-connection ICE=force DTLS=passive SDES-off UDP/TLS/RTP/SAVPF rtcp-mux-offer rtcp-mux-require generate-mid"
+export WEBRTC_OFFER_TO_PLAIN="replace-origin replace-session-connection ICE=remove DTLS=off DTLS-reverse=passive SDES-off RTP/AVP rtcp-mux-demux"
+export WEBRTC_ANSWER_TO_WEBRTC="replace-origin replace-session-connection ICE=force DTLS=passive SDES-off"
+export WEBRTC_ANSWER_TO_PLAIN="replace-origin replace-session-connection ICE=remove DTLS=off SDES-off"
 
 # Why the group cannot run here, or nothing.
 webrtc_unavailable() {
@@ -54,6 +57,7 @@ group_setup_webrtc() {
   ip netns exec "$WEBRTC_NS" "$WEBRTC_HOME/rtpengine" start "$WEBRTC_RUN/rtpengine" || return 1
   RUN="$WEBRTC_RUN/kamailio" CERTDIR="$CERTDIR" CFG=webrtc.cfg ip netns exec "$WEBRTC_NS" \
     "$HERE/peers/kamailio/start.sh" -A WITH_SIPDUMP || return 1
+  [ -x "$WEBRTC_WS_CLIENT" ] || bash "$HERE/ws-client/build.sh" "$WEBRTC_WS_CLIENT" || return 1
   python3 "$HERE/media/tonewav.py" "$WEBRTC_RUN/tone440.wav" 440 --seconds 30 \
     && python3 "$HERE/media/tonewav.py" "$WEBRTC_RUN/tone1000.wav" 1000 --seconds 30 || return 1
   # aiortc from PyPI, pinned, wheels only, in this run's own venv (outside the namespace: PyPI is reached here).
@@ -192,7 +196,7 @@ wr_gateway_sdp_case() {
   printf 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 16000 RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\n' > plain.sdp
   # shellcheck disable=SC2086
   python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" offer plain.sdp to-webrtc.sdp --call-id "sdp-a-$$" --from-tag a \
-    $WEBRTC_FLAGS_TO_WEBRTC || return 1
+    $WEBRTC_OFFER_TO_WEBRTC || return 1
   echo "--- plain offer rewritten toward a WebRTC leg"; cat to-webrtc.sdp
   local fail=0 want
   for want in '^m=audio 230[0-9][0-9] UDP/TLS/RTP/SAVPF 0 101' '^a=rtcp-mux' '^a=setup:actpass' \
@@ -207,7 +211,7 @@ wr_gateway_sdp_case() {
     --codec pcmu --timeout 10 > aiortc.out 2> aiortc.err || { cat aiortc.out aiortc.err; return 1; }
   # shellcheck disable=SC2086
   python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" offer webrtc.sdp to-plain.sdp --call-id "sdp-b-$$" --from-tag b \
-    $WEBRTC_FLAGS_TO_PLAIN || return 1
+    $WEBRTC_OFFER_TO_PLAIN || return 1
   echo "--- aiortc's offer"; cat webrtc.sdp; echo "--- rewritten toward a plain leg"; cat to-plain.sdp
   grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF ' webrtc.sdp && grep -q '^a=fingerprint' webrtc.sdp \
     || { echo "aiortc's offer is not a WebRTC offer"; fail=1; }
@@ -274,14 +278,14 @@ wr_gateway_aiortc_case() {
   local i=0; until [ -f offer.sdp ] || [ $i -gt 300 ]; do i=$((i+1)); sleep 0.05; done
   # shellcheck disable=SC2086
   python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" offer offer.sdp offer-plain.sdp --call-id "$cid" --from-tag w \
-    $WEBRTC_FLAGS_TO_PLAIN || { stop_pid $ap; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+    $WEBRTC_OFFER_TO_PLAIN || { stop_pid $ap; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
   timeout 40 python3 "$WEBRTC_HOME/rtp-peer.py" --remote offer-plain.sdp --local answer-plain.sdp --port 24000 \
     --tone 1000 --record peer.wav --duration 6 > peer.out 2> peer.err &
   local pp=$!
   i=0; until [ -f answer-plain.sdp ] || [ $i -gt 100 ]; do i=$((i+1)); sleep 0.05; done
   # shellcheck disable=SC2086
   python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" answer answer-plain.sdp answer-webrtc.sdp --call-id "$cid" --from-tag w \
-    --to-tag p $WEBRTC_FLAGS_TO_WEBRTC || { stop_pid $ap; stop_pid $pp; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+    --to-tag p $WEBRTC_ANSWER_TO_WEBRTC || { stop_pid $ap; stop_pid $pp; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
   wait $ap; local arc=$?
   wait $pp; local prc=$?
   python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" delete --call-id "$cid" --from-tag w > /dev/null
@@ -294,7 +298,9 @@ wr_gateway_aiortc_case() {
   e_w=$(awk '/^m=audio/ { print $2; exit }' answer-webrtc.sdp)
   e_p=$(awk '/^m=audio/ { print $2; exit }' offer-plain.sdp)
   grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF 0' answer-webrtc.sdp && grep -q '^a=fingerprint:sha-256' answer-webrtc.sdp \
-    || { echo "the answer toward aiortc is not WebRTC"; fail=1; }
+    && grep -q '^a=rtcp-mux' answer-webrtc.sdp && grep -q '^a=setup:passive' answer-webrtc.sdp \
+    && grep -q '^a=candidate:.* 127\.0\.0\.1 230[0-9][0-9] typ host' answer-webrtc.sdp \
+    || { echo "the answer toward aiortc is not WebRTC (SAVPF, fingerprint, rtcp-mux, setup:passive, a candidate)"; fail=1; }
   wr_expect_dtls_srtp "$CASE_DIR/capture.pcap" "udp.srcport == $a_port && udp.dstport == $e_w" \
     "udp.srcport == $e_w && udp.dstport == $a_port" 150 "aiortc's leg (WebRTC)" || fail=1
   wr_expect_plain_rtp "$CASE_DIR/capture.pcap" "udp.srcport == 24000 && udp.dstport == $e_p" \
@@ -304,7 +310,82 @@ wr_gateway_aiortc_case() {
   return $fail
 }
 
+# The gateway's WSS leg with an independent WebSocket client: ws-client (Interop/ws-client, libre 1.1.0's SIP
+# stack and WebSocket transport, plain RTP/AVP PCMU: libre has no DTLS-SRTP) calls baresip bob over WSS (its
+# certificate checked against the run's CA). Kamailio takes the INVITE as a WebSocket leg: bob gets plain RTP/AVP
+# from rtpengine; the answer back over WSS is rewritten with the WebRTC leg's flags, and since the offer was
+# RTP/AVP, rtpengine keeps RTP/AVP and adds its ICE candidate. Both recordings hold the other's tone, and the RTP
+# on both legs goes through rtpengine's ports.
+wr_gateway_libre_wss_case() {
+  wr_fresh_bindings alice bob
+  wr_baresip_up bob bob 5290 5292 16100 "$WEBRTC_RUN/tone1000.wav" plain || return 1
+  capture_start "$CASE_DIR/capture.pcap" "$WEBRTC_GW_BPF" || { wr_baresip_down bob; return 1; }
+  python3 "$HERE/media/baresip-ctl.py" 5292 callee --timeout 25 > bob.ctl 2> bob.err &
+  local bp=$!
+  wait_for bob.ctl ready || { echo "baresip-ctl did not connect to bob"; stop_pid $bp; wr_baresip_down bob; return 1; }
+  timeout 30 "$WEBRTC_WS_CLIENT" --user alice --password alicepw --transport wss --ca "$CERTDIR/ca.crt" \
+    --server 127.0.0.1:5443 --call sip:bob@127.0.0.1 --duration 4 --tone 440 --record libre.wav \
+    --rtp-ports 24100-24199 --timeout 20 --trace > libre.out 2> libre.err
+  local lrc=$?
+  wait $bp; local brc=$?
+  wr_baresip_down bob
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "--- ws-client (exit $lrc)"; cat libre.out; echo "--- bob: $(tail -n 1 bob.ctl) (exit $brc)"
+  [ $lrc -eq 0 ] && [ $brc -eq 0 ] || { tail -n 40 libre.err; return 1; }
+  wr_sdp "$CASE_DIR/capture.pcap" > sdp.txt
+  cat sdp.txt
+  local fail=0 e_b b_port answer
+  answer=$(awk '/^SIP\/2.0 200 / { inside = 1 } inside && /^m=audio/ { print; exit }' libre.err)
+  echo "the 200 ws-client got over WSS: $answer"
+  grep -q '^a=candidate:.* 127\.0\.0\.1 230[0-9][0-9] typ host' libre.err || { echo "no rtpengine ICE candidate toward the WebSocket leg"; fail=1; }
+  echo "$answer" | grep -Eq '^m=audio 230[0-9][0-9] RTP/AVP 0' || { echo "the answer over WSS is not RTP/AVP from rtpengine"; fail=1; }
+  b_port=$(awk -F'|' '$1 == 5290 { split($3, m, " "); print m[2]; exit }' sdp.txt)
+  e_b=$(awk -F'|' '$1 == 5060 && $2 == 5290 { split($3, m, " "); print m[2]; exit }' sdp.txt)
+  grep -q "^5060|5290|audio $e_b RTP/AVP " sdp.txt && ! grep -q 'ice-ufrag\|fingerprint' sdp.txt \
+    || { echo "bob was not offered plain RTP/AVP on rtpengine's port"; fail=1; }
+  wr_expect_plain_rtp "$CASE_DIR/capture.pcap" "udp.srcport == $b_port && udp.dstport == $e_b" \
+    "udp.srcport == $e_b && udp.dstport == $b_port" 150 "bob's leg" || fail=1
+  [ "$(wr_count "$CASE_DIR/capture.pcap" "rtp.version == 2 && udp.srcport >= 24100 && udp.srcport <= 24199")" -ge 150 ] \
+    || { echo "no RTP from ws-client to rtpengine"; fail=1; }
+  wr_tone libre.wav 1000 440 || fail=1
+  wr_tone "$(wr_baresip_recording bob)" 440 1000 || fail=1
+  return $fail
+}
+
+# The callee's side of the same decision: ws-client registers carol over WSS and baresip alice (UDP) calls her.
+# Kamailio's branch goes to a transport=ws binding, so the offer carol gets over WSS is rtpengine's WebRTC offer:
+# UDP/TLS/RTP/SAVPF on rtpengine's port, a sha-256 fingerprint, a=setup:actpass, ICE with rtpengine's candidate
+# on 127.0.0.1, a=rtcp-mux, a=mid, no a=crypto. (libre has no DTLS-SRTP, so no media follows: the case checks
+# the offer and that both ends stop within their bounds.)
+wr_gateway_offer_to_wss_case() {
+  wr_fresh_bindings alice carol
+  timeout 30 "$WEBRTC_WS_CLIENT" --user carol --password carolpw --transport wss --ca "$CERTDIR/ca.crt" \
+    --server 127.0.0.1:5443 --register --answer --duration 2 --rtp-ports 24100-24199 --timeout 15 --trace \
+    > libre.out 2> libre.err &
+  local lp=$!
+  wait_for libre.out "^registered" || { stop_pid $lp; echo "ws-client did not register"; cat libre.out; tail -n 30 libre.err; return 1; }
+  wr_baresip_up alice alice 5270 5272 16000 "$WEBRTC_RUN/tone440.wav" plain || { stop_pid $lp; return 1; }
+  timeout 30 python3 "$HERE/media/baresip-ctl.py" 5272 dial sip:carol@127.0.0.1 --for 2 --timeout 20 > alice.ctl 2> alice.err
+  local i=0; while kill -0 $lp 2>/dev/null && [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done
+  stop_pid $lp
+  wr_baresip_down alice
+  echo "--- ws-client"; cat libre.out; echo "--- alice: $(cat alice.ctl)"
+  awk '/^INVITE sip:carol/ { inside = 1 } inside && /^(SIP\/2.0|ACK|BYE)/ { exit } inside' libre.err > invite.txt
+  echo "--- the INVITE carol got over WSS"; grep -E '^(INVITE|[mac]=)' invite.txt
+  local fail=0 want
+  [ -s invite.txt ] || { echo "no INVITE reached carol"; return 1; }
+  for want in '^m=audio 230[0-9][0-9] UDP/TLS/RTP/SAVPF 0' '^a=fingerprint:sha-256 ' '^a=setup:actpass' \
+    '^a=ice-ufrag:' '^a=candidate:[^ ]+ 1 UDP [0-9]+ 127\.0\.0\.1 230[0-9][0-9] typ host' '^a=rtcp-mux' '^a=mid:'; do
+    grep -Eq "$want" invite.txt || { echo "the offer over WSS lacks /$want/"; fail=1; }
+  done
+  grep -q '^a=crypto' invite.txt && { echo "a=crypto toward the WebSocket leg"; fail=1; }
+  grep -q "^m=audio 160[0-9][0-9] " invite.txt && { echo "alice's own port reached the WebSocket leg"; fail=1; }
+  return $fail
+}
+
 wr_gateway_ping() { wr_ns wr_gateway_ping_case; }
+wr_gateway_offer_to_wss() { wr_ns wr_gateway_offer_to_wss_case; }
+wr_gateway_libre_wss() { wr_ns wr_gateway_libre_wss_case; }
 wr_gateway_sdp() { wr_ns wr_gateway_sdp_case; }
 wr_gateway_baresip_relay() { wr_ns wr_gateway_baresip_relay_case; }
 wr_gateway_aiortc() { wr_ns wr_gateway_aiortc_case; }
@@ -659,6 +740,8 @@ else
   case_add webrtc webrtc-gateway-sdp-rewrite rtpengine udp wr_gateway_sdp
   case_add webrtc webrtc-gateway-baresip-relay baresip udp wr_gateway_baresip_relay
   case_add webrtc webrtc-gateway-aiortc-to-rtp aiortc udp wr_gateway_aiortc
+  case_add webrtc webrtc-gateway-libre-wss-calls-baresip libre wss wr_gateway_libre_wss
+  case_add webrtc webrtc-gateway-offer-to-wss-client libre wss wr_gateway_offer_to_wss
   case_add webrtc webrtc-dtls-baresip-control baresip udp wr_dtls_baresip_control
   case_add webrtc webrtc-aiortc-control aiortc udp wr_aiortc_control
   case_add webrtc webrtc-aiortc-fingerprint-mismatch aiortc udp wr_aiortc_mismatch
