@@ -39,6 +39,8 @@ func touchTypedViews(_ fields: SIPFields) {
     _ = try? fields.date
     _ = try? fields.timestamp
     _ = try? fields.warning
+    // The hot views, which try the fast readers first, give what the general readers alone give.
+    if let mismatch = fields.hotViewMismatch() { fatalError("hot view differs: \(mismatch)") }
     // The byte accessors read what the string accessors decode, and fail where they fail.
     let callIDBytes = try? fields.callIDBytes
     let callID = try? fields.callID

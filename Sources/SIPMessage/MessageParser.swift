@@ -12,49 +12,30 @@ enum StartLine {
     case response(Int, String)
 }
 
-/// A message head (start line and header fields) found in a buffer.
-struct ParsedHead {
-    /// The start line, or why it is malformed (one enum rather than two optionals keeps the head at most 128
-    /// bytes, which are copied without a memcpy call).
-    var startLineResult: Result<StartLine, MessageError>
+/// What one pass over a message head finds besides its fields: plain values, cheap to move.
+struct HeadLayout {
     var isResponse: Bool
-    var entries: [SIPFields.Entry]
-    /// The Content-Length value; `nil` when absent or invalid.
-    var contentLength: Int?
-    /// What was wrong with Content-Length, if anything (kept small: the error is built only when asked for).
+    /// The start line, without its line break.
+    var startLine: Range<Int>
+    /// How the Content-Length field read, and its value when `.valid`.
     var contentLengthState: ContentLengthState
+    var contentLengthValue: Int
     /// Where the body starts (just past the empty line).
     var bodyStart: Int
-
-    /// `nil` when the start line was malformed: then `startLineError` says why.
-    var startLine: StartLine? {
-        if case .success(let line) = startLineResult { return line }
-        return nil
-    }
-
-    var startLineError: MessageError? {
-        if case .failure(let error) = startLineResult { return error }
-        return nil
-    }
 
     /// How the Content-Length field read.
     enum ContentLengthState: UInt8 { case absent, valid, multiple, tooLarge, malformed, folded }
 
-    /// Whether Content-Length was present and valid, or absent (`contentLengthError` is nil exactly then).
+    /// Whether Content-Length was present and valid, or absent (`contentLengthError` is `nil` exactly then).
     var isContentLengthUsable: Bool { contentLengthState == .absent || contentLengthState == .valid }
 
-    /// Moves the start line result and the entries out for the message that takes them over, leaving an empty
-    /// response line and no entries behind: reading them from the head instead copies the start line (through
-    /// the `Result` value witnesses, URI included) and releases it again with the head.
-    mutating func takeStartLineAndEntries() -> (Result<StartLine, MessageError>, [SIPFields.Entry]) {
-        var startLine = Result<StartLine, MessageError>.success(.response(0, ""))
-        swap(&startLine, &startLineResult)
-        var taken: [SIPFields.Entry] = []
-        swap(&taken, &entries)
-        return (startLine, taken)
-    }
+    /// The Content-Length value; `nil` when absent or invalid.
+    var contentLength: Int? { contentLengthState == .valid ? contentLengthValue : nil }
 
-    /// The error for an invalid Content-Length (without a status for a response, which is dropped).
+    /// `error` as this message's parse may report it: a response's faults are dropped, not answered.
+    func fail(_ error: MessageError) -> MessageError { isResponse ? error.asDrop : error }
+
+    /// The error for an invalid Content-Length (built only when asked for).
     var contentLengthError: MessageError? {
         let error: MessageError
         switch contentLengthState {
@@ -69,7 +50,31 @@ struct ParsedHead {
         case .folded:
             error = MessageError(.badContentLength, status: 400, "Folded Content-Length", field: "content-length")
         }
-        return isResponse ? error.asDrop : error
+        return fail(error)
+    }
+}
+
+/// A message head (start line and header fields) found in a stream's buffer.
+struct ParsedHead {
+    var layout: HeadLayout
+    /// The start line, or why it is malformed.
+    var startLineResult: Result<StartLine, MessageError>
+    var entries: [SIPFields.Entry]
+
+    var isResponse: Bool { layout.isResponse }
+    var contentLength: Int? { layout.contentLength }
+    var contentLengthError: MessageError? { layout.contentLengthError }
+    var bodyStart: Int { layout.bodyStart }
+
+    /// `nil` when the start line was malformed: then `startLineError` says why.
+    var startLine: StartLine? {
+        if case .success(let line) = startLineResult { return line }
+        return nil
+    }
+
+    var startLineError: MessageError? {
+        if case .failure(let error) = startLineResult { return error }
+        return nil
     }
 }
 
@@ -77,42 +82,59 @@ struct ParsedHead {
 /// ranges of the buffer, and line folds are turned into spaces where they are.
 enum MessageParser {
     static func parseDatagram(_ input: [UInt8], limits: ParserLimits) throws(MessageError) -> Message {
-        var bytes = input
-        guard bytes.count <= limits.maximumMessageSize else {
+        guard input.count <= limits.maximumMessageSize else {
             throw MessageError(.messageTooLarge, status: 513, "Message Too Large")
         }
-        // The head's parts are taken apart once and moved into the message (a closure over `head`, or
-        // building the request and then wrapping it, cost copies and releases of the whole head).
-        var head = try parseHead(&bytes, 0..<bytes.count, limits: limits)
-        let isResponse = head.isResponse
-        if !head.isContentLengthUsable, let error = head.contentLengthError {
-            throw isResponse ? error.asDrop : error
+        // The head's parts go straight into the message: the fields as they were appended, the start line as
+        // the method and URI or the status and phrase (no intermediate head or `Result` to copy and destroy).
+        var entries: [SIPFields.Entry] = []
+        var folds: [Range<Int>] = []
+        let head = try input.withUnsafeBufferPointer { (buffer) throws(MessageError) -> HeadLayout in
+            try scanHead(buffer, 0..<buffer.count, limits: limits, entries: &entries, folds: &folds)
         }
-        let bodyStart = head.bodyStart
-        let contentLength = head.contentLength
-        let (startLineResult, entries) = head.takeStartLineAndEntries()
-        let available = bytes.count - bodyStart
-        let bodyRange: Range<Int>
-        if let length = contentLength, case .success = startLineResult {
-            guard length <= available else {
-                let error = MessageError(.badContentLength, status: 400, "Content-Length larger than the message")
-                throw isResponse ? error.asDrop : error
+        if !head.isContentLengthUsable, let error = head.contentLengthError { throw error }
+        var bytes = input
+        for fold in folds {
+            for k in fold { bytes[k] = ASCII.space }
+        }
+        if head.isResponse {
+            let (code, phrase) = try input.withUnsafeBufferPointer { (buffer) throws(MessageError) in
+                do throws(MessageError) {
+                    return try parseStatusLine(buffer, head.startLine)
+                } catch {
+                    throw head.fail(error)
+                }
             }
-            bodyRange = bodyStart..<(bodyStart + length)
+            let body = try body(of: bytes, head)
+            return .response(
+                SIPResponse(
+                    statusCode: code, reasonPhrase: phrase,
+                    headerFields: SIPFields(storage: consume bytes, entries: consume entries), bodyBytes: body))
+        }
+        let (method, uri) = try input.withUnsafeBufferPointer { (buffer) throws(MessageError) in
+            try parseRequestLine(buffer, owner: input, head.startLine, limits: limits)
+        }
+        let body = try body(of: bytes, head)
+        return .request(
+            SIPRequest(
+                method: method, uri: uri, headerFields: SIPFields(storage: consume bytes, entries: consume entries),
+                bodyBytes: body))
+    }
+
+    /// The body of a datagram (RFC 3261 §18.3): Content-Length bytes after the head, or the rest of the datagram
+    /// without Content-Length. No body, no reference to the message bytes (a slice costs a retain and a release).
+    @inline(__always)
+    static func body(of bytes: [UInt8], _ head: HeadLayout) throws(MessageError) -> ArraySlice<UInt8> {
+        let bodyRange: Range<Int>
+        if let length = head.contentLength {
+            guard length <= bytes.count - head.bodyStart else {
+                throw head.fail(MessageError(.badContentLength, status: 400, "Content-Length larger than the message"))
+            }
+            bodyRange = head.bodyStart..<(head.bodyStart + length)
         } else {
-            bodyRange = bodyStart..<bytes.count
+            bodyRange = head.bodyStart..<bytes.count
         }
-        // No body, no reference to the message bytes (a slice of them costs a retain and a release).
-        let body = bodyRange.isEmpty ? ArraySlice() : bytes[bodyRange]
-        let fields = SIPFields(storage: bytes, entries: entries)
-        switch consume startLineResult {
-        case .success(.request(let method, let uri)):
-            return .request(SIPRequest(method: method, uri: uri, headerFields: fields, bodyBytes: body))
-        case .success(.response(let code, let phrase)):
-            return .response(SIPResponse(statusCode: code, reasonPhrase: phrase, headerFields: fields, bodyBytes: body))
-        case .failure(let error):
-            throw error
-        }
+        return bodyRange.isEmpty ? ArraySlice() : bytes[bodyRange]
     }
 
     static func makeMessage(
@@ -148,22 +170,29 @@ enum MessageParser {
         -> ParsedHead
     {
         var folds: [Range<Int>] = []
+        var entries: [SIPFields.Entry] = []
         let owner = bytes
-        let head = try owner.withUnsafeBufferPointer { (buffer) throws(MessageError) -> ParsedHead in
-            try scanHead(buffer, owner: owner, range, limits: limits, folds: &folds)
+        let (layout, startLine) = try owner.withUnsafeBufferPointer {
+            (buffer) throws(MessageError) -> (HeadLayout, Result<StartLine, MessageError>) in
+            let layout = try scanHead(buffer, range, limits: limits, entries: &entries, folds: &folds)
+            do throws(MessageError) {
+                return (layout, .success(try parseStartLine(buffer, owner: owner, layout, limits: limits)))
+            } catch {
+                return (layout, .failure(layout.fail(error)))
+            }
         }
         for fold in folds {
             for k in fold { bytes[k] = ASCII.space }
         }
-        return head
+        return ParsedHead(layout: layout, startLineResult: startLine, entries: entries)
     }
 
     /// One pass over the head: finds the lines with memchr, classifies each name while reading it, trims the
     /// values and reads Content-Length; records the line breaks of folds for the caller to blank out.
     static func scanHead(
-        _ buf: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ range: Range<Int>, limits: ParserLimits,
-        folds: inout [Range<Int>]
-    ) throws(MessageError) -> ParsedHead {
+        _ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, limits: ParserLimits,
+        entries: inout [SIPFields.Entry], folds: inout [Range<Int>]
+    ) throws(MessageError) -> HeadLayout {
         let end = Swift.min(range.upperBound, buf.count)
         var i = range.lowerBound
         while i < end, buf[i] == ASCII.cr || buf[i] == ASCII.lf { i += 1 }
@@ -177,12 +206,11 @@ enum MessageParser {
         let startLineRange = i..<(firstLF > i && buf[firstLF - 1] == ASCII.cr ? firstLF - 1 : firstLF)
         i = firstLF + 1
 
-        var entries: [SIPFields.Entry] = []
         entries.reserveCapacity(16)
         var previousLineEnd = 0
         var bodyStart = -1
         // Content-Length as scalars (a large optional error in the loop costs copies on every line).
-        var contentLengthState = ParsedHead.ContentLengthState.absent
+        var contentLengthState = HeadLayout.ContentLengthState.absent
         var contentLengthValue = 0
         let contentLengthID = KnownHeader.contentLength.rawValue
         while i < end {
@@ -216,35 +244,55 @@ enum MessageParser {
                     if entries[last].id == contentLengthID { contentLengthState = .folded }
                 }
             } else {
-                // The name: token characters (one lookup in a constant table per byte), packed into words for
-                // classification afterwards.
-                var j = i
-                while j < contentEnd, buf[j].isTokenChar { j += 1 }
-                let nameLength = j - i
-                while j < contentEnd, buf[j] == ASCII.space || buf[j] == ASCII.tab { j += 1 }
-                guard nameLength > 0, j < contentEnd, buf[j] == ASCII.colon else {
-                    throw fail(MessageError(.malformedHeader, status: 400, "Malformed header line (no name or ':')"))
+                let nameLength: Int
+                let id: UInt8
+                let colon: Int
+                if let (count, words) = delimitedName(buf, i), buf[i &+ count] == ASCII.colon {
+                    // The usual `Name:`, read a word at a time. A known name matched this way is made of token
+                    // characters (its bytes are above SP); any other name is checked byte by byte.
+                    nameLength = count
+                    colon = i &+ count
+                    id =
+                        count == 1
+                        ? KnownHeader.classify(buf, i..<(i &+ 1)) : KnownHeader.classify(count: count, words: words)
+                    if id == 0 {
+                        guard MessageParser.allTokenChars(buf, i, colon) else {
+                            throw fail(
+                                MessageError(.malformedHeader, status: 400, "Malformed header line (no name or ':')"))
+                        }
+                    }
+                } else {
+                    // The name: token characters (one lookup in a constant table per byte), packed into words for
+                    // classification afterwards.
+                    var j = i
+                    while j < contentEnd, buf[j].isTokenChar { j += 1 }
+                    nameLength = j - i
+                    while j < contentEnd, buf[j] == ASCII.space || buf[j] == ASCII.tab { j += 1 }
+                    guard nameLength > 0, j < contentEnd, buf[j] == ASCII.colon else {
+                        throw fail(
+                            MessageError(.malformedHeader, status: 400, "Malformed header line (no name or ':')"))
+                    }
+                    guard nameLength <= Int(UInt16.max) else {
+                        throw fail(MessageError(.malformedHeader, status: 400, "Header name too long"))
+                    }
+                    colon = j
+                    if nameLength == 1 {
+                        id = KnownHeader.classify(buf, i..<(i + 1))
+                    } else if nameLength <= 24 {
+                        id = KnownHeader.classify(count: nameLength, words: packedName(buf, i, nameLength))
+                    } else {
+                        id = 0
+                    }
                 }
                 guard entries.count < limits.maximumHeaderFields else {
                     throw fail(MessageError(.tooManyHeaders, status: 400, "Too many header fields"))
                 }
-                guard nameLength <= Int(UInt16.max) else {
-                    throw fail(MessageError(.malformedHeader, status: 400, "Header name too long"))
-                }
                 // `buf[contentEnd]` is the line's CR or LF, which is not white space: it ends this loop without a
                 // bounds test per byte.
-                var start = j + 1
+                var start = colon + 1
                 while buf[start] == ASCII.space || buf[start] == ASCII.tab { start &+= 1 }
                 var stop = contentEnd
                 while stop > start, buf[stop - 1] == ASCII.space || buf[stop - 1] == ASCII.tab { stop -= 1 }
-                let id: UInt8
-                if nameLength == 1 {
-                    id = KnownHeader.classify(buf, i..<(i + 1))
-                } else if nameLength <= 24 {
-                    id = KnownHeader.classify(count: nameLength, words: packedName(buf, i, nameLength))
-                } else {
-                    id = 0
-                }
                 if id == contentLengthID {
                     if contentLengthState != .absent {
                         contentLengthState = .multiple
@@ -272,18 +320,68 @@ enum MessageParser {
             throw fail(MessageError(.incompleteHeaders, status: 400, "Header section not terminated"))
         }
 
-        let contentLength = contentLengthState == .valid ? contentLengthValue : nil
+        return HeadLayout(
+            isResponse: isResponse, startLine: startLineRange, contentLengthState: contentLengthState,
+            contentLengthValue: contentLengthValue, bodyStart: bodyStart)
+    }
 
-        let startLineResult: Result<StartLine, MessageError>
-        do {
-            startLineResult = .success(
-                try parseStartLine(buf, owner: owner, startLineRange, isResponse: isResponse, limits: limits))
-        } catch {
-            startLineResult = .failure(fail(error))
+    /// The name at the start of a header line, up to its first byte that is `:` or not above SP, read eight bytes
+    /// at a time: its length (1...24) and its bytes packed into words as `packedName` packs them. `nil` when the
+    /// name is empty or longer than 24 bytes, or when the words needed reach past the buffer. The line's CR or LF
+    /// ends every name, so the length never reaches past the line.
+    @inline(__always)
+    static func delimitedName(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Int, (UInt64, UInt64, UInt64))? {
+        guard let base = buf.baseAddress, start >= 0 else { return nil }
+        let available = buf.count &- start
+        guard available >= 8 else { return nil }
+        let raw = UnsafeRawPointer(base + start)
+        let lowerBits: UInt64 = 0x2020_2020_2020_2020
+        let w0 = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let m0 = delimiters(w0)
+        if m0 != 0 {
+            let count = m0.trailingZeroBitCount &>> 3
+            guard count > 0 else { return nil }
+            return (count, (lowered(w0, count), 0, 0))
         }
-        return ParsedHead(
-            startLineResult: startLineResult, isResponse: isResponse, entries: entries,
-            contentLength: contentLength, contentLengthState: contentLengthState, bodyStart: bodyStart)
+        guard available >= 16 else { return nil }
+        let w1 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let m1 = delimiters(w1)
+        if m1 != 0 {
+            let count = m1.trailingZeroBitCount &>> 3
+            return (8 &+ count, (w0 | lowerBits, lowered(w1, count), 0))
+        }
+        guard available >= 24 else { return nil }
+        let w2 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        let m2 = delimiters(w2)
+        guard m2 != 0 else { return nil }
+        let count = m2.trailingZeroBitCount &>> 3
+        return (16 &+ count, (w0 | lowerBits, w1 | lowerBits, lowered(w2, count)))
+    }
+
+    /// The top bit of the first byte of `word` that is `:` or at most SP is the lowest bit set (bits above it
+    /// may be set by borrows and mean nothing).
+    @inline(__always)
+    static func delimiters(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let x = word ^ 0x3A3A_3A3A_3A3A_3A3A
+        return ((x &- ones) & ~x | (word &- 0x2121_2121_2121_2121) & ~word) & high
+    }
+
+    /// The first `count` (0...7) bytes of `word` with bit 0x20 set, the rest zero.
+    @inline(__always)
+    static func lowered(_ word: UInt64, _ count: Int) -> UInt64 {
+        (word | 0x2020_2020_2020_2020) & ((1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1)
+    }
+
+    /// Whether `buf[from..<to]` are all token characters.
+    static func allTokenChars(_ buf: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+        var k = from
+        while k < to {
+            guard buf[k].isTokenChar else { return false }
+            k &+= 1
+        }
+        return true
     }
 
     /// The header name at `buf[start..<start + count]` (`count` in 1...24, token characters only) packed into
@@ -368,31 +466,44 @@ enum MessageParser {
     }
 
     static func parseStartLine(
-        _ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ line: Range<Int>, isResponse: Bool, limits: ParserLimits
+        _ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ head: HeadLayout, limits: ParserLimits
     ) throws(MessageError) -> StartLine {
-        if isResponse {
-            // Status-Line = SIP-Version SP Status-Code SP Reason-Phrase
-            guard let sp = find(ASCII.space, in: bytes, from: line.lowerBound, to: line.upperBound) else {
-                throw MessageError(.malformedStartLine, status: nil, "Malformed status line")
-            }
-            guard let is20 = parseVersion(bytes, line.lowerBound..<sp) else {
-                throw MessageError(.malformedStartLine, status: nil, "Malformed SIP-Version")
-            }
-            guard is20 else { throw MessageError(.unsupportedVersion, status: nil, "Unsupported SIP-Version") }
-            var i = sp + 1
-            let codeStart = i
-            while i < line.upperBound, bytes[i].isDigit { i += 1 }
-            guard i - codeStart == 3, let code = parseDecimal(bytes, codeStart..<i, limit: 999),
-                (100...699).contains(code)
-            else { throw MessageError(.statusOutOfRange, status: nil, "Status code out of range") }
-            guard i == line.upperBound || bytes[i] == ASCII.space else {
-                throw MessageError(.malformedStartLine, status: nil, "Malformed status line")
-            }
-            let phraseStart = min(i + 1, line.upperBound)
-            return .response(Int(code), String(bytes: bytes, range: phraseStart..<line.upperBound))
+        if head.isResponse {
+            let (code, phrase) = try parseStatusLine(bytes, head.startLine)
+            return .response(code, phrase)
         }
+        let (method, uri) = try parseRequestLine(bytes, owner: owner, head.startLine, limits: limits)
+        return .request(method, uri)
+    }
 
-        // Request-Line = Method SP Request-URI SP SIP-Version
+    /// Status-Line = SIP-Version SP Status-Code SP Reason-Phrase
+    static func parseStatusLine(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) throws(MessageError) -> (
+        Int, String
+    ) {
+        guard let sp = find(ASCII.space, in: bytes, from: line.lowerBound, to: line.upperBound) else {
+            throw MessageError(.malformedStartLine, status: nil, "Malformed status line")
+        }
+        guard let is20 = parseVersion(bytes, line.lowerBound..<sp) else {
+            throw MessageError(.malformedStartLine, status: nil, "Malformed SIP-Version")
+        }
+        guard is20 else { throw MessageError(.unsupportedVersion, status: nil, "Unsupported SIP-Version") }
+        var i = sp + 1
+        let codeStart = i
+        while i < line.upperBound, bytes[i].isDigit { i += 1 }
+        guard i - codeStart == 3, let code = parseDecimal(bytes, codeStart..<i, limit: 999),
+            (100...699).contains(code)
+        else { throw MessageError(.statusOutOfRange, status: nil, "Status code out of range") }
+        guard i == line.upperBound || bytes[i] == ASCII.space else {
+            throw MessageError(.malformedStartLine, status: nil, "Malformed status line")
+        }
+        let phraseStart = min(i + 1, line.upperBound)
+        return (Int(code), String(bytes: bytes, range: phraseStart..<line.upperBound))
+    }
+
+    /// Request-Line = Method SP Request-URI SP SIP-Version
+    static func parseRequestLine(
+        _ bytes: UnsafeBufferPointer<UInt8>, owner: [UInt8], _ line: Range<Int>, limits: ParserLimits
+    ) throws(MessageError) -> (SIPMethod, URI) {
         var m = line.lowerBound
         while m < line.upperBound, bytes[m].isTokenChar { m += 1 }
         guard m > line.lowerBound, m < line.upperBound, bytes[m] == ASCII.space else {
@@ -426,6 +537,6 @@ enum MessageParser {
             throw MessageError(.malformedURI, status: 400, "Malformed Request-URI (\(error.uriProblem))")
         }
         let method = ByteScanner.internedToken(bytes, line.lowerBound..<m)
-        return .request(SIPMethod(unchecked: method), uri)
+        return (SIPMethod(unchecked: method), uri)
     }
 }

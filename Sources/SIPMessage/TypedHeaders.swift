@@ -177,22 +177,28 @@ extension SIPFields {
     public var via: [Via] { get throws(MessageError) { try self.parseList(.via, as: Via.self) } }
 
     /// The top Via value only, without parsing the rest.
-    public var topVia: Via? { get throws(MessageError) { try self.parseFirst(.via, as: Via.self) } }
+    public var topVia: Via? {
+        get throws(MessageError) {
+            guard let entry = firstEntry(.via) else { return nil }
+            if let via = try readWhole(entry, Via.parseFast) { return via }
+            return try self.parseFirst(.via, as: Via.self)
+        }
+    }
 
     /// From (RFC 3261 §20.20).
     public var from: NameAddress? {
-        get throws(MessageError) { try self.parseSingle(.from, as: NameAddress.self) }
+        get throws(MessageError) { try self.singleAddress(.from) }
     }
 
     /// To (RFC 3261 §20.39).
     public var to: NameAddress? {
-        get throws(MessageError) { try self.parseSingle(.to, as: NameAddress.self) }
+        get throws(MessageError) { try self.singleAddress(.to) }
     }
 
     /// Call-ID (RFC 3261 §20.8).
     public var callID: String? {
         get throws(MessageError) {
-            guard let value = try self.parseSingle(.callID, as: CallIDValue.self) else { return nil }
+            guard let value = try self.callIDValue else { return nil }
             return storage.string(value.range)
         }
     }
@@ -200,13 +206,19 @@ extension SIPFields {
     /// The bytes of `callID`, read in place from the message: no string is made.
     public var callIDBytes: SIPBytes? {
         get throws(MessageError) {
-            guard let value = try self.parseSingle(.callID, as: CallIDValue.self) else { return nil }
+            guard let value = try self.callIDValue else { return nil }
             return storage.view(value.range)
         }
     }
 
     /// CSeq (RFC 3261 §20.16).
-    public var cseq: CSeq? { get throws(MessageError) { try self.parseSingle(.cseq, as: CSeq.self) } }
+    public var cseq: CSeq? {
+        get throws(MessageError) {
+            guard let entry = firstEntry(.cseq) else { return nil }
+            if let cseq = try readWhole(entry, CSeq.parseFast) { return cseq }
+            return try self.parseSingle(.cseq, as: CSeq.self)
+        }
+    }
 
     /// Max-Forwards, 0...255 (RFC 3261 §20.22).
     public var maxForwards: Int? {
@@ -220,7 +232,11 @@ extension SIPFields {
 
     /// The first Contact value only.
     public var firstContact: Contact? {
-        get throws(MessageError) { try self.parseFirst(.contact, as: Contact.self) }
+        get throws(MessageError) {
+            guard let entry = firstEntry(.contact) else { return nil }
+            if let address = try readWhole(entry, NameAddress.parseFast) { return .address(address) }
+            return try self.parseFirst(.contact, as: Contact.self)
+        }
     }
 
     /// Route (RFC 3261 §20.34).

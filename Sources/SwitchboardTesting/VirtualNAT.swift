@@ -30,6 +30,7 @@ public final class VirtualNAT: @unchecked Sendable {
     private var inCount = 0
     private var filteredCount = 0
     private var hairpinCount = 0
+    private var unroutableCount = 0
     /// The most remotes one mapping remembers for filtering; the one idle longest goes first.
     static let remoteLimit = 1_024
 
@@ -89,12 +90,17 @@ public final class VirtualNAT: @unchecked Sendable {
     public var filteredIn: Int { network.loop.withLoop { filteredCount } }
     /// Datagrams and connections from a host behind the NAT to the NAT's own public address, dropped.
     public var hairpinDropped: Int { network.loop.withLoop { hairpinCount } }
+    /// Datagrams and connections from outside addressed to a private address behind the NAT, dropped: no route
+    /// leads there (a real network would not carry them to the router at all).
+    public var unroutableDropped: Int { network.loop.withLoop { unroutableCount } }
 
     // MARK: Routing (on the loop)
 
     func isInside(_ host: String) -> Bool { insideHosts.contains(host) }
 
     func countHairpin() { hairpinCount += 1 }
+
+    func countUnroutable() { unroutableCount += 1 }
 
     /// The public address a datagram from `source` to `destination` leaves with, making or refreshing the
     /// mapping; `nil` when no public port is free.

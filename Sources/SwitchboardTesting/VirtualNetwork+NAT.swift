@@ -71,6 +71,11 @@ extension VirtualNetwork {
     /// The host a datagram from `source` to `destination` reaches through the NATs at the far end, or `nil` when
     /// a NAT filters it or a drop rule does.
     func routeDatagramIn(from source: SocketAddress, to destination: SocketAddress) -> SocketAddress? {
+        // A private address is reachable only from its own LAN: nothing routes to it from outside.
+        if let nat = natsByInsideHost[destination.host], !nat.isInside(source.host) {
+            nat.countUnroutable()
+            return nil
+        }
         var target = destination
         for _ in 0..<Self.natDepthLimit {
             guard let nat = natsByPublicIP[target.host] else { break }
@@ -110,7 +115,10 @@ extension VirtualNetwork {
             route.hops.append((nat, outside.port))
             route.outside = outside
         }
-        if natsByPublicIP[remote.host] != nil {
+        // To a NAT's public address (no port forwarding), or to a private address from outside its LAN.
+        let unroutable = natsByInsideHost[remote.host].map { !$0.isInside(local.host) } ?? false
+        if natsByPublicIP[remote.host] != nil || unroutable {
+            if unroutable { natsByInsideHost[remote.host]?.countUnroutable() }
             route.release()
             return nil
         }

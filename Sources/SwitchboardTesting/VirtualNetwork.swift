@@ -137,6 +137,12 @@ public final class VirtualNetwork: @unchecked Sendable {
         _ kind: NetworkRecord.Kind, from: SocketAddress, to: SocketAddress, bytes: [UInt8], dropped: Bool,
         insideSource: SocketAddress? = nil, insideDestination: SocketAddress? = nil
     ) -> Int {
+        guard recordLimit > 0 else {
+            // Nothing is kept: the sequence number still counts, and names no record.
+            recordsTrimmed += recorded.count + 1
+            recorded.removeAll()
+            return recordsTrimmed - 1
+        }
         if recorded.count >= recordLimit {
             let excess = recorded.count - recordLimit + 1
             recorded.removeFirst(excess)

@@ -166,6 +166,87 @@ struct HeaderFastPathTests {
         #expect(taken > values.count / 10)
     }
 
+    static let cseqs = [
+        "314159 INVITE", "1 ACK", "0000000001 BYE", "2147483647 X-EXT", "2147483648 INVITE", "4294967296 INVITE",
+        "12345678901 INVITE", "1  INVITE", "1\tINVITE", "1 INVITE ", "1 INV@ITE", "1", "1 ", " 1 INVITE", "1 INVITE,",
+        "1 \r\n INVITE", "-1 INVITE", "1 INVITE extra", "01 OPTIONS",
+    ]
+
+    static let callIDs = [
+        "a84b4c76e66710-3f9a2c1d@192.0.2.10", "843817637684230@998sdasdh09", "abc", "a@", "@b", "a@b@c", "a b",
+        "a@b c", "a\"b", "a<b>@c", "a/b:c?d{e}@[f]", "a%b", "a@b ", "a,b",
+    ]
+
+    @Test func cseqsReadAsTheGeneralReaderReadsThem() {
+        var taken = 0
+        let values = Self.variants(Self.cseqs) + Self.corpusValues(.cseq)
+        for value in values {
+            let took = Self.compare(
+                value, fast: { CSeq.parseFast(&$0) },
+                general: { (scanner) throws(MessageError) in try CSeq.parse(&scanner, field: .cseq) })
+            if took { taken += 1 }
+        }
+        #expect(taken > values.count / 10)
+    }
+
+    @Test func callIDsReadAsTheGeneralReaderReadsThem() {
+        var taken = 0
+        let values = Self.variants(Self.callIDs) + Self.corpusValues(.callID)
+        for value in values {
+            let took = Self.compare(
+                value, fast: { CallIDValue.parseFast(&$0) },
+                general: { (scanner) throws(MessageError) in try CallIDValue.parse(&scanner, field: .callID) })
+            if took { taken += 1 }
+        }
+        #expect(taken > values.count / 10)
+    }
+
+    /// The typed views that try the fast readers first (top Via, From, To, first Contact, CSeq, Call-ID) give what
+    /// the general readers alone give, values and errors, whatever the value's shape and wherever it ends.
+    @Test func hotViewsGiveWhatTheGeneralReadersGive() throws {
+        var messages: [Message] = []
+        var paths = TestData.files(in: "bench", suffix: ".sip").map { "bench/\($0)" }
+        paths += TestData.files(in: "rfc4475", suffix: ".dat").map { "rfc4475/\($0)" }
+        for path in paths { if let message = try? Message(parsing: TestData.bytes(path)) { messages.append(message) } }
+        let groups: [([String], [String])] = [
+            (Self.vias, ["Via", "v"]), (Self.addresses, ["From", "To", "Contact", "f", "t", "m"]),
+            (Self.cseqs, ["CSeq"]), (Self.callIDs, ["Call-ID", "i"]),
+        ]
+        func add(_ name: String, _ value: [UInt8], tails: [String]) {
+            let head = Array("OPTIONS sip:a@b SIP/2.0\r\n\(name): ".utf8) + value
+            for tail in tails {
+                if let message = try? Message(parsing: head + Array(tail.utf8)) { messages.append(message) }
+            }
+        }
+        for (values, names) in groups {
+            // Every value under every name, ending the line, followed by another value, or by white space.
+            for value in values {
+                for name in names {
+                    add(
+                        name, Array(value.utf8),
+                        tails: ["\r\nContent-Length: 0\r\n\r\n", ", <sip:x@y>\r\n\r\n", " \r\n\r\n"])
+                }
+            }
+            // The usual shape with every byte changed or removed.
+            for value in Self.variants([values[0]]) { add(names[0], value, tails: ["\r\n\r\n"]) }
+        }
+        #expect(messages.count > 3_000)
+        for message in messages {
+            let mismatch = message.headerFields.hotViewMismatch()
+            #expect(mismatch == nil, "\(mismatch ?? "")")
+        }
+        // Fields built through the API keep the white space they were given: the general readers read them.
+        var fields = SIPFields()
+        fields.append(name: .via, value: " SIP/2.0/UDP h;branch=z9hG4bK1 ")
+        fields.append(name: .from, value: "<sip:a@b>;tag=1 ")
+        fields.append(name: .cseq, value: "1 INVITE ")
+        fields.append(name: .callID, value: " x@y")
+        fields.append(name: .contact, value: "* ")
+        #expect(fields.hotViewMismatch() == nil)
+        #expect(try fields.topVia?.branch == "z9hG4bK1")
+        #expect(try fields.cseq == CSeq(1, .invite))
+    }
+
     @Test func benchInviteReadsItsValues() throws {
         // The values of a whole message, read through the public views (the fast readers take all of them).
         let message = try Message(parsing: TestData.bench("01_invite.sip"))

@@ -100,3 +100,87 @@ struct URIUserFastPathTests {
         #expect(throws: MessageError.self) { try SIPURI(uri) }
     }
 }
+
+/// Header names are read eight bytes at a time (up to the first `:` or byte not above SP) and matched against the
+/// known names; anything that is not a known name is checked byte by byte. Names must classify and fail as a
+/// byte-by-byte token check and `SIPField.Name` say.
+@Suite("Header names read by words")
+struct HeaderNameWordTests {
+    static let known = [
+        "Accept", "Accept-Contact", "Accept-Encoding", "Accept-Language", "Alert-Info", "Allow",
+        "Allow-Events", "Authentication-Info", "Authorization", "Call-ID", "Call-Info", "Contact",
+        "Content-Disposition", "Content-Encoding", "Content-Language", "Content-Length", "Content-Type", "CSeq",
+        "Date", "Error-Info", "Event", "Expires", "From", "Identity",
+        "Identity-Info", "In-Reply-To", "Max-Forwards", "MIME-Version", "Min-Expires", "Min-SE",
+        "Organization", "P-Asserted-Identity", "P-Preferred-Identity", "Path", "Priority", "Privacy",
+        "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Require", "RAck", "Reason", "Record-Route",
+        "Refer-Sub", "Refer-To", "Referred-By", "Reject-Contact", "Replaces", "Reply-To",
+        "Request-Disposition", "Require", "Retry-After", "Route", "RSeq", "Server",
+        "Service-Route", "Session-Expires", "Subject", "Subscription-State", "Supported", "Timestamp",
+        "To", "Unsupported", "User-Agent", "Via", "Warning", "WWW-Authenticate",
+    ]
+    static let compact = "abcdefijklmnorstuvxy"
+
+    /// What the general rules say of `name`: the field name it must parse to, or `nil` when it must be refused.
+    static func expected(_ name: [UInt8]) -> SIPField.Name? {
+        guard !name.isEmpty, name.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return SIPField.Name(String(decoding: name, as: UTF8.self))
+    }
+
+    static func check(_ name: [UInt8], value: String = "0") {
+        for suffix in ["", "\r\nX-Padding: 0"] {
+            let bytes =
+                Array("OPTIONS sip:bob@example.org SIP/2.0\r\n".utf8) + name + Array(": \(value)".utf8)
+                + Array(suffix.utf8) + Array("\r\n\r\n".utf8)
+            let shown = String(decoding: name, as: UTF8.self)
+            if let expected = expected(name) {
+                let fields = (try? Message(parsing: bytes))?.headerFields
+                #expect(fields?.first?.name == expected, "\(shown)")
+                #expect(fields?.first?.name.rawName == shown, "\(shown)")
+                #expect(fields?.first?.value == value, "\(shown)")
+            } else {
+                #expect(throws: MessageError.self, "\(shown)") { try Message(parsing: bytes) }
+            }
+        }
+    }
+
+    @Test func knownNamesInEveryCase() {
+        for name in Self.known + Self.compact.map(String.init) {
+            for spelling in [name, name.lowercased(), name.uppercased()] { Self.check(Array(spelling.utf8)) }
+        }
+    }
+
+    @Test func nearMisses() {
+        // Bytes that lower-case onto a letter or '-' by setting bit 0x20, that end a name, or that no name holds.
+        let replacements: [UInt8] = [
+            0x0D, 0x0E, 0x09, 0x20, 0x40, 0x5B, 0x5F, 0x60, 0x7B, 0x7F, 0x80, 0xC1, 0xE1, 0x2D, 0x2E, 0x41, 0x61,
+            0x3A, 0x00, 0x21, 0x7E,
+        ]
+        for name in Self.known + Self.compact.map(String.init) {
+            let bytes = Array(name.utf8)
+            for k in bytes.indices {
+                for r in replacements {
+                    var changed = bytes
+                    changed[k] = r
+                    // A ':' or blank ends the name early: the rest of it is then part of the value.
+                    if r == 0x3A || r == 0x20 || r == 0x09 { continue }
+                    Self.check(changed)
+                }
+                var shorter = bytes
+                shorter.remove(at: k)
+                if !shorter.isEmpty { Self.check(shorter) }
+                Self.check(bytes + [bytes[k]])
+            }
+        }
+    }
+
+    @Test(arguments: 1...30)
+    func unknownNamesOfEveryLength(length: Int) {
+        let name = Array(String(repeating: "x-Ab.c!%*_+`'~9", count: 3).utf8.prefix(length))
+        Self.check(name)
+        Self.check(name + [0x40])
+        // White space before the colon.
+        let spaced = Array("OPTIONS sip:b@example.org SIP/2.0\r\n".utf8) + name + Array(" \t: v\r\n\r\n".utf8)
+        #expect((try? Message(parsing: spaced))?.headerFields.first?.name == Self.expected(name))
+    }
+}

@@ -226,6 +226,45 @@ import Testing
         #expect(nat.hairpinDropped == 1)
     }
 
+    @Test func aPrivateAddressIsReachableOnlyFromItsOwnLAN() throws {
+        let world = VirtualWorld(seed: 8)
+        let nat = world.network.addNAT(
+            publicIP: Self.publicIP, inside: [Self.insideIP, "192.168.1.3"], behavior: .portPreserving)
+        let client = try ScriptedPeer(world: world, host: Self.insideIP, port: 5000)
+        let inbox = DatagramInbox(client)
+        let neighbour = try ScriptedPeer(world: world, host: "192.168.1.3", port: 5000)
+        let outsider = try ScriptedPeer(world: world, host: "198.51.100.1", port: 7000)
+        // The client talks to the outsider first, so a mapping exists; the outsider still cannot reach the
+        // private address itself, only the public one.
+        client.send("out", to: outsider.address)
+        world.advance(by: .milliseconds(10))
+        outsider.send("to the private address", to: client.address)
+        neighbour.send("from the LAN", to: client.address)
+        world.advance(by: .milliseconds(10))
+        #expect(inbox.texts == ["from the LAN"])
+        #expect(nat.unroutableDropped == 1)
+
+        let listener = try ScriptedListener(world: world, host: Self.insideIP, port: 5060)
+        let fromOutside = try ScriptedConnection(world: world, from: "198.51.100.1", to: listener.address)
+        #expect(listener.accept(within: .milliseconds(10)) == nil)
+        #expect(fromOutside.isClosed)
+        #expect(nat.unroutableDropped == 2)
+        _ = try ScriptedConnection(world: world, from: "192.168.1.3", to: listener.address)
+        #expect(listener.accept(within: .milliseconds(10)) != nil)
+    }
+
+    @Test func aNetworkThatKeepsNoRecordsStillCarriesDatagrams() throws {
+        let world = VirtualWorld(seed: 9)
+        world.network.recordLimit = 0
+        let a = try ScriptedPeer(world: world, host: "198.51.100.1", port: 7000)
+        let b = try ScriptedPeer(world: world, host: "198.51.100.2", port: 7000)
+        let inbox = DatagramInbox(b)
+        for text in ["1", "2", "3"] { a.send(text, to: b.address) }
+        world.advance(by: .milliseconds(10))
+        #expect(inbox.texts == ["1", "2", "3"])
+        #expect(world.network.records.isEmpty)
+    }
+
     @Test func streamsOpenedFromInsideAreTranslatedAndStreamsToThePublicAddressRefused() throws {
         let world = VirtualWorld(seed: 6)
         let nat = world.network.addNAT(publicIP: Self.publicIP, inside: [Self.insideIP], behavior: .symmetric)
