@@ -123,9 +123,13 @@ wr_sb_sdp_missing() {
   echo "${missing# }"
 }
 
-wr_sb_aiortc_sb_offers() { wr_ns wr_sb_aiortc_case offer; }
-wr_sb_aiortc_sb_answers() { wr_ns wr_sb_aiortc_case answer; }
-wr_sb_aiortc_mismatch() { wr_ns wr_sb_aiortc_mismatch_case; }
+wr_sb_aiortc_sb_offers() { wr_ns wr_sb_aiortc_case offer any; }
+wr_sb_aiortc_sb_answers() { wr_ns wr_sb_aiortc_case answer any; }
+wr_sb_aiortc_cm80_sb_offers() { wr_ns wr_sb_aiortc_case offer aes-cm-80 --srtp-profile SRTP_AES128_CM_SHA1_80; }
+wr_sb_aiortc_cm80_sb_answers() { wr_ns wr_sb_aiortc_case answer aes-cm-80 --srtp-profile SRTP_AES128_CM_SHA1_80; }
+wr_sb_aiortc_mismatch_sb_offers() { wr_ns wr_sb_aiortc_mismatch_case offer; }
+wr_sb_aiortc_mismatch_sb_answers() { wr_ns wr_sb_aiortc_mismatch_case answer; }
+wr_gateway_sb_plain_aiortc() { wr_ns wr_gateway_sb_plain_aiortc_case; }
 
 # ---- registration
 webrtc_reason=$(webrtc_unavailable)
@@ -164,7 +168,11 @@ else
   if [ -z "$wr_sdp_missing" ]; then
     case_add webrtc webrtc-aiortc-sb-offers switchboard udp wr_sb_aiortc_sb_offers
     case_add webrtc webrtc-aiortc-sb-answers switchboard udp wr_sb_aiortc_sb_answers
-    case_add webrtc webrtc-aiortc-sb-fingerprint-mismatch switchboard udp wr_sb_aiortc_mismatch
+    case_add webrtc webrtc-aiortc-cm80-sb-offers switchboard udp wr_sb_aiortc_cm80_sb_offers
+    case_add webrtc webrtc-aiortc-cm80-sb-answers switchboard udp wr_sb_aiortc_cm80_sb_answers
+    case_add webrtc webrtc-aiortc-sb-offers-fingerprint-mismatch switchboard udp wr_sb_aiortc_mismatch_sb_offers
+    case_add webrtc webrtc-aiortc-sb-answers-fingerprint-mismatch switchboard udp wr_sb_aiortc_mismatch_sb_answers
+    case_add webrtc webrtc-gateway-aiortc-to-sb-plain switchboard udp wr_gateway_sb_plain_aiortc
   else
     log "webrtc: the Switchboard cases against aiortc are skipped: sb-endpoint's usage lacks $wr_sdp_missing"
   fi

@@ -553,27 +553,40 @@ wr_aiortc_mismatch_case() {
   return $fail
 }
 
-# wr_sb_sdp_peer ROLE TONE DURATION: sb-endpoint in the background (PID in WR_PID), files sb.out/sb.err/sb.wav.
+# wr_sb_sdp_peer ROLE TONE DURATION: sb-endpoint's SDP-only mode (`sb-endpoint sdp`, --webrtc: ICE, DTLS-SRTP,
+# UDP/TLS/RTP/SAVPF) in the background (PID in WR_PID), files sb.out/sb.err/sb.wav; its own --timeout 20 s, and
+# timeout(1) at 40 s.
 wr_sb_sdp_peer() {
   local role=$1 tone=$2 duration=$3 local_file remote_file
   if [ "$role" = offer ]; then local_file=offer.sdp; remote_file=${WR_ANSWER_IN:-answer.sdp}
   else local_file=answer.sdp; remote_file=${WR_OFFER_IN:-offer.sdp}; fi
   timeout 40 "$ENDPOINT" sdp --role "$role" --local-sdp "$local_file" --remote-sdp "$remote_file" --webrtc \
-    --codecs pcmu --play "tone:$tone" --record sb.wav --duration "$duration" > sb.out 2> sb.err &
+    --codecs pcmu --play "tone:$tone" --record sb.wav --duration "$duration" --timeout 20 > sb.out 2> sb.err &
   WR_PID=$!
 }
 
-# SB_ROLE offer: switchboard offers, aiortc answers; answer: the reverse. Audio checked both ways.
+# sb-endpoint's and aiortc's media ports, from the SDP files: "SB AIORTC".
+wr_sb_aiortc_ports() {
+  local sb_file=offer.sdp ai_file=answer.sdp
+  [ "$1" = answer ] && { sb_file=answer.sdp; ai_file=offer.sdp; }
+  echo "$(awk '/^m=audio/ { print $2; exit }' $sb_file) $(awk '/^a=candidate:.* 127\.0\.0\.1 / { print $6; exit }' $ai_file)"
+}
+
+# wr_sb_aiortc_case SB_ROLE SUITE [aiortc flags...]: SB_ROLE offer: sb-endpoint offers, aiortc answers; answer: the
+# reverse. ICE on 127.0.0.1, DTLS-SRTP, PCMU. sb-endpoint's connected line names keying=dtls and SUITE (any: one
+# of the three), the capture shows the handshake and SRTP both ways on the two ports (the profile SUITE's), and
+# each recording holds the other's tone.
 wr_sb_aiortc_case() {
-  local sb_role=$1 sp ap src arc
+  local sb_role=$1 suite=$2 sp ap src arc
+  shift 2
   wr_need_aiortc || return 1
   capture_start "$CASE_DIR/capture.pcap" "$WEBRTC_DIRECT_BPF" || return 1
   if [ "$sb_role" = offer ]; then
     wr_sb_sdp_peer offer 440 5; sp=$WR_PID
     wr_wait_file offer.sdp || { stop_pid "$sp"; capture_stop "$CASE_DIR/capture.pcap"; cat sb.out sb.err; return 1; }
-    wr_aiortc_peer answer aiortc 1000 6 --codec pcmu; ap=$WR_PID
+    wr_aiortc_peer answer aiortc 1000 6 --codec pcmu "$@"; ap=$WR_PID
   else
-    wr_aiortc_peer offer aiortc 1000 5 --codec pcmu; ap=$WR_PID
+    wr_aiortc_peer offer aiortc 1000 5 --codec pcmu "$@"; ap=$WR_PID
     wr_wait_file offer.sdp || { stop_pid "$ap"; capture_stop "$CASE_DIR/capture.pcap"; cat aiortc.out aiortc.err; return 1; }
     wr_sb_sdp_peer answer 440 6; sp=$WR_PID
   fi
@@ -582,32 +595,107 @@ wr_sb_aiortc_case() {
   capture_stop "$CASE_DIR/capture.pcap"
   echo "--- sb-endpoint (exit $src)"; cat sb.out; echo "--- aiortc (exit $arc)"; cat aiortc.out
   [ $src -eq 0 ] && [ $arc -eq 0 ] || { tail -n 20 sb.err; tail -n 5 aiortc.err; return 1; }
-  local fail=0
-  grep -Eq 'keying=dtls suite=(aes-cm-80|aes-cm-32|aes-gcm-128)' sb.out || { echo "sb-endpoint names no DTLS keying and suite"; fail=1; }
-  [ "$(wr_table_count "$CASE_DIR/capture.pcap" '$8 ~ /(^|,)1(,|$)/')" -ge 1 ] || { echo "no DTLS handshake"; fail=1; }
+  local fail=0 got ports
+  grep -Eq '^connected srtp=yes keying=dtls suite=(aes-cm-80|aes-cm-32|aes-gcm-128) ' sb.out \
+    || { echo "sb-endpoint names no DTLS keying and suite"; return 1; }
+  got=$(sed -nE 's/^connected .*suite=([a-z0-9-]+).*/\1/p' sb.out)
+  [ "$suite" = any ] || [ "$got" = "$suite" ] || { echo "suite $got, expected $suite"; fail=1; }
+  grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF 0' offer.sdp && grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF 0' answer.sdp \
+    || { echo "not UDP/TLS/RTP/SAVPF both ways"; fail=1; }
+  ports=($(wr_sb_aiortc_ports "$sb_role"))
+  wr_expect_dtls_srtp "$CASE_DIR/capture.pcap" "${ports[0]}" "${ports[1]}" 150 "sb-endpoint <-> aiortc" > leg.txt || fail=1
+  cat leg.txt
+  grep -q "use_srtp profile $(wr_profile_id "$got")" leg.txt || { echo "the wire's profile is not $got"; fail=1; }
   wr_tone sb.wav 1000 440 || fail=1
   wr_tone aiortc.wav 440 1000 || fail=1
   return $fail
 }
 
-# Both SDPs tampered with on the way: sb-endpoint ends with its named reason (a fingerprint mismatch), aiortc with
-# its error, both exit non-zero within 10 s, no audio, no crash (no signal exit, no trap).
+# wr_sb_aiortc_mismatch_case SB_ROLE: both SDPs reach the other side with every fingerprint tampered with.
+# sb-endpoint checks aiortc's certificate during the handshake, so it is the first to find the mismatch: it ends
+# `failed reason="DTLS fingerprint mismatch"` and sends a fatal alert (a DTLS record of content type 21 on the
+# wire, from its port); aiortc's handshake then fails (`failed reason="DTLS ..."`, its own wording). Both exit 1,
+# no audio either way, within 10 s.
 wr_sb_aiortc_mismatch_case() {
+  local sb_role=$1 sp ap src arc t0=$SECONDS
   wr_need_aiortc || return 1
-  local sp ap src arc t0=$SECONDS
-  WR_ANSWER_IN=answer.tampered.sdp wr_sb_sdp_peer offer 440 4; sp=$WR_PID
-  wr_wait_file offer.sdp || { stop_pid "$sp"; cat sb.out sb.err; return 1; }
-  python3 "$WEBRTC_HOME/tamper-fingerprint.py" offer.sdp offer.tampered.sdp || { stop_pid "$sp"; return 1; }
-  WR_OFFER_IN=offer.tampered.sdp wr_aiortc_peer answer aiortc 1000 4 --codec pcmu; ap=$WR_PID
-  wr_wait_file answer.sdp || { stop_pid "$sp"; stop_pid "$ap"; return 1; }
-  python3 "$WEBRTC_HOME/tamper-fingerprint.py" answer.sdp answer.tampered.sdp || { stop_pid "$sp"; stop_pid "$ap"; return 1; }
+  capture_start "$CASE_DIR/capture.pcap" "$WEBRTC_DIRECT_BPF" || return 1
+  if [ "$sb_role" = offer ]; then
+    WR_ANSWER_IN=answer.tampered.sdp wr_sb_sdp_peer offer 440 4; sp=$WR_PID
+    wr_wait_file offer.sdp || { stop_pid "$sp"; capture_stop "$CASE_DIR/capture.pcap"; cat sb.out sb.err; return 1; }
+    python3 "$WEBRTC_HOME/tamper-fingerprint.py" offer.sdp offer.tampered.sdp || { stop_pid "$sp"; return 1; }
+    WR_OFFER_IN=offer.tampered.sdp wr_aiortc_peer answer aiortc 1000 4 --codec pcmu; ap=$WR_PID
+    wr_wait_file answer.sdp || { stop_pid "$sp"; stop_pid "$ap"; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+    python3 "$WEBRTC_HOME/tamper-fingerprint.py" answer.sdp answer.tampered.sdp || { stop_pid "$sp"; stop_pid "$ap"; return 1; }
+  else
+    WR_ANSWER_IN=answer.tampered.sdp wr_aiortc_peer offer aiortc 1000 4 --codec pcmu; ap=$WR_PID
+    wr_wait_file offer.sdp || { stop_pid "$ap"; capture_stop "$CASE_DIR/capture.pcap"; cat aiortc.out aiortc.err; return 1; }
+    python3 "$WEBRTC_HOME/tamper-fingerprint.py" offer.sdp offer.tampered.sdp || { stop_pid "$ap"; return 1; }
+    WR_OFFER_IN=offer.tampered.sdp wr_sb_sdp_peer answer 440 4; sp=$WR_PID
+    wr_wait_file answer.sdp || { stop_pid "$sp"; stop_pid "$ap"; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+    python3 "$WEBRTC_HOME/tamper-fingerprint.py" answer.sdp answer.tampered.sdp || { stop_pid "$sp"; stop_pid "$ap"; return 1; }
+  fi
   wait "$sp"; src=$?
   wait "$ap"; arc=$?
+  capture_stop "$CASE_DIR/capture.pcap"
   echo "--- sb-endpoint (exit $src)"; cat sb.out; tail -n 5 sb.err; echo "--- aiortc (exit $arc)"; cat aiortc.out
-  local fail=0
-  [ $src -ne 0 ] && [ $src -lt 124 ] || { echo "sb-endpoint: exit $src (0 is a pass it should not have, 124+ a hang or a crash)"; fail=1; }
-  grep -qi 'fingerprint' sb.out || { echo "sb-endpoint does not name the fingerprint"; fail=1; }
-  [ $arc -eq 1 ] && grep -q 'failed reason="DTLS fingerprint mismatch"' aiortc.out || { echo "aiortc did not fail on the fingerprint"; fail=1; }
+  grep -h 'x DTLS' aiortc.err
+  echo "both ended $((SECONDS - t0)) s after the first started"
+  local fail=0 ports alerts
+  [ $src -eq 1 ] || { echo "sb-endpoint: exit $src, expected 1 (0 is a pass it should not have, 124+ a hang or a crash)"; fail=1; }
+  grep -q '^failed reason="DTLS fingerprint mismatch" .*rx-packets=0 ' sb.out || { echo "sb-endpoint does not name the fingerprint mismatch (or got audio)"; fail=1; }
+  [ $arc -eq 1 ] && grep -q '^T=[0-9.]* failed reason="DTLS ' aiortc.out || { echo "aiortc did not fail its DTLS handshake"; fail=1; }
+  grep -q 'rx-frames=0 ' aiortc.out || { echo "audio reached aiortc"; fail=1; }
+  ! grep -q 'Traceback' aiortc.err || { echo "a traceback"; fail=1; }
+  ports=($(wr_sb_aiortc_ports "$sb_role"))
+  alerts=$(wr_table_count "$CASE_DIR/capture.pcap" "\$4 == ${ports[0]} && \$11 ~ /(^|,)21(,|\$)/")
+  echo "DTLS alert records from sb-endpoint's port ${ports[0]}: $alerts"
+  [ "$alerts" -ge 1 ] || { echo "sb-endpoint sent no DTLS alert"; fail=1; }
   [ $((SECONDS - t0)) -le 10 ] || { echo "took longer than 10 s"; fail=1; }
+  return $fail
+}
+
+# sb-endpoint's plain path against a real WebRTC stack through the gateway's media relay: aiortc offers (ICE,
+# DTLS-SRTP), rtpengine rewrites the offer toward a plain leg with the gateway's flags, `sb-endpoint sdp` (no
+# --webrtc: RTP/AVP, PCMU, port 24000) answers it, and rtpengine rewrites that answer back toward aiortc. The
+# capture shows DTLS + SRTP on aiortc's leg and plain 172-byte RTP on sb-endpoint's; each recording holds the
+# other's tone.
+wr_gateway_sb_plain_aiortc_case() {
+  wr_need_aiortc || return 1
+  capture_start "$CASE_DIR/capture.pcap" "$WEBRTC_DIRECT_BPF" || return 1
+  local cid="sb-plain-$$" i=0
+  timeout 40 "$WEBRTC_VENV/bin/python" "$WEBRTC_HOME/aiortc-peer.py" --role offer --local offer.sdp \
+    --remote answer-webrtc.sdp --codec pcmu --tone 1000 --record aiortc.wav --duration 4 --timeout 30 \
+    > aiortc.out 2> aiortc.err &
+  local ap=$!
+  wr_wait_file offer.sdp || { stop_pid $ap; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+  # shellcheck disable=SC2086
+  python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" offer offer.sdp offer-plain.sdp --call-id "$cid" --from-tag w \
+    $WEBRTC_OFFER_TO_PLAIN || { stop_pid $ap; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+  timeout 40 "$ENDPOINT" sdp --role answer --local-sdp answer-plain.sdp --remote-sdp offer-plain.sdp --port 24000 \
+    --codecs pcmu --play tone:440 --record sb.wav --duration 6 --timeout 20 > sb.out 2> sb.err &
+  local sp=$!
+  wr_wait_file answer-plain.sdp || { stop_pid $ap; stop_pid $sp; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+  # shellcheck disable=SC2086
+  python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" answer answer-plain.sdp answer-webrtc.sdp --call-id "$cid" --from-tag w \
+    --to-tag p $WEBRTC_ANSWER_TO_WEBRTC || { stop_pid $ap; stop_pid $sp; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+  wait $ap; local arc=$?
+  wait $sp; local src=$?
+  python3 "$WEBRTC_HOME/ng.py" "$WEBRTC_NG" delete --call-id "$cid" --from-tag w > /dev/null
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "--- aiortc (exit $arc)"; cat aiortc.out; echo "--- sb-endpoint (exit $src)"; cat sb.out
+  echo "--- sb-endpoint's answer"; cat answer-plain.sdp
+  [ $arc -eq 0 ] && [ $src -eq 0 ] || { tail -n 5 aiortc.err sb.err; return 1; }
+  local fail=0 a_port e_w e_p
+  a_port=$(awk '/^a=candidate/ { print $6; exit }' offer.sdp)
+  e_w=$(awk '/^m=audio/ { print $2; exit }' answer-webrtc.sdp)
+  e_p=$(awk '/^m=audio/ { print $2; exit }' offer-plain.sdp)
+  grep -Eq '^m=audio 24000 RTP/AVP 0' answer-plain.sdp && ! grep -q 'fingerprint\|ice-ufrag\|crypto' answer-plain.sdp \
+    || { echo "sb-endpoint's answer is not plain RTP/AVP on port 24000"; fail=1; }
+  grep -q '^connected srtp=no keying=none ' sb.out || { echo "sb-endpoint's connected line is not plain"; fail=1; }
+  wr_expect_dtls_srtp "$CASE_DIR/capture.pcap" $a_port $e_w 150 "aiortc's leg (WebRTC)" || fail=1
+  wr_expect_plain_rtp "$CASE_DIR/capture.pcap" 24000 $e_p 150 "sb-endpoint's leg (plain)" || fail=1
+  wr_tone aiortc.wav 440 1000 || fail=1
+  wr_tone sb.wav 1000 440 || fail=1
   return $fail
 }

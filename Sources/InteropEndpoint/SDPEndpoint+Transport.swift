@@ -119,7 +119,12 @@ extension SDPEndpoint {
         guard mediaEnd == nil, let negotiated else { return }
         let now = Self.now()
         do throws(MediaSessionError) {
-            try session.configure(negotiated, rtpAddress: destination, rtcpAddress: destination, at: now)
+            // Without rtcp-mux RTCP goes to the peer's RTCP address (from this one socket: the peer's latch or
+            // its RTCP port takes it); with it, to the media address.
+            let rtcp =
+                negotiated.isRTCPMuxed
+                ? destination : negotiated.remoteRTCPAddress.flatMap { UDPPort.address($0.host, $0.port) }
+            try session.configure(negotiated, rtpAddress: destination, rtcpAddress: rtcp ?? destination, at: now)
         } catch {
             throw SDPEndpointFailure(reason: "media: \(error)")
         }
