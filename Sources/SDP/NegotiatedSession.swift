@@ -35,6 +35,33 @@ public struct NegotiatedSession: Sendable, Hashable {
         public var remoteMKI: SRTPKeyParameters.MasterKeyIdentifier?
     }
 
+    /// DTLS-keyed SRTP (RFC 5763, RFC 5764): who starts the handshake, what the peer's certificate must match,
+    /// and which association the session names (RFC 8842).
+    public struct DTLSParameters: Sendable, Hashable {
+        /// Our role (RFC 4145, RFC 5763 §5): `.active` (the DTLS client, which sends the ClientHello) or
+        /// `.passive` (the server).
+        public var setup: SetupRole
+        /// The other side's `a=fingerprint` values (media level, else session level): its certificate must
+        /// match one (RFC 8122 §5).
+        public var remoteFingerprints: [Fingerprint]
+        /// Our `a=tls-id` (RFC 8842 §4): a new one names a new association.
+        public var localTLSID: TLSID
+        /// The other side's `a=tls-id`, when it gave one.
+        public var remoteTLSID: TLSID?
+
+        /// - Parameters:
+        ///   - setup: our role, `.active` or `.passive`.
+        ///   - remoteFingerprints: the other side's fingerprints.
+        ///   - localTLSID: our tls-id.
+        ///   - remoteTLSID: theirs.
+        public init(setup: SetupRole, remoteFingerprints: [Fingerprint], localTLSID: TLSID, remoteTLSID: TLSID?) {
+            self.setup = setup
+            self.remoteFingerprints = remoteFingerprints
+            self.localTLSID = localTLSID
+            self.remoteTLSID = remoteTLSID
+        }
+    }
+
     /// A host and port to send to.
     public struct TransportAddress: Sendable, Hashable, CustomStringConvertible {
         /// The address or host name, as written in the SDP.
@@ -72,6 +99,25 @@ public struct NegotiatedSession: Sendable, Hashable {
     public var isLocalHold: Bool
     /// True when the other side holds the call (it offered sendonly, inactive or a 0.0.0.0 address).
     public var isRemoteHold: Bool
-    /// SRTP keys and suite; `nil` for plain RTP.
+    /// SDES SRTP keys and suite; `nil` for plain RTP and for DTLS-SRTP.
     public var srtp: SRTPParameters?
+    /// DTLS-SRTP (RFC 5763): the keys come from the handshake on the media path; `nil` otherwise.
+    public var dtls: DTLSParameters? = nil
+    /// The audio stream's `a=mid` (RFC 5888) in a DTLS-SRTP session (the WebRTC profile), when the offer gave one.
+    public var mediaID: String? = nil
+    /// True when both sides put the audio stream in an `a=group:BUNDLE` (RFC 9143).
+    public var isBundled = false
+    /// True when both sides allow reduced-size RTCP (RFC 5506 `a=rtcp-rsize`).
+    public var isReducedSizeRTCP = false
+    /// The identifier of the MID RTP header extension (RFC 9143 §14, `a=extmap`) when both sides use it.
+    public var midExtensionID: UInt16? = nil
+
+    /// Whether the media is SRTP, keyed either way.
+    public var isSecure: Bool { srtp != nil || dtls != nil }
+
+    /// How the keys are agreed, for SRTP; `nil` for plain RTP.
+    public var keying: SRTPKeying? {
+        if dtls != nil { return .dtls }
+        return srtp == nil ? nil : .sdes
+    }
 }

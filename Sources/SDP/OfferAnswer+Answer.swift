@@ -28,7 +28,44 @@ extension OfferAnswer {
         guard let accepted else {
             throw failure ?? SDPError(.noAcceptableMedia, "the offer has no active audio stream")
         }
-        return (makeDescription(media: media), accepted)
+        var answer = makeDescription(media: media)
+        if accepted.isBundled, let mid = accepted.mediaID { answer.attributes.append(OfferAnswer.bundleGroup(mid)) }
+        return (answer, accepted)
+    }
+
+    /// How an answer keys SRTP.
+    private enum AnswerKeying {
+        case plain
+        case sdes(UsableCrypto)
+        case dtls(DTLSDescription)
+    }
+
+    /// The keying for an offered audio line under our policy: DTLS-SRTP for a `UDP/TLS/RTP/...` profile, SDES for
+    /// `RTP/SAVP(F)`, and in a plain profile whichever the offer carries (RFC 8643), our configured keying first.
+    private func offeredKeying(_ line: MediaDescription, in offer: SessionDescription, at index: Int)
+        throws(SDPError) -> AnswerKeying
+    {
+        guard let security = line.transport.rtpSecurity, configuration.answersDTLS else {
+            return try offeredCrypto(line).map { .sdes($0) } ?? .plain
+        }
+        let dtls = try DTLSDescription.read(offer, at: index)
+        switch security {
+        case .dtls:
+            guard let dtls else {
+                throw SDPError(.srtpRequired, "DTLS-SRTP offered without a=fingerprint", line: line.mediaLine)
+            }
+            return .dtls(dtls)
+        case .sdes:
+            return try offeredCrypto(line).map { .sdes($0) } ?? .plain
+        case .plain:
+            if let dtls, configuration.keying == .dtls { return .dtls(dtls) }
+            do throws(SDPError) {
+                if let crypto = try offeredCrypto(line) { return .sdes(crypto) }
+            } catch {
+                guard dtls != nil, error.status == 488 else { throw error }
+            }
+            return dtls.map { .dtls($0) } ?? .plain
+        }
     }
 
     /// The SRTP choice for an offered audio line under our policy (RFC 4568 §7.1.2); `nil` for plain RTP.
@@ -57,7 +94,7 @@ extension OfferAnswer {
         -> (MediaDescription, NegotiatedSession)
     {
         let offered = offer.media[index]
-        let crypto = try offeredCrypto(offered)
+        let keying = try offeredKeying(offered, in: offer, at: index)
         let formats = try RTPFormat.formats(of: offered)
 
         // Codecs: every common one, in our order (or the offerer's), with the offerer's payload types.
@@ -110,7 +147,10 @@ extension OfferAnswer {
         let isMuxed = offered.isRTCPMuxed && configuration.isRTCPMuxEnabled
         if isMuxed { answer.attributes.append(Attribute("rtcp-mux")) }
         var srtp: NegotiatedSession.SRTPParameters?
-        if let crypto {
+        var dtls: NegotiatedSession.DTLSParameters?
+        switch keying {
+        case .plain: break
+        case .sdes(let crypto):
             let key = try localKey(for: crypto.suite)
             answer.append(
                 CryptoAttribute(
@@ -118,8 +158,17 @@ extension OfferAnswer {
             srtp = NegotiatedSession.SRTPParameters(
                 suite: crypto.suite, tag: crypto.attribute.tag, localKeySalt: key, remoteKeySalt: crypto.keySalt,
                 remoteLifetime: crypto.key.lifetime, remoteMKI: crypto.key.mki)
+        case .dtls(let offeredDTLS):
+            let parameters = try answerDTLS(offeredDTLS)
+            appendDTLSAnswer(parameters, to: &answer)
+            dtls = parameters
         }
-        if let mid = try offered.mid { answer.attributes.append(Attribute("mid", mid)) }
+        let mid = try offered.mid
+        if let mid { answer.attributes.append(Attribute("mid", mid)) }
+        // The WebRTC attributes are answered with DTLS-SRTP, as the profile asks (RFC 8829 §5.3.1).
+        let webRTC =
+            dtls == nil
+            ? OfferAnswer.WebRTCAgreement() : OfferAnswer.answerWebRTC(offered, in: offer, mid: mid, into: &answer)
         let remote = OfferAnswer.remoteDirection(of: offer, at: index)
         let direction = remote.reversed.intersection(MediaDirection(sends: true, receives: !isLocalHold))
         answer.setDirection(direction)
@@ -133,13 +182,18 @@ extension OfferAnswer {
             throw SDPError(.noCommonCodec, "none of the offered audio codecs is supported", line: offered.mediaLine)
         }
         let addresses = try OfferAnswer.remoteAddresses(in: offer, at: index, isRTCPMuxed: isMuxed)
-        let session = NegotiatedSession(
+        var session = NegotiatedSession(
             mediaIndex: index, codec: chosen, codecs: codecs,
             telephoneEvent: eventCodecs.first { $0.clockRate == chosen.clockRate } ?? eventCodecs.first,
             remotePacketTime: try offered.packetTime, remoteRTPAddress: addresses.rtp,
             remoteRTCPAddress: addresses.rtcp, localRTPPort: configuration.rtpPort,
             localRTCPPort: localRTCPPort(isRTCPMuxed: isMuxed), isRTCPMuxed: isMuxed, direction: direction,
             isLocalHold: isLocalHold, isRemoteHold: !remote.receives, srtp: srtp)
+        session.dtls = dtls
+        session.mediaID = dtls == nil ? nil : mid
+        session.isReducedSizeRTCP = webRTC.isReducedSizeRTCP
+        session.isBundled = webRTC.isBundled
+        session.midExtensionID = webRTC.midExtensionID
         return (answer, session)
     }
 }

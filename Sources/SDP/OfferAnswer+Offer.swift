@@ -13,14 +13,22 @@ extension OfferAnswer {
         guard !configuration.codecs.isEmpty else { throw SDPError(.noCommonCodec, "no codecs configured") }
         guard let previous = localDescription, let index = session?.mediaIndex, previous.media.indices.contains(index)
         else {
-            return makeDescription(media: [try audioOffer(previous: nil, remote: nil)])
+            return bundling(makeDescription(media: [try audioOffer(previous: nil, remote: nil)]), at: 0)
         }
         let remote = remoteDescription.flatMap { $0.media.indices.contains(index) ? $0.media[index] : nil }
         var media: [MediaDescription] = []
         for (i, line) in previous.media.enumerated() {
             media.append(i == index ? try audioOffer(previous: line, remote: remote) : OfferAnswer.rejected(line))
         }
-        return makeDescription(media: media)
+        return bundling(makeDescription(media: media), at: index)
+    }
+
+    /// The offer with `a=group:BUNDLE` naming the audio stream, for the WebRTC profile.
+    private func bundling(_ offer: SessionDescription, at index: Int) -> SessionDescription {
+        guard configuration.offersWebRTCProfile, let mid = try? offer.media[index].mid else { return offer }
+        var bundled = offer
+        bundled.attributes.append(OfferAnswer.bundleGroup(mid))
+        return bundled
     }
 
     /// The payload type of each configured codec: in a re-offer the number already used for the codec, and
@@ -53,6 +61,16 @@ extension OfferAnswer {
 
     /// The transport to offer: the policy's, or the one already in use when the policy allows it.
     private func offerTransport(previous: TransportProtocol?) -> TransportProtocol {
+        if configuration.offersWebRTCProfile { return .udpTLSRTPSAVPF }
+        if configuration.offersDTLS {
+            // Mandatory: DTLS-SRTP's own profile (RFC 5764 §8). Optional: opportunistic, a=fingerprint in a plain
+            // profile (RFC 8643), so that a peer without DTLS answers a plain call.
+            let security = previous?.rtpSecurity
+            if configuration.srtpPolicy == .mandatory {
+                return security == .dtls ? previous ?? .udpTLSRTPSAVP : .udpTLSRTPSAVP
+            }
+            return security == .plain || security == .dtls ? previous ?? .rtpAVP : .rtpAVP
+        }
         let secure = previous?.isSecureRTP
         switch configuration.srtpPolicy {
         case .mandatory: return secure == true ? previous ?? .rtpSAVP : .rtpSAVP
@@ -75,8 +93,13 @@ extension OfferAnswer {
             }
         }
         media.attributes.append(Attribute("ptime", String(configuration.packetTime)))
-        if configuration.isRTCPMuxEnabled { media.attributes.append(Attribute("rtcp-mux")) }
-        if configuration.srtpPolicy != .off {
+        if configuration.isRTCPMuxEnabled || configuration.offersWebRTCProfile {
+            media.attributes.append(Attribute("rtcp-mux"))
+        }
+        if configuration.offersWebRTCProfile { appendWebRTCOffer(to: &media, previous: previous) }
+        if configuration.offersDTLS {
+            try appendDTLSOffer(to: &media)
+        } else if configuration.srtpPolicy != .off {
             for (i, suite) in configuration.usableCryptoSuites.enumerated() {
                 let key = try localKey(for: suite)
                 media.append(
@@ -126,17 +149,21 @@ extension OfferAnswer {
         }
 
         let srtp = try answeredSRTP(offered: offered, answered: answered)
+        let dtls = try answeredDTLS(offer: offer, answer: answer, at: index)
         let isMuxed = offered.isRTCPMuxed && answered.isRTCPMuxed
         let addresses = try OfferAnswer.remoteAddresses(in: answer, at: index, isRTCPMuxed: isMuxed)
         let direction = OfferAnswer.remoteDirection(of: answer, at: index).reversed
             .intersection(offer.direction(forMediaAt: index))
-        return NegotiatedSession(
+        var session = NegotiatedSession(
             mediaIndex: index, codec: chosen, codecs: codecs,
             telephoneEvent: events.first { $0.clockRate == chosen.clockRate } ?? events.first,
             remotePacketTime: try answered.packetTime, remoteRTPAddress: addresses.rtp,
             remoteRTCPAddress: addresses.rtcp, localRTPPort: offered.port,
             localRTCPPort: localRTCPPort(isRTCPMuxed: isMuxed), isRTCPMuxed: isMuxed, direction: direction,
             isLocalHold: isLocalHold, isRemoteHold: isRemoteHold, srtp: srtp)
+        session.dtls = dtls
+        OfferAnswer.negotiateWebRTC(offer: offer, answer: answer, at: index, into: &session)
+        return session
     }
 
     /// The SRTP keys of an answer to our offer: its a=crypto must echo one of our tags with the same suite

@@ -12,7 +12,10 @@ extension OfferAnswer {
             return nil
         }
         return offer.bytes.withUnsafeBufferPointer { bytes in
-            buildAnswer(WireOffer(bytes: bytes, lines: offer.lines), sessionEnd: sessionEnd)
+            let wire = WireOffer(bytes: bytes, lines: offer.lines)
+            // DTLS-SRTP and the WebRTC attributes it brings are answered from the model.
+            if configuration.answersDTLS, wire.hasFingerprint { return nil }
+            return buildAnswer(wire, sessionEnd: sessionEnd)
         }
     }
 

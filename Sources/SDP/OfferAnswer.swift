@@ -59,6 +59,8 @@ public struct OfferAnswer: Sendable {
     var version: UInt64
     /// Our SRTP master key and salt per suite, reused by later offers and answers.
     var localKeys: [CryptoSuite: [UInt8]] = [:]
+    /// Our `a=tls-id` for DTLS-SRTP (RFC 8842), made when first needed; a new one names a new association.
+    var dtlsTLSID: TLSID?
     /// The offer awaiting its answer (ours or theirs).
     @OutOfLine var pendingOffer: SessionDescription? = nil
     /// The state to return to when the pending offer fails.

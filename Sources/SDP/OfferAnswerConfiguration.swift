@@ -33,6 +33,18 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     /// above adds without the engine knowing it (ICE's `a=ice-ufrag`, `a=ice-pwd`, `a=candidate`, RFC 8839).
     /// Empty by default.
     public var mediaAttributes: [Attribute]
+    /// How offers key SRTP when the policy asks for it: `a=crypto` (`.sdes`, the default) or `a=fingerprint`
+    /// with `a=setup` and `a=tls-id` (`.dtls`, RFC 5763, RFC 8842), which needs `dtlsFingerprints`. Answers take
+    /// whichever keying an offer uses, under the same policy.
+    public var keying: SRTPKeying
+    /// The fingerprints of the certificate this side presents in DTLS handshakes (RFC 8122), `sha-256` first:
+    /// written in DTLS offers and answers. Empty (the default): DTLS-SRTP is neither offered nor accepted.
+    public var dtlsFingerprints: [Fingerprint]
+    /// Whether offers use the WebRTC profile (RFC 8829 §5.2.1, RFC 8834): `UDP/TLS/RTP/SAVPF` keyed by DTLS
+    /// (whatever `keying` and `srtpPolicy` say; it needs `dtlsFingerprints`), `a=rtcp-mux`, `a=rtcp-rsize`
+    /// (RFC 5506), `a=mid` in an `a=group:BUNDLE` (RFC 9143) and the MID header extension's `a=extmap` (RFC
+    /// 8285). False by default.
+    public var offersWebRTCProfile: Bool
     /// The o= username, `-` by default.
     public var username: String
     /// The s= line, `-` by default.
@@ -61,9 +73,20 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
         self.isRTCPMuxEnabled = isRTCPMuxEnabled
         self.prefersOffererCodecOrder = false
         self.mediaAttributes = []
+        self.keying = .sdes
+        self.dtlsFingerprints = []
+        self.offersWebRTCProfile = false
         self.username = "-"
         self.sessionName = "-"
     }
+
+    /// Whether answers may take DTLS-SRTP: SRTP is not off and there is a certificate. Offers with an
+    /// `a=fingerprint` are then answered from the model (`OfferAnswer+WireAnswer.swift` answers plain and SDES
+    /// offers only).
+    var answersDTLS: Bool { srtpPolicy != .off && !dtlsFingerprints.isEmpty }
+
+    /// Whether offers carry DTLS-SRTP: the WebRTC profile, or DTLS keying while SRTP is on.
+    var offersDTLS: Bool { offersWebRTCProfile || (keying == .dtls && srtpPolicy != .off) }
 
     /// The configured suites the engine supports, in preference order, without repeats.
     var usableCryptoSuites: [CryptoSuite] {

@@ -26,6 +26,14 @@ public struct TLSID: SDPAttributeValue {
         return TLSID(String(decoding: characters, as: UTF8.self))
     }
 
+    /// An identifier of one character per byte of `bytes` (their low six bits), for 20 to 255 random bytes (the
+    /// unpredictable source SRTP keys come from); `nil` for another count.
+    public init?(randomBytes bytes: [UInt8]) {
+        guard (20...255).contains(bytes.count) else { return nil }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        self.init(String(decoding: bytes.map { alphabet[Int($0 & 63)] }, as: UTF8.self))
+    }
+
     public var attributeValue: String { value }
 
     static func isIDChar(_ byte: UInt8) -> Bool {

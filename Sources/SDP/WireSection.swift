@@ -6,6 +6,11 @@ struct WireOffer {
     let bytes: UnsafeBufferPointer<UInt8>
     let lines: [WireStorage.Line]
 
+    /// Whether any line is an `a=fingerprint` (RFC 8122): a DTLS-SRTP offer, in whatever profile.
+    var hasFingerprint: Bool {
+        lines.contains { $0.type == UInt8(ascii: "a") && bytes.equals($0.name, ignoringCase: "fingerprint") }
+    }
+
     /// The first line of `type` in `range` of `lines`.
     func firstLine(_ type: Unicode.Scalar, in range: Range<Int>) -> WireStorage.Line? {
         let letter = UInt8(ascii: type)
