@@ -10,14 +10,10 @@ import STUN
     import Musl
 #endif
 
-/// The offer/answer half: the SDP through files, the WebRTC profile's attributes.
-///
-/// The SDP module on this branch offers and answers RTP/AVP(F) and RTP/SAVP(F) only, so with `--webrtc` the
-/// driver writes its m= line's profile as UDP/TLS/RTP/SAVPF and reads the peer's UDP/TLS/RTP/SAVPF as RTP/AVP,
-/// adding the ICE, fingerprint, setup and mid attributes itself; the keys then come from DTLS.
+/// The offer/answer half: the SDP through files. `OfferAnswer` writes and reads the WebRTC profile
+/// (UDP/TLS/RTP/SAVPF, fingerprint, setup, tls-id, mid, BUNDLE, rtcp-mux); this side adds the ICE attributes
+/// (`mediaAttributes`) and reads the peer's.
 extension SDPEndpoint {
-    static let webRTCProfile = "UDP/TLS/RTP/SAVPF"
-
     func negotiate() throws(SDPEndpointFailure) {
         if options.isWebRTC {
             var generator = random
@@ -27,10 +23,9 @@ extension SDPEndpoint {
                 throw SDPEndpointFailure(reason: "no DTLS identity: \(error)")
             }
         }
+        var negotiation = OfferAnswer(configuration: configuration(), random: random, keySource: OpenSSLKeySource())
         switch options.role {
         case .offer:
-            var negotiation = OfferAnswer(
-                configuration: configuration(setup: .actpass, mid: "0"), random: random, keySource: OpenSSLKeySource())
             let offer: SessionDescription
             do throws(SDPError) { offer = try negotiation.makeOffer() } catch { throw failure("offer", error) }
             try write(offer)
@@ -38,14 +33,9 @@ extension SDPEndpoint {
             do throws(SDPError) { negotiated = try negotiation.receiveAnswer(answer) } catch {
                 throw failure("answer", error)
             }
-            try readSecurity(of: answer, weOffered: true)
+            try readICE(of: answer)
         case .answer:
             let offer = try readRemote()
-            let mid = offer.media.first?.attribute(named: "mid")?.value
-            // RFC 8842 §5.3: an actpass offer is answered active (we are the DTLS client); an active one passive.
-            let setup: SetupRole = (try? offer.media.first?.setup) == .active ? .passive : .active
-            var negotiation = OfferAnswer(
-                configuration: configuration(setup: setup, mid: nil), random: random, keySource: OpenSSLKeySource())
             let answer: OfferAnswer.Answer
             do throws(SDPError) {
                 try negotiation.receiveOffer(offer)
@@ -54,15 +44,11 @@ extension SDPEndpoint {
                 throw failure("offer", error)
             }
             negotiated = answer.session
-            var description = answer.sessionDescription
-            // The answer names the offer's mid (RFC 9143 §7.2) when the SDP module did not echo it.
-            if options.isWebRTC, let mid, !description.media.isEmpty,
-                description.media[0].attribute(named: "mid") == nil
-            {
-                description.media[0].attributes.append(Attribute("mid", mid))
-            }
-            try write(description)
-            try readSecurity(of: offer, weOffered: false)
+            try write(answer.sessionDescription)
+            try readICE(of: offer)
+        }
+        if options.isWebRTC, negotiated?.dtls == nil {
+            throw SDPEndpointFailure(reason: "the peer's SDP did not agree to DTLS-SRTP")
         }
     }
 
@@ -70,9 +56,9 @@ extension SDPEndpoint {
         SDPEndpointFailure(reason: "the \(what) did not negotiate: \(error)")
     }
 
-    /// What to offer or accept: the codecs asked for, rtcp-mux, and with `--webrtc` the ICE credentials and
-    /// host candidate, the sha-256 fingerprint, `a=setup` and `a=mid`.
-    func configuration(setup: SetupRole, mid: String?) -> OfferAnswerConfiguration {
+    /// What to offer or accept: the codecs asked for, rtcp-mux, and with `--webrtc` the WebRTC profile (DTLS
+    /// keying with our sha-256 fingerprint, SRTP mandatory) and the ICE credentials and host candidate.
+    func configuration() -> OfferAnswerConfiguration {
         var codecs: [Codec] = []
         for name in options.codecs {
             switch name {
@@ -86,21 +72,19 @@ extension SDPEndpoint {
             address: options.address, rtpPort: socket.local.port, codecs: codecs.isEmpty ? [.pcmu] : codecs,
             isRTCPMuxEnabled: true)
         guard options.isWebRTC, let credentials, let identity else { return configuration }
+        configuration.offersWebRTCProfile = true
+        configuration.keying = .dtls
+        configuration.srtpPolicy = .mandatory
+        configuration.dtlsFingerprints = [identity.fingerprint]
         var ice = ICESDPAttributes()
         ice.ufrag = credentials.ufrag
         ice.password = credentials.password
         ice.candidates = [localCandidate]
-        var attributes: [Attribute] = []
-        for line in ice.attributeLines {
+        configuration.mediaAttributes = ice.attributeLines.map { line in
             let colon = line.firstIndex(of: ":")
-            attributes.append(
-                Attribute(
-                    colon.map { String(line[..<$0]) } ?? line, colon.map { String(line[line.index(after: $0)...]) }))
+            return Attribute(
+                colon.map { String(line[..<$0]) } ?? line, colon.map { String(line[line.index(after: $0)...]) })
         }
-        attributes.append(Attribute(identity.fingerprint))
-        attributes.append(Attribute(setup))
-        if let mid { attributes.append(Attribute("mid", mid)) }
-        configuration.mediaAttributes = attributes
         return configuration
     }
 
@@ -112,17 +96,13 @@ extension SDPEndpoint {
             address: socket.local, type: .host)
     }
 
-    /// Writes our SDP to --local-sdp whole (a temporary file renamed over it), with the WebRTC profile.
+    /// Writes our SDP to --local-sdp whole (a temporary file renamed over it).
     func write(_ description: SessionDescription) throws(SDPEndpointFailure) {
-        var text = description.description
-        if options.isWebRTC {
-            text = Self.replacingProfile(in: text, with: Self.webRTCProfile)
-        }
         let temporary = options.localSDP + ".tmp"
         guard let file = fopen(temporary, "w") else {
             throw SDPEndpointFailure(reason: "cannot write \(temporary)")
         }
-        let bytes = Array(text.utf8)
+        let bytes = description.serialized()
         let written = fwrite(bytes, 1, bytes.count, file)
         fclose(file)
         guard written == bytes.count, rename(temporary, options.localSDP) == 0 else {
@@ -131,83 +111,52 @@ extension SDPEndpoint {
         emit("sdp-written \(options.role.rawValue) \(options.localSDP) port=\(socket.local.port)")
     }
 
-    /// Waits (bounded by the setup deadline) for --remote-sdp, then parses it; a WebRTC profile reads as
-    /// RTP/AVP for the SDP module.
+    /// Waits (bounded by the setup deadline) for --remote-sdp, then parses it.
     func readRemote() throws(SDPEndpointFailure) -> SessionDescription {
-        var text: String?
-        while text == nil {
-            text = Self.readFile(options.remoteSDP)
-            if text == nil {
+        var bytes: [UInt8]?
+        while bytes == nil {
+            bytes = Self.readFile(options.remoteSDP)
+            if bytes == nil {
                 guard Self.monotonicNanoseconds() < setupDeadline else {
                     throw SDPEndpointFailure(reason: "no SDP in \(options.remoteSDP) within \(options.timeout) s")
                 }
                 usleep(20_000)
             }
         }
-        let original = text ?? ""
-        let plain = Self.replacingProfile(in: original, with: "RTP/AVP")
         do throws(SDPError) {
-            return try SessionDescription(parsing: plain)
+            return try SessionDescription(parsing: bytes ?? [])
         } catch {
             throw SDPEndpointFailure(reason: "the peer's SDP does not parse: \(error)")
         }
     }
 
-    /// The file's text, at most 64 KiB; `nil` when it does not exist (yet) or is empty.
-    static func readFile(_ path: String) -> String? {
+    /// The file's bytes, at most 64 KiB; `nil` when it does not exist (yet) or is empty.
+    static func readFile(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = fread(&buffer, 1, buffer.count, file)
         guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count], as: UTF8.self)
+        return Array(buffer[0..<count])
     }
 
-    /// Every m= line's profile (the third field) replaced.
-    static func replacingProfile(in text: String, with profile: String) -> String {
-        // "\r\n" is one Character in Swift: split on either newline character, write CRLF (RFC 8866 §5).
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
-        for index in lines.indices where lines[index].hasPrefix("m=") {
-            var fields = lines[index].split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count > 3 else { continue }
-            fields[2] = profile
-            lines[index] = fields.joined(separator: " ")
-        }
-        return lines.joined(separator: "\r\n")
-    }
-
-    /// With `--webrtc`, the peer's ICE parameters and candidates, its fingerprints and its setup role (from
-    /// the media section, else the session level).
-    func readSecurity(of description: SessionDescription, weOffered: Bool) throws(SDPEndpointFailure) {
+    /// With `--webrtc`, the peer's ICE parameters and candidates (media level, else session level).
+    func readICE(of description: SessionDescription) throws(SDPEndpointFailure) {
         guard options.isWebRTC, let media = description.media.first else { return }
         var ice = ICESDPAttributes()
         for attribute in description.attributes + media.attributes {
             _ = try? ice.parse(name: attribute.name, value: attribute.value)
         }
-        guard let remoteCredentials = ice.credentials else {
+        guard let credentials = ice.credentials else {
             throw SDPEndpointFailure(reason: "the peer's SDP has no ICE credentials")
         }
-        let fingerprints = ((try? media.fingerprints) ?? []) + ((try? description.fingerprints) ?? [])
-        guard !fingerprints.isEmpty else { throw SDPEndpointFailure(reason: "the peer's SDP has no fingerprint") }
-        let peerSetup = (try? media.setup) ?? (try? description.setup) ?? .actpass
-        let role: DTLSRole
-        if weOffered {
-            // We offered actpass: the answerer's active makes us the server, its passive the client.
-            role = peerSetup == .passive ? .client : .server
-        } else {
-            role = peerSetup == .active ? .server : .client
-        }
-        security = RemoteSecurity(
-            credentials: remoteCredentials, isLite: ice.isLite, candidates: ice.candidates,
-            fingerprints: fingerprints, role: role)
+        remoteICE = RemoteICE(credentials: credentials, isLite: ice.isLite, candidates: ice.candidates)
     }
 }
 
-/// What the peer's SDP says for ICE and DTLS.
-struct RemoteSecurity {
+/// What the peer's SDP says for ICE.
+struct RemoteICE {
     var credentials: ICECredentials
     var isLite: Bool
     var candidates: [ICECandidate]
-    var fingerprints: [Fingerprint]
-    var role: DTLSRole
 }

@@ -23,7 +23,9 @@ extension SDPEndpoint {
             try startMedia(to: destination)
             return
         }
-        guard let security, let credentials, let identity else { return }
+        guard let remoteICE, let dtlsParameters = negotiated?.dtls, let credentials, let identity else { return }
+        // RFC 5763 §5: active is the DTLS client.
+        let role: DTLSRole = dtlsParameters.setup == .active ? .client : .server
         let now = STUNInstant(nanoseconds: Self.monotonicNanoseconds())
         var agent = ICEAgent(
             configuration: ICEAgentConfiguration(initialRole: options.role == .offer ? .controlling : .controlled),
@@ -32,9 +34,9 @@ extension SDPEndpoint {
         do throws(ICEAgentError) { actions += try agent.addLocalCandidate(localCandidate, at: now) } catch {
             throw SDPEndpointFailure(reason: "ICE: \(error)")
         }
-        actions += agent.setRemoteParameters(credentials: security.credentials, isLite: security.isLite, at: now)
+        actions += agent.setRemoteParameters(credentials: remoteICE.credentials, isLite: remoteICE.isLite, at: now)
         var added = 0
-        for candidate in security.candidates
+        for candidate in remoteICE.candidates
         where candidate.component == 1 && candidate.address.address.bytes.count == 4 {
             // Candidates this IPv4 socket cannot use (TCP, IPv6) are skipped.
             if let more = try? agent.addRemoteCandidate(candidate, at: now) {
@@ -45,11 +47,11 @@ extension SDPEndpoint {
         guard added > 0 else { throw SDPEndpointFailure(reason: "the peer's SDP has no IPv4 UDP candidate") }
         ice = agent
         let configuration = DTLSEngine.Configuration(
-            role: security.role, identity: identity, remoteFingerprints: security.fingerprints)
+            role: role, identity: identity, remoteFingerprints: dtlsParameters.remoteFingerprints)
         do throws(DTLSError) { dtls = try DTLSEngine(configuration: configuration) } catch {
             throw SDPEndpointFailure(reason: "DTLS: \(error)")
         }
-        emit("ice started role=\(agent.role) remote-candidates=\(added) dtls-role=\(security.role)")
+        emit("ice started role=\(agent.role) remote-candidates=\(added) dtls-role=\(role)")
         try perform(actions)
     }
 

@@ -17,7 +17,7 @@ import STUN
 /// `DTLSEngine` for the keys, `SRTPContext` for protection and `MediaSession` for RTP, RTCP, the codec and
 /// the jitter buffer, all over one UDP socket read with `poll` (RFC 7983 demultiplexing by first byte). The
 /// DTLS keys protect in this driver rather than in the media session: the session's SRTP takes SDES
-/// parameters only.
+/// parameters only (`NegotiatedSession.srtp`).
 final class SDPEndpoint {
     let options: SDPOptions
     let socket: UDPPort
@@ -27,7 +27,7 @@ final class SDPEndpoint {
     var recorder: WAVFileWriter?
     /// The WebRTC side (`--webrtc`): ICE, DTLS and the SRTP contexts its keys make.
     var credentials: ICECredentials?
-    var security: RemoteSecurity?
+    var remoteICE: RemoteICE?
     var identity: DTLSIdentity?
     var ice: ICEAgent<MediaRandomNumberGenerator>?
     var iceDeadline: STUNInstant?
