@@ -95,7 +95,7 @@ let package = Package(
             name: "Switchboard",
             dependencies: [
                 "SIPCore", "SIPUserAgent", "SIPTransport", "SIPTransaction", "SIPMessage", "SIPAuthentication", "SDP",
-                "Media", "ICE", "STUN", "COpenSSL", "CSystem",
+                "Media", "ICE", "STUN", "DTLS", "COpenSSL", "CSystem",
             ]
         ),
 

@@ -55,6 +55,12 @@ struct AccountOptions {
     static let mediaFlags: [FlagSpec] = [
         FlagSpec(name: "codecs", valueName: "LIST", help: "codecs in order of preference (opus,pcmu,pcma)"),
         FlagSpec(name: "srtp", valueName: "off|optional|mandatory", help: "SRTP policy (off)"),
+        FlagSpec(
+            name: "srtp-keying", valueName: "sdes|dtls",
+            help: "how offers key SRTP: a=crypto or a DTLS handshake (DTLS-SRTP); answers take either (sdes)"),
+        FlagSpec(
+            name: "webrtc", valueName: nil,
+            help: "offer the WebRTC profile: UDP/TLS/RTP/SAVPF with DTLS-SRTP, rtcp-mux, rtcp-rsize, BUNDLE"),
         FlagSpec(name: "play", valueName: "FILE.wav|tone:HZ|silence", help: "the audio to send (a file loops)"),
         FlagSpec(
             name: "record", valueName: "FILE.wav",
@@ -140,6 +146,16 @@ struct AccountOptions {
                 throw UsageError(message: "bad value for --srtp: \(text)")
             }
             return policy
+        }
+    }
+
+    var srtpKeying: SRTPKeying {
+        get throws(UsageError) {
+            guard let text = values["srtp-keying"] else { return .sdes }
+            guard let keying = SRTPKeying(rawValue: text.lowercased()) else {
+                throw UsageError(message: "bad value for --srtp-keying: \(text) (sdes|dtls)")
+            }
+            return keying
         }
     }
 

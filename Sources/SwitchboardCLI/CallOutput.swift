@@ -9,8 +9,13 @@ enum CallOutput {
             "connected",
             [
                 ("codec", .string(call.codec ?? "none")), ("srtp", .bool(call.isSecure)),
-                ("transport", .string(call.transport?.rawValue ?? "none")),
-            ] + mediaPath(call.mediaPath))
+            ] + keys(call) + [("transport", .string(call.transport?.rawValue ?? "none"))] + mediaPath(call.mediaPath))
+    }
+
+    /// `keying=sdes|dtls suite=aes-cm-80|aes-cm-32|aes-gcm-128` after `srtp=yes` (nothing for plain RTP).
+    static func keys(_ call: Call) -> [(String, EventValue)] {
+        guard call.isSecure, let keying = call.srtpKeying else { return [] }
+        return [("keying", .string(keying.rawValue)), ("suite", .string(call.srtpSuite?.rawValue ?? "none"))]
     }
 
     /// `ice=host|srflx|prflx|relay local=ADDR:PORT remote=ADDR:PORT` for a call whose media ICE set up, the
@@ -48,7 +53,7 @@ enum CallOutput {
             [
                 ("reason", .string(details.reason.rawValue)), ("status", .int(details.statusCode ?? 0)),
                 ("phrase", .string(details.reasonPhrase ?? "")),
-            ])
+            ] + (details.mediaSecurityFailure.map { [("dtls", .string($0.kind.rawValue))] } ?? []))
         summary(call, details, printer: printer)
     }
 

@@ -159,6 +159,8 @@ final class ProviderHarness: Sendable {
             privateKeyFile: options["tls-key"])
         configuration.codecs = try options.codecs
         configuration.srtp = try options.srtp
+        configuration.srtpKeying = try options.srtpKeying
+        configuration.usesWebRTCProfile = options.has("webrtc")
         if let ports = try options.rtpPorts { configuration.mediaPorts = ports }
         configuration.mediaTimeout = try options.mediaTimeout(default: needs.defaultMediaTimeout)
         try options.applyICE(to: &configuration)

@@ -25,10 +25,14 @@ struct APIGrowthTests {
         #expect(SRTPPolicy(rawValue: "mandatory") == .mandatory)
         #expect(SRTPPolicy(rawValue: "dtls") == nil)
         #expect(Set(Codec.allCases).count == 3)
+        #expect(SRTPKeying.allCases.map(\.rawValue) == ["sdes", "dtls"])
+        #expect(SRTPSuite.allCases.map(\.rawValue) == ["aes-cm-80", "aes-cm-32", "aes-gcm-128"])
+        #expect(MediaSecurityFailure.Kind(rawValue: "fingerprintMismatch") == .fingerprintMismatch)
     }
 
     @Test func endReasonsAndRegistrationKindsKeepTheirNames() {
-        #expect(CallEndedReason.allCases.count == 7)
+        #expect(CallEndedReason.allCases.count == 8)
+        #expect(CallEndedReason(rawValue: "mediaSecurityFailed") == .mediaSecurityFailed)
         #expect(CallEndedReason.remoteEnded.description == "remoteEnded")
         #expect(CallEndedReason(rawValue: "answeredElsewhere") == .answeredElsewhere)
         #expect(CallEndedReason(rawValue: "busy") == nil)

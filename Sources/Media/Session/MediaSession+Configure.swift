@@ -71,6 +71,8 @@ extension MediaSession {
         var keys: (outbound: SRTPContext, inbound: SRTPContext)?
         if let parameters = negotiated.srtp {
             do throws(SRTPError) { keys = try SRTPContext.pair(for: parameters) } catch { throw .srtp(error) }
+        } else if negotiated.dtls != nil {
+            keys = try Self.contexts(for: pathKeys)
         }
         // At the same clock rate the receive statistics and the buffered audio go on.
         let kept = previous?.sender.clockRate == codec.clockRate ? previous : nil

@@ -44,6 +44,10 @@ extension MediaSession {
         _ datagram: [UInt8], from source: Address, at now: MediaInstant, into stream: inout NegotiatedStream
     ) {
         var bytes = datagram
+        guard stream.isKeyed else {
+            counters.srtpFailures += 1
+            return
+        }
         if let inbound = stream.inbound {
             guard (try? inbound.unprotect(&bytes)) != nil else {
                 counters.srtpFailures += 1
@@ -103,6 +107,10 @@ extension MediaSession {
         into stream: inout NegotiatedStream
     ) {
         var bytes = datagram
+        guard stream.isKeyed else {
+            counters.srtpFailures += 1
+            return
+        }
         if let inbound = stream.inbound {
             guard (try? inbound.unprotectRTCP(&bytes)) != nil else {
                 counters.srtpFailures += 1

@@ -50,6 +50,8 @@ public struct MediaSession<Address: Hashable & Sendable> {
     /// The next 20 ms tick on the grid that starts at the session's creation.
     var nextTick: MediaInstant
     var watch = MediaTimeoutWatch()
+    /// SRTP keys from the media path (DTLS-SRTP), kept across negotiations of the same association.
+    var pathKeys: MediaPathKeys?
 
     /// The packet interval: the session encodes, sends, pulls and decodes one 20 ms frame per tick.
     public static var packetInterval: Duration { .milliseconds(20) }

@@ -26,20 +26,24 @@ struct NegotiatedStream {
     /// The session this state was built for, to tell a re-negotiation that changes nothing of the media.
     var negotiated: NegotiatedSession
 
+    /// False while a DTLS-SRTP session waits for its keys: nothing goes out and nothing is taken in.
+    var isKeyed: Bool { negotiated.dtls == nil || (outbound != nil && inbound != nil) }
+
     /// RTP clock ticks per 20 ms packet.
     var samplesPerPacket: UInt32 { encoder.timestampIncrement }
 
     /// Whether `session` keeps the media as it is: the same codec, keys, address, events and muxing (then
     /// only the direction may change).
     func hasSameMedia(as session: NegotiatedSession) -> Bool {
-        negotiated.codec == session.codec && negotiated.srtp == session.srtp
+        negotiated.codec == session.codec && negotiated.srtp == session.srtp && negotiated.dtls == session.dtls
             && negotiated.remoteRTPAddress == session.remoteRTPAddress
             && negotiated.telephoneEvent == session.telephoneEvent && negotiated.isRTCPMuxed == session.isRTCPMuxed
     }
 
     /// Protects an RTP packet for sending; `nil` when it cannot be serialised or protected.
     func protect(_ packet: RTPPacket) -> [UInt8]? {
-        guard var bytes = try? packet.serialized(reservingCapacity: SRTPContext.maximumTrailerLength) else {
+        guard isKeyed, var bytes = try? packet.serialized(reservingCapacity: SRTPContext.maximumTrailerLength)
+        else {
             return nil
         }
         if let outbound { guard (try? outbound.protect(&bytes)) != nil else { return nil } }
@@ -48,6 +52,7 @@ struct NegotiatedStream {
 
     /// Protects an RTCP compound packet for sending; `nil` when it cannot be protected.
     func protectRTCP(_ compound: [UInt8]) -> [UInt8]? {
+        guard isKeyed else { return nil }
         var bytes = compound
         if let outbound { guard (try? outbound.protectRTCP(&bytes)) != nil else { return nil } }
         return bytes

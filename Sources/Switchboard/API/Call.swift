@@ -53,6 +53,10 @@ public struct Call: Sendable, Identifiable, CustomStringConvertible {
     public var codec: String?
     /// Whether the media is encrypted (SRTP).
     public var isSecure: Bool
+    /// How the SRTP keys were agreed (`.sdes` in the SDP, `.dtls` on the media path), for a secure call.
+    public var srtpKeying: SRTPKeying? = nil
+    /// The SRTP crypto suite in force: at once with SDES, once the DTLS handshake gave keys with DTLS-SRTP.
+    public var srtpSuite: SRTPSuite? = nil
     /// The transport of the call's signalling (the one its INVITE went out or came in on), once it
     /// connected.
     public var transport: SIPTransportKind? = nil

@@ -7,7 +7,7 @@ public struct CallEndedReason: RawRepresentable, Sendable, Hashable, CaseIterabl
     /// The reasons this version knows; internal so the library's own switches stay exhaustive.
     enum Code: String, CaseIterable {
         case failed, remoteEnded, unanswered, answeredElsewhere, declinedElsewhere, localEnded
-        case connectivityLost
+        case connectivityLost, mediaSecurityFailed
     }
 
     /// The reason's code.
@@ -42,6 +42,10 @@ public struct CallEndedReason: RawRepresentable, Sendable, Hashable, CaseIterabl
     /// Beyond CallKit (map it to `.failed`): the media path stopped answering ICE consent checks for 30 s
     /// (RFC 7675 §5.1), so media had to stop; this side sent the BYE.
     public static let connectivityLost = CallEndedReason(code: .connectivityLost)
+    /// Beyond CallKit (map it to `.failed`): the media's DTLS-SRTP handshake failed (RFC 5763 §5), so no
+    /// media could flow securely; `CallEndDetails.mediaSecurityFailure` says how (a fingerprint mismatch,
+    /// a handshake timeout). This side sent the BYE, or the peer's BYE followed its own failure.
+    public static let mediaSecurityFailed = CallEndedReason(code: .mediaSecurityFailed)
 
     /// Every reason this version knows, in declaration order.
     public static var allCases: [CallEndedReason] { Code.allCases.map(CallEndedReason.init(code:)) }
@@ -65,6 +69,9 @@ public struct CallEndDetails: Sendable, Hashable, CustomStringConvertible {
     /// side, RFC 3261 §8.1.3.1): why, typed. A TLS or WSS certificate failure also names itself in
     /// `reasonPhrase` (`TLS: certificate name mismatch`). `nil` otherwise.
     public var transportFailure: TransportFailure?
+    /// For a call ended by `CallEndedReason.mediaSecurityFailed`: how the DTLS-SRTP handshake failed. `nil`
+    /// otherwise.
+    public var mediaSecurityFailure: MediaSecurityFailure?
 
     /// - Parameters:
     ///   - reason: the CallKit-shaped reason.

@@ -131,6 +131,25 @@ public struct CallProviderConfiguration: Sendable {
     /// How long a call waits, after its answer, for ICE to select a pair before it fails (`.failed`, "ICE
     /// failed"); 10 s by default.
     public var iceConnectivityTimeout: Duration
+    /// How offers key SRTP when `srtp` asks for it: `.sdes` (`a=crypto`, the default) or `.dtls` (DTLS-SRTP,
+    /// RFC 5763: `a=fingerprint`, `a=setup`, `a=tls-id`). Answers take whichever keying an offer uses.
+    public var srtpKeying: SRTPKeying
+    /// Whether offers use the WebRTC profile (RFC 8829 §5.2.1): `UDP/TLS/RTP/SAVPF` keyed by DTLS, with
+    /// rtcp-mux, rtcp-rsize, `a=mid` in a BUNDLE group and the MID header extension; false by default. It
+    /// implies SRTP (`srtp` `.off` counts as `.optional`, so plain offers are still answered).
+    public var usesWebRTCProfile: Bool
+    /// The certificate (PEM) this provider presents in DTLS-SRTP handshakes, with `dtlsPrivateKeyFile`;
+    /// `nil` (the default) generates an ECDSA P-256 self-signed one when the provider starts (peers check it
+    /// against our `a=fingerprint`, not against a CA).
+    public var dtlsCertificateFile: String?
+    /// The private key (PEM) of `dtlsCertificateFile`.
+    public var dtlsPrivateKeyFile: String?
+    /// How long a call's DTLS-SRTP handshake may take, from the negotiation (or ICE's selected pair) until
+    /// the keys are checked, before the call ends (`CallEndedReason.mediaSecurityFailed`); 10 s by default.
+    public var dtlsHandshakeTimeout: Duration
+    /// Whether our SDP names a certificate other than the one we present (each fingerprint byte inverted);
+    /// tests set it to play a peer whose SDP was changed on its way (RFC 5763 §5's attack).
+    var advertisesForeignDTLSFingerprint = false
     /// Whether offers carry `a=rtcp-mux` and answers accept it (RFC 5761); tests turn it off to play a peer
     /// that declines it.
     var offersRTCPMux = true
@@ -181,6 +200,11 @@ public struct CallProviderConfiguration: Sendable {
         self.iceConnectivityTimeout = .seconds(10)
         self.pushInviteTimeout = .seconds(20)
         self.maximumPendingPushedCalls = 16
+        self.srtpKeying = .sdes
+        self.usesWebRTCProfile = false
+        self.dtlsCertificateFile = nil
+        self.dtlsPrivateKeyFile = nil
+        self.dtlsHandshakeTimeout = .seconds(10)
     }
 }
 

@@ -48,7 +48,7 @@ package final class MediaEngine: @unchecked Sendable {
     /// - Throws: `TransportError` when no pair is free.
     func open(
         host: String, ports: ClosedRange<UInt16>, audio: CallAudio, mediaTimeout: Duration?,
-        events: MediaStreamEvents
+        events: MediaStreamEvents, dtls: DTLSCallSettings? = nil
     ) throws(TransportError) -> MediaStream {
         let sockets: (rtp: DatagramSocket, rtcp: DatagramSocket)
         if let pooled = pairsLock.withLock({ pairs.take(host: host, ports: ports, now: signalling.now) }) {
@@ -59,7 +59,7 @@ package final class MediaEngine: @unchecked Sendable {
         }
         let stream = MediaStream(
             loop: loop, clock: environment.mediaClock, random: environment.random, sockets: sockets, audio: audio,
-            mediaTimeout: mediaTimeout, events: events,
+            mediaTimeout: mediaTimeout, events: events, dtls: dtls,
             release: { [weak self] rtp, rtcp in
                 guard let self else {
                     rtp.close()

@@ -44,6 +44,7 @@ extension MediaStream {
                 let datagram = Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 session.receive(datagram, from: from, on: port, at: clock.now())
                 if ice != nil { drainICE() }
+                if !pendingDTLS.isEmpty { drainDTLS() }
             }
         }
         flush()

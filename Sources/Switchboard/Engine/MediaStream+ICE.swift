@@ -24,6 +24,8 @@ extension MediaStream {
             self.flush()
             self.arm()
         }
+        // Later on the loop: a selection can come while the session hands the driver a check it received.
+        driver.onSelected = { [weak self, loop] in loop.execute { [weak self] in self?.startDTLSIfReady() } }
         ice = driver
         session.isLatching = false
         let handler: MediaDatagramSeams<SocketAddress>.Handler = { [weak driver] bytes, source, port, _ in
@@ -58,6 +60,7 @@ extension MediaStream {
         while let item = ice?.takeInbound() {
             session.receive(item.bytes, from: item.source, on: item.port, at: clock.now())
         }
+        if !pendingDTLS.isEmpty { drainDTLS() }
     }
 }
 

@@ -9,6 +9,10 @@ struct MediaStreamEvents: Sendable {
     var dtmf: @Sendable (Character) -> Void = { _ in }
     /// No packet arrived for the configured media timeout.
     var timedOut: @Sendable () -> Void = {}
+    /// The DTLS-SRTP keys are in force, for this suite (RFC 5764 §4.2).
+    var secured: @Sendable (CryptoSuite) -> Void = { _ in }
+    /// The DTLS-SRTP handshake failed: no keys, no media.
+    var securityFailed: @Sendable (MediaSecurityFailure) -> Void = { _ in }
 }
 
 /// One call's media on its sockets: a thin driver of an I/O-free `MediaSession`, which holds the codec,
@@ -39,6 +43,12 @@ final class MediaStream: @unchecked Sendable {
     let published = Mutex(MediaSessionStatistics())
     /// ICE, when the call uses it (`MediaStream+ICE.swift`): the selected pair carries the media.
     var ice: ICEDriver?
+    /// The provider's DTLS-SRTP identity and timers, when calls may use DTLS (`MediaStream+DTLS.swift`).
+    let dtlsSettings: DTLSCallSettings?
+    /// The DTLS-SRTP association in force, if any.
+    var dtls: DTLSAssociation?
+    /// DTLS datagrams the demultiplexer handed over during `session.receive`, for `drainDTLS`.
+    var pendingDTLS: [(bytes: [UInt8], source: SocketAddress)] = []
 
     /// The local RTP port.
     var port: UInt16 { rtp.localAddress.port }
@@ -46,12 +56,13 @@ final class MediaStream: @unchecked Sendable {
     init(
         loop: any EventLoopProtocol, clock: any MediaClock, random: EngineRandom,
         sockets: (rtp: DatagramSocket, rtcp: DatagramSocket), audio: CallAudio,
-        mediaTimeout: Duration?, events: MediaStreamEvents,
+        mediaTimeout: Duration?, events: MediaStreamEvents, dtls: DTLSCallSettings? = nil,
         release: @escaping (DatagramSocket, DatagramSocket) -> Void = {
             $0.close(); $1.close()
         }
     ) {
         self.release = release
+        dtlsSettings = dtls
         self.loop = loop
         self.clock = clock
         rtp = sockets.rtp
@@ -92,11 +103,13 @@ final class MediaStream: @unchecked Sendable {
         // RFC 5245 agent's update after ICE) must not rebuild the stream; no address (hold) still stops it.
         if ice != nil, rtpAddress != nil, let current = session.rtpDestination { rtpAddress = current }
         let rtcpAddress = negotiated.remoteRTCPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        negotiateDTLS(negotiated.dtls)
         do throws(MediaSessionError) {
             try session.configure(negotiated, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress, at: clock.now())
         } catch {
             return
         }
+        startDTLSIfReady()
         if let send = session.sendFormat, let receive = session.receiveFormat {
             audio.adapt(send: send, receive: receive)
         }
@@ -134,6 +147,7 @@ final class MediaStream: @unchecked Sendable {
         guard !session.isClosed else { return }
         if let timer { loop.cancelTimer(timer.handle) }
         timer = nil
+        endDTLS()
         session.close(at: clock.now())
         flush()
         ice?.close()

@@ -20,8 +20,20 @@ struct SessionSetup {
         var codecs: [Codec]
         var srtp: SRTPPolicy
         var offersRTCPMux: Bool
+        var srtpKeying: SRTPKeying
+        var usesWebRTCProfile: Bool
+        /// Our certificate's fingerprints for DTLS-SRTP offers and answers; empty without a certificate.
+        var dtlsFingerprints: [Fingerprint]
 
-        init(_ configuration: CallProviderConfiguration) {
+        init(_ configuration: CallProviderConfiguration, dtls: DTLSCallSettings? = nil) {
+            srtpKeying = configuration.srtpKeying
+            usesWebRTCProfile = configuration.usesWebRTCProfile
+            dtlsFingerprints = dtls?.fingerprints ?? []
+            if configuration.advertisesForeignDTLSFingerprint {
+                dtlsFingerprints = dtlsFingerprints.map {
+                    Fingerprint(hashFunction: $0.hashFunction, bytes: $0.bytes.map { ~$0 })
+                }
+            }
             offersRTCPMux = configuration.offersRTCPMux
             userAgent = configuration.localizedName
             t1 = configuration.t1
@@ -70,10 +82,18 @@ struct SessionSetup {
     /// The offer/answer engine of a session that announces `media`, with `codecs` (and telephone-event) under
     /// `srtp` (the provider's when nil: an incoming call's).
     mutating func offerAnswer(_ media: LocalMedia, codecs: [Codec]? = nil, srtp: SRTPPolicy? = nil) -> OfferAnswer {
+        var policy = srtp ?? settings.srtp
+        // The WebRTC profile is SRTP: answers then take SRTP when offered, and plain RTP otherwise.
+        if settings.usesWebRTCProfile, policy == .off { policy = .optional }
         var configuration = OfferAnswerConfiguration(
             address: media.host, rtpPort: media.port, codecs: codecList(codecs ?? settings.codecs),
-            srtpPolicy: Self.policy(srtp ?? settings.srtp), isRTCPMuxEnabled: settings.offersRTCPMux)
+            srtpPolicy: Self.policy(policy), isRTCPMuxEnabled: settings.offersRTCPMux)
         configuration.mediaAttributes = media.attributes
+        if !settings.dtlsFingerprints.isEmpty {
+            configuration.dtlsFingerprints = settings.dtlsFingerprints
+            configuration.keying = settings.srtpKeying == .dtls ? .dtls : .sdes
+            configuration.offersWebRTCProfile = settings.usesWebRTCProfile
+        }
         return OfferAnswer(
             configuration: configuration, random: random.generator,
             keySource: CryptographicKeySource(random: random))

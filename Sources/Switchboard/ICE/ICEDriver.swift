@@ -56,6 +56,8 @@ final class ICEDriver {
     var isClosed = false
     /// Relayed media the driver unwrapped outside a socket read (TURN over TCP or TLS): the stream drains it.
     var onInbound: () -> Void = {}
+    /// A pair was selected (on the media loop): what waits for a path (DTLS) may start.
+    var onSelected: () -> Void = {}
     /// Media datagrams sent through a relay, and sent directly; datagrams dropped for want of a route.
     private(set) var relayedPackets = 0
     private(set) var directPackets = 0
@@ -223,6 +225,7 @@ final class ICEDriver {
             routes[pair.component] = route(for: pair)
             if case .relay(let relay, let peer) = routes[pair.component] { relay.bindChannel(to: peer) }
             events.selected(pair)
+            onSelected()
         case .consentLost(let pair):
             routes[pair.component] = nil
             events.consentLost(pair)

@@ -192,7 +192,7 @@ extension CallCoordinator {
             record.call.mediaPath = changed
         }
         if held {
-            finishConnecting(record)
+            if !holdsConnectForDTLS(record) { finishConnecting(record) }
         } else if let changed, record.call.connectedAt != nil {
             var update = CallUpdate()
             update.mediaPath = changed

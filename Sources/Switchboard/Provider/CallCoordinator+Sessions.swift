@@ -98,6 +98,7 @@ extension CallCoordinator: SessionDriverDelegate {
             var details = CallEndDetails(
                 reason, direction: record.call.direction, wasConnected: record.call.connectedAt != nil,
                 localEndReason: record.localEndReason)
+            details.mediaSecurityFailure = record.mediaSecurityFailure
             if reason.kind == .unreachable, let error = sessions.transportError(key) {
                 details.transportFailure = TransportFailure(error)
                 details.reasonPhrase = details.transportFailure?.reasonPhrase ?? details.reasonPhrase
@@ -138,7 +139,7 @@ extension CallCoordinator: SessionDriverDelegate {
     private func connected(_ record: CallRecord, _ session: NegotiatedSession?) {
         if let session { apply(session, to: record) }
         // With ICE the app hears `connected` with the media path, once a pair is selected.
-        if holdsConnectForICE(record) { return }
+        if holdsConnectForICE(record) || holdsConnectForDTLS(record) { return }
         finishConnecting(record)
     }
 

@@ -31,15 +31,19 @@ final class CallCoordinator: @unchecked Sendable {
     /// bring its flow up and register again.
     var onPushWake: (String?) -> Void = { _ in }
 
-    init(engine: Engine, configuration: CallProviderConfiguration, accounts: AccountBook, logger: Logger) {
+    init(
+        engine: Engine, configuration: CallProviderConfiguration, accounts: AccountBook, dtls: DTLSCallSettings?,
+        logger: Logger
+    ) {
         self.engine = engine
         self.configuration = configuration
         self.logger = logger
         self.accounts = accounts
         admission = CallAdmission(maximumCalls: configuration.maximumCalls)
         pushed = PushedCalls(limit: configuration.maximumPendingPushedCalls)
-        sessions = SessionDriver(engine: engine, settings: SessionSetup.Settings(configuration))
-        media = CallMedia(engine: engine.media, settings: CallMedia.Settings(configuration), logger: logger)
+        sessions = SessionDriver(engine: engine, settings: SessionSetup.Settings(configuration, dtls: dtls))
+        media = CallMedia(
+            engine: engine.media, settings: CallMedia.Settings(configuration, dtls: dtls), logger: logger)
     }
 
     /// Takes the session driver's reports and opens a stream for each session's SDP.
@@ -264,6 +268,7 @@ final class CallCoordinator: @unchecked Sendable {
         events.timedOut = { [weak self, engine] in
             engine.execute { [weak self] in self?.mediaTimedOut(key) }
         }
+        dtlsEvents(key, into: &events)
         guard let opened = media.open(key, host: host, events: events) else { return .unavailable }
         let plain = LocalMedia(host: opened.host, port: opened.port)
         guard media.hasStream(key) else { return .ready(plain) }

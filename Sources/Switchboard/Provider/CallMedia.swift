@@ -19,8 +19,11 @@ struct CallMedia {
         var usesManualActivation: Bool
         /// `MediaMode.signallingOnly`: no stream opens; SDP announces the discard port.
         var opensStreams: Bool
+        /// The DTLS-SRTP identity and timers, when calls may use SRTP.
+        var dtls: DTLSCallSettings?
 
-        init(_ configuration: CallProviderConfiguration) {
+        init(_ configuration: CallProviderConfiguration, dtls: DTLSCallSettings? = nil) {
+            self.dtls = dtls
             opensStreams = configuration.mediaMode != .signallingOnly
             address = configuration.mediaAddress
             ports = configuration.mediaPorts
@@ -61,7 +64,7 @@ struct CallMedia {
         do throws(TransportError) {
             let stream = try engine.open(
                 host: address, ports: settings.ports, audio: settings.audio, mediaTimeout: settings.timeout,
-                events: events)
+                events: events, dtls: settings.dtls)
             streams[key] = stream
             return (address, stream.port)
         } catch {

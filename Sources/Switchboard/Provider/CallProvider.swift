@@ -54,6 +54,7 @@ public final class CallProvider: Sendable {
             parserLimits: limits, maximumConnections: configuration.maximumConnections, tls: tls)
         let timers = TransactionTimers(t1: configuration.t1, t2: configuration.t2, t4: configuration.t4)
         let accounts = try AccountBook(configuration.accounts)
+        let dtls = try DTLSCallSettings.load(configuration)
         do {
             engine = try Engine(
                 transport: transport,
@@ -65,7 +66,8 @@ public final class CallProvider: Sendable {
             throw .configuration("cannot start the signalling loop: \(error)")
         }
         outlet = EventOutlet(loop: environment.deliversOnLoop ? engine.loop : nil)
-        core = ProviderCore(engine: engine, configuration: configuration, accounts: accounts, logger: logger)
+        core = ProviderCore(
+            engine: engine, configuration: configuration, accounts: accounts, dtls: dtls, logger: logger)
         core.provider = WeakProvider()
         let outcome = engine.loop.run { [core] () -> CallError? in core.start() }
         if let outcome {

@@ -20,6 +20,10 @@ final class CallRecord {
     var isReconnecting = false
     /// Why this side ended the call, when it did (the session itself reports only "local").
     var localEndReason: CallEndedReason?
+    /// How DTLS-SRTP failed, when that ended the call.
+    var mediaSecurityFailure: MediaSecurityFailure?
+    /// The `connected` event waits for DTLS-SRTP keys.
+    var waitsForDTLS = false
     /// A timer that rejects the invite when nobody answers it.
     var unansweredTimer: TimerHandleBox?
     /// Run once the call has ended and its session finished.
@@ -40,7 +44,19 @@ final class CallRecord {
     func apply(_ session: NegotiatedSession) {
         media.sendsTelephoneEvents = session.telephoneEvent != nil
         call.codec = session.codec.encodingName
-        call.isSecure = session.srtp != nil
+        call.isSecure = session.isSecure
+        switch session.keying {
+        case .some(.sdes):
+            call.srtpKeying = .sdes
+            call.srtpSuite = session.srtp.flatMap { SRTPSuite($0.suite) }
+        case .some(.dtls):
+            // A new association's suite is known once its keys come (`CallCoordinator+DTLS.swift`).
+            if call.srtpKeying != .dtls { call.srtpSuite = nil }
+            call.srtpKeying = .dtls
+        default:
+            call.srtpKeying = nil
+            call.srtpSuite = nil
+        }
         call.isRemoteHeld = session.isRemoteHold
     }
 

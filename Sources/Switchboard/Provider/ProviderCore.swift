@@ -26,14 +26,18 @@ final class ProviderCore: @unchecked Sendable {
     /// The accounts whose registration `suspend` put to sleep, for `resume`.
     private var suspendedAccounts: [String] = []
 
-    init(engine: Engine, configuration: CallProviderConfiguration, accounts: AccountBook, logger: Logger) {
+    init(
+        engine: Engine, configuration: CallProviderConfiguration, accounts: AccountBook, dtls: DTLSCallSettings?,
+        logger: Logger
+    ) {
         self.engine = engine
         listenerSetup = ListenerSetup(transport: engine.transport, configuration: configuration)
         self.accounts = accounts
         let userAgent = configuration.localizedName
         registrations = Registrations(engine: engine, userAgent: userAgent, accounts: accounts.ids)
         subscriptions = SubscriptionDriver(engine: engine, logger: logger, t1: configuration.t1, userAgent: userAgent)
-        calls = CallCoordinator(engine: engine, configuration: configuration, accounts: accounts, logger: logger)
+        calls = CallCoordinator(
+            engine: engine, configuration: configuration, accounts: accounts, dtls: dtls, logger: logger)
         actions = ActionPipeline(engine: engine, calls: calls, configuration: configuration)
         messages = OutOfDialogSender(engine: engine, userAgent: userAgent)
     }
