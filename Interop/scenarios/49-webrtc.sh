@@ -103,7 +103,9 @@ wr_sb_gcm_flags() {
   fi
 }
 
-wr_sb_dtls_out() { wr_ns wr_sb_dtls_case out any --srtp mandatory --srtp-keying dtls; }
+# Switchboard calling: baresip answers active (the DTLS client), so switchboard, the server, picks the profile from
+# its own preference, AEAD_AES_128_GCM first; baresip calling: baresip is the server and picks AES_CM_128_HMAC_SHA1_80.
+wr_sb_dtls_out() { wr_ns wr_sb_dtls_case out aes-gcm-128 --srtp mandatory --srtp-keying dtls; }
 wr_sb_dtls_in() { wr_ns wr_sb_dtls_case in any --srtp mandatory --srtp-keying dtls; }
 wr_sb_dtls_gcm_out() { wr_ns wr_sb_dtls_case out aes-gcm-128 --srtp mandatory --srtp-keying dtls $(wr_sb_gcm_flags); }
 wr_sb_dtls_gcm_in() { wr_ns wr_sb_dtls_case in aes-gcm-128 --srtp mandatory --srtp-keying dtls $(wr_sb_gcm_flags); }

@@ -325,6 +325,7 @@ wr_sb_gateway_out_case() {
   local bp=$!
   wait_for bob.ctl ready || { echo "baresip-ctl did not connect to bob"; stop_pid $bp; wr_baresip_down bob; return 1; }
   timeout 60 "$WEBRTC_SB" call sip:bob@127.0.0.1 --user alice@127.0.0.1 --password alicepw --register \
+    --registrar sip:127.0.0.1 \
     --ws-url wss://127.0.0.1:5443/ --tls-ca "$CERTDIR/ca.crt" --webrtc --codecs pcmu --rtp-ports 17000-17099 \
     --duration 5 --play tone:440 --record sb.wav --trace > events.out 2> trace.out < /dev/null
   local rc=$?
@@ -381,7 +382,7 @@ wr_sb_gateway_checks() {
   e_b=$(awk -F'|' '$1 == 5060 && $2 == 5290 { split($3, m, " "); print m[2]; exit }' sdp.txt)
   echo "switchboard's RTP port $sb_port (rtpengine's $e_sb on that leg); bob's $b_port (rtpengine's $e_b); suite $suite"
   [ -n "$sb_port" ] && [ -n "$e_sb" ] && [ -n "$b_port" ] && [ -n "$e_b" ] || { echo "ports missing"; return 1; }
-  grep -F "|$e_b RTP/AVP " sdp.txt > /dev/null || grep -E "^5060\|5290\|$e_b RTP/AVP" sdp.txt > /dev/null \
+  grep -Eq "^5060\|5290\|audio $e_b RTP/AVP " sdp.txt && ! grep -E '^5060\|5290\|' sdp.txt | grep -q 'fingerprint\|ice-ufrag\|crypto' \
     || { echo "bob was not offered/answered plain RTP/AVP by rtpengine"; fail=1; }
   wr_expect_dtls_srtp "$CASE_DIR/capture.pcap" $sb_port $e_sb 150 "switchboard's leg (WebRTC)" > leg.txt || fail=1
   cat leg.txt
