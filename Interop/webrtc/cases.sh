@@ -555,14 +555,15 @@ wr_aiortc_mismatch_case() {
 }
 
 # wr_sb_sdp_peer ROLE TONE DURATION: sb-endpoint's SDP-only mode (`sb-endpoint sdp`, --webrtc: ICE, DTLS-SRTP,
-# UDP/TLS/RTP/SAVPF) in the background (PID in WR_PID), files sb.out/sb.err/sb.wav; its own --timeout 20 s, and
-# timeout(1) at 40 s.
+# UDP/TLS/RTP/SAVPF) on port 17150 (a fixed port: tshark's heuristics left one random port undecoded) in the
+# background (PID in WR_PID), files sb.out/sb.err/sb.wav; its own --timeout 20 s, and timeout(1) at 40 s.
 wr_sb_sdp_peer() {
   local role=$1 tone=$2 duration=$3 local_file remote_file
   if [ "$role" = offer ]; then local_file=offer.sdp; remote_file=${WR_ANSWER_IN:-answer.sdp}
   else local_file=answer.sdp; remote_file=${WR_OFFER_IN:-offer.sdp}; fi
   timeout 40 "$ENDPOINT" sdp --role "$role" --local-sdp "$local_file" --remote-sdp "$remote_file" --webrtc \
-    --codecs pcmu --play "tone:$tone" --record sb.wav --duration "$duration" --timeout 20 > sb.out 2> sb.err &
+    --port 17150 --codecs pcmu --play "tone:$tone" --record sb.wav --duration "$duration" --timeout 20 \
+    > sb.out 2> sb.err &
   WR_PID=$!
 }
 

@@ -80,13 +80,12 @@ extension SDPEndpoint {
             case .send(let bytes):
                 if let peer = remote ?? dtlsPeer { socket.send(bytes, to: peer) }
             case .connected(let keys):
-                do throws(SRTPError) {
-                    srtp = (
-                        try SRTPContext(
-                            suite: keys.cryptoSuite, masterKeySalt: keys.localMasterKeySalt, direction: .outbound),
-                        try SRTPContext(
-                            suite: keys.cryptoSuite, masterKeySalt: keys.remoteMasterKeySalt, direction: .inbound)
-                    )
+                let now = Self.now()
+                do throws(MediaSessionError) {
+                    try session.setPathKeys(
+                        MediaPathKeys(
+                            suite: keys.cryptoSuite, localMasterKeySalt: keys.localMasterKeySalt,
+                            remoteMasterKeySalt: keys.remoteMasterKeySalt), at: now)
                 } catch {
                     throw SDPEndpointFailure(reason: "SRTP: \(error)")
                 }
@@ -144,41 +143,11 @@ extension SDPEndpoint {
         session.setActivity(.active)
         mediaEnd = now.nanoseconds + Int64(options.duration * 1e9)
         emit(
-            "connected srtp=\(srtp == nil ? "no" : "yes") keying=\(srtp == nil ? "none" : "dtls") suite=\(suiteName)"
+            "connected srtp=\(negotiated.isSecure ? "yes" : "no") keying=\(negotiated.keying?.rawValue ?? "none")"
+                + " suite=\(suiteName)"
                 + " codec=\(negotiated.codec.encodingName) remote=\(destination)")
         session.advance(to: now, audio: &audio)
         flush()
-    }
-
-    /// RTP or RTCP (RFC 5761 §4: payload types 64-95 with the marker bit are RTCP) protected for sending;
-    /// the packet itself without keys, `nil` when protection fails.
-    func protect(_ packet: [UInt8]) -> [UInt8]? {
-        guard let context = srtp?.outbound else { return packet }
-        return transform(packet, with: context, isProtect: true)
-    }
-
-    /// A received packet unprotected; `nil` (counted) when authentication or replay checks fail.
-    func unprotect(_ packet: [UInt8]) -> [UInt8]? {
-        guard options.isWebRTC else { return packet }
-        guard let context = srtp?.inbound else { return nil }
-        let clear = transform(packet, with: context, isProtect: false)
-        if clear == nil { srtpFailures += 1 }
-        return clear
-    }
-
-    private func transform(_ packet: [UInt8], with context: SRTPContext, isProtect: Bool) -> [UInt8]? {
-        guard packet.count >= 8 else { return nil }
-        let isRTCP = (64...95).contains(packet[1] & 0x7F)
-        var buffer = packet + [UInt8](repeating: 0, count: SRTPContext.maximumTrailerLength)
-        let length = buffer.withUnsafeMutableBytes { raw -> Int in
-            do throws(SRTPError) {
-                return try context.process(raw, length: packet.count, isRTCP: isRTCP, isProtect: isProtect)
-            } catch {
-                return 0
-            }
-        }
-        guard length > 0, length <= buffer.count else { return nil }
-        return Array(buffer[0..<length])
     }
 }
 

@@ -16,8 +16,7 @@ import STUN
 /// A single-threaded driver of the sans-I/O parts: `OfferAnswer` for the SDP, `ICEAgent` for connectivity,
 /// `DTLSEngine` for the keys, `SRTPContext` for protection and `MediaSession` for RTP, RTCP, the codec and
 /// the jitter buffer, all over one UDP socket read with `poll` (RFC 7983 demultiplexing by first byte). The
-/// DTLS keys protect in this driver rather than in the media session: the session's SRTP takes SDES
-/// parameters only (`NegotiatedSession.srtp`).
+/// DTLS keys go to the media session (`setPathKeys`), which protects and unprotects.
 final class SDPEndpoint {
     let options: SDPOptions
     let socket: UDPPort
@@ -25,14 +24,13 @@ final class SDPEndpoint {
     var session: MediaSession<STUNTransportAddress>
     var audio = AudioDevicePort(source: nil, sink: nil)
     var recorder: WAVFileWriter?
-    /// The WebRTC side (`--webrtc`): ICE, DTLS and the SRTP contexts its keys make.
+    /// The WebRTC side (`--webrtc`): ICE and DTLS.
     var credentials: ICECredentials?
     var remoteICE: RemoteICE?
     var identity: DTLSIdentity?
     var ice: ICEAgent<MediaRandomNumberGenerator>?
     var iceDeadline: STUNInstant?
     var dtls: DTLSEngine?
-    var srtp: (outbound: SRTPContext, inbound: SRTPContext)?
     var suiteName = "none"
     /// Where media goes: ICE's selected remote, or the SDP's address without ICE.
     var remote: STUNTransportAddress?
@@ -43,7 +41,6 @@ final class SDPEndpoint {
     var setupDeadline: Int64 = 0
     var mediaEnd: Int64?
     var failure: String?
-    var srtpFailures = 0
 
     init(options: SDPOptions) throws(UDPPort.Failure) {
         self.options = options
@@ -120,10 +117,8 @@ final class SDPEndpoint {
             }
             try perform(actions)
         case 128...191:
-            if let packet = unprotect(bytes) {
-                session.receive(packet, from: source, on: .rtp, at: now)
-                flush()
-            }
+            session.receive(bytes, from: source, on: .rtp, at: now)
+            flush()
         default: return
         }
     }
@@ -149,8 +144,7 @@ final class SDPEndpoint {
     /// Sends what the media session queued (protected with the DTLS keys when there are some).
     func flush() {
         while let transmission = session.nextTransmission() {
-            guard let packet = protect(transmission.bytes) else { continue }
-            socket.send(packet, to: transmission.destination)
+            socket.send(transmission.bytes, to: transmission.destination)
         }
         while session.nextEvent() != nil {}
     }
@@ -168,7 +162,7 @@ final class SDPEndpoint {
         try? recorder?.close()
         let figures = session.statistics
         let counts =
-            "tx-packets=\(figures.packetsSent) rx-packets=\(figures.packetsReceived) srtp-failures=\(srtpFailures)"
+            "tx-packets=\(figures.packetsSent) rx-packets=\(figures.packetsReceived) srtp-failures=\(figures.srtpFailures)"
         if failure == nil, figures.packetsReceived == 0 { failure = "no media received" }
         if let failure {
             emit("failed reason=\"\(failure)\" \(counts)")
