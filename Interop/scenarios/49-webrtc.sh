@@ -129,6 +129,7 @@ wr_sb_aiortc_sb_offers() { wr_ns wr_sb_aiortc_case offer any; }
 wr_sb_aiortc_sb_answers() { wr_ns wr_sb_aiortc_case answer any; }
 wr_sb_aiortc_cm80_sb_offers() { wr_ns wr_sb_aiortc_case offer aes-cm-80 --srtp-profile SRTP_AES128_CM_SHA1_80; }
 wr_sb_aiortc_cm80_sb_answers() { wr_ns wr_sb_aiortc_case answer aes-cm-80 --srtp-profile SRTP_AES128_CM_SHA1_80; }
+wr_sb_aiortc_opus_sb_answers() { wr_ns WR_CODEC=opus wr_sb_aiortc_case answer any; }
 wr_sb_aiortc_mismatch_sb_offers() { wr_ns wr_sb_aiortc_mismatch_case offer; }
 wr_sb_aiortc_mismatch_sb_answers() { wr_ns wr_sb_aiortc_mismatch_case answer; }
 wr_gateway_sb_plain_aiortc() { wr_ns wr_gateway_sb_plain_aiortc_case; }
@@ -175,6 +176,7 @@ else
     case_add webrtc webrtc-aiortc-sb-answers switchboard udp wr_sb_aiortc_sb_answers
     case_add webrtc webrtc-aiortc-cm80-sb-offers switchboard udp wr_sb_aiortc_cm80_sb_offers
     case_add webrtc webrtc-aiortc-cm80-sb-answers switchboard udp wr_sb_aiortc_cm80_sb_answers
+    case_add webrtc webrtc-aiortc-opus-sb-answers switchboard udp wr_sb_aiortc_opus_sb_answers
     case_add webrtc webrtc-aiortc-sb-offers-fingerprint-mismatch switchboard udp wr_sb_aiortc_mismatch_sb_offers
     case_add webrtc webrtc-aiortc-sb-answers-fingerprint-mismatch switchboard udp wr_sb_aiortc_mismatch_sb_answers
     case_add webrtc webrtc-gateway-aiortc-to-sb-plain switchboard udp wr_gateway_sb_plain_aiortc

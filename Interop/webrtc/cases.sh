@@ -555,14 +555,15 @@ wr_aiortc_mismatch_case() {
 }
 
 # wr_sb_sdp_peer ROLE TONE DURATION: sb-endpoint's SDP-only mode (`sb-endpoint sdp`, --webrtc: ICE, DTLS-SRTP,
-# UDP/TLS/RTP/SAVPF) on port 17150 (a fixed port: tshark's heuristics left one random port undecoded) in the
-# background (PID in WR_PID), files sb.out/sb.err/sb.wav; its own --timeout 20 s, and timeout(1) at 40 s.
+# UDP/TLS/RTP/SAVPF) on port 17150 (a fixed port: tshark's heuristics left one random port undecoded), codec
+# $WR_CODEC (pcmu by default), in the background (PID in WR_PID), files sb.out/sb.err/sb.wav; its own --timeout
+# 20 s, and timeout(1) at 40 s.
 wr_sb_sdp_peer() {
   local role=$1 tone=$2 duration=$3 local_file remote_file
   if [ "$role" = offer ]; then local_file=offer.sdp; remote_file=${WR_ANSWER_IN:-answer.sdp}
   else local_file=answer.sdp; remote_file=${WR_OFFER_IN:-offer.sdp}; fi
   timeout 40 "$ENDPOINT" sdp --role "$role" --local-sdp "$local_file" --remote-sdp "$remote_file" --webrtc \
-    --port 17150 --codecs pcmu --play "tone:$tone" --record sb.wav --duration "$duration" --timeout 20 \
+    --port 17150 --codecs "${WR_CODEC:-pcmu}" --play "tone:$tone" --record sb.wav --duration "$duration" --timeout 20 \
     > sb.out 2> sb.err &
   WR_PID=$!
 }
@@ -575,20 +576,21 @@ wr_sb_aiortc_ports() {
 }
 
 # wr_sb_aiortc_case SB_ROLE SUITE [aiortc flags...]: SB_ROLE offer: sb-endpoint offers, aiortc answers; answer: the
-# reverse. ICE on 127.0.0.1, DTLS-SRTP, PCMU. sb-endpoint's connected line names keying=dtls and SUITE (any: one
-# of the three), the capture shows the handshake and SRTP both ways on the two ports (the profile SUITE's), and
-# each recording holds the other's tone.
+# reverse. ICE on 127.0.0.1, DTLS-SRTP, $WR_CODEC (pcmu by default, or opus). sb-endpoint's connected line names
+# keying=dtls, SUITE (any: one of the three) and the codec, the capture shows the handshake and SRTP both ways on
+# the two ports (the profile SUITE's; with PCMU each packet longer than 172 bytes by its tag), and each recording
+# holds the other's tone.
 wr_sb_aiortc_case() {
-  local sb_role=$1 suite=$2 sp ap src arc
+  local sb_role=$1 suite=$2 sp ap src arc codec=${WR_CODEC:-pcmu}
   shift 2
   wr_need_aiortc || return 1
   capture_start "$CASE_DIR/capture.pcap" "$WEBRTC_DIRECT_BPF" || return 1
   if [ "$sb_role" = offer ]; then
     wr_sb_sdp_peer offer 440 5; sp=$WR_PID
     wr_wait_file offer.sdp || { stop_pid "$sp"; capture_stop "$CASE_DIR/capture.pcap"; cat sb.out sb.err; return 1; }
-    wr_aiortc_peer answer aiortc 1000 6 --codec pcmu "$@"; ap=$WR_PID
+    wr_aiortc_peer answer aiortc 1000 6 --codec "$codec" "$@"; ap=$WR_PID
   else
-    wr_aiortc_peer offer aiortc 1000 5 --codec pcmu "$@"; ap=$WR_PID
+    wr_aiortc_peer offer aiortc 1000 5 --codec "$codec" "$@"; ap=$WR_PID
     wr_wait_file offer.sdp || { stop_pid "$ap"; capture_stop "$CASE_DIR/capture.pcap"; cat aiortc.out aiortc.err; return 1; }
     wr_sb_sdp_peer answer 440 6; sp=$WR_PID
   fi
@@ -602,10 +604,21 @@ wr_sb_aiortc_case() {
     || { echo "sb-endpoint names no DTLS keying and suite"; return 1; }
   got=$(sed -nE 's/^connected .*suite=([a-z0-9-]+).*/\1/p' sb.out)
   [ "$suite" = any ] || [ "$got" = "$suite" ] || { echo "suite $got, expected $suite"; fail=1; }
-  grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF 0' offer.sdp && grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF 0' answer.sdp \
+  grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF ' offer.sdp && grep -Eq '^m=audio [0-9]+ UDP/TLS/RTP/SAVPF ' answer.sdp \
     || { echo "not UDP/TLS/RTP/SAVPF both ways"; fail=1; }
+  grep -qi "^connected .* codec=$codec " sb.out || { echo "sb-endpoint's codec is not $codec"; fail=1; }
   ports=($(wr_sb_aiortc_ports "$sb_role"))
-  wr_expect_dtls_srtp "$CASE_DIR/capture.pcap" "${ports[0]}" "${ports[1]}" 150 "sb-endpoint <-> aiortc" > leg.txt || fail=1
+  if [ "$codec" = pcmu ]; then
+    wr_expect_dtls_srtp "$CASE_DIR/capture.pcap" "${ports[0]}" "${ports[1]}" 150 "sb-endpoint <-> aiortc" > leg.txt || fail=1
+  else
+    local dtls ab ba
+    dtls=($(wr_dtls_between "$CASE_DIR/capture.pcap" "${ports[0]}" "${ports[1]}"))
+    ab=($(wr_rtp_dir "$CASE_DIR/capture.pcap" "${ports[0]}" "${ports[1]}"))
+    ba=($(wr_rtp_dir "$CASE_DIR/capture.pcap" "${ports[1]}" "${ports[0]}"))
+    echo "sb-endpoint <-> aiortc: DTLS ClientHello ${dtls[0]}, ServerHello ${dtls[1]} (use_srtp profile ${dtls[2]}); RTP ${ab[0]} one way, ${ba[0]} the other" > leg.txt
+    [ "${dtls[0]}" -ge 1 ] && [ "${dtls[1]}" -ge 1 ] && [ "${ab[0]}" -ge 150 ] && [ "${ba[0]}" -ge 150 ] \
+      || { echo "no handshake, or fewer than 150 SRTP packets each way"; fail=1; }
+  fi
   cat leg.txt
   grep -q "use_srtp profile $(wr_profile_id "$got")" leg.txt || { echo "the wire's profile is not $got"; fail=1; }
   wr_tone sb.wav 1000 440 || fail=1
