@@ -82,9 +82,13 @@ let package = Package(
         // The transaction layer driven over the transport layer on an event loop, with validation.
         .target(name: "SIPCore", dependencies: ["SIPMessage", "SIPTransaction", "SIPTransport", "CSystem"]),
 
-        // A small SIP endpoint (UAS and UAC for OPTIONS, MESSAGE, INVITE) that the Interop suite drives.
+        // A small SIP endpoint (UAS and UAC for OPTIONS, MESSAGE, INVITE) that the Interop suite drives, and its
+        // SDP-only media mode (offer and answer through files; ICE, DTLS-SRTP) for WebRTC stacks.
         .executableTarget(
-            name: "InteropEndpoint", dependencies: ["SIPCore", "SIPMessage", "SIPTransport", "SIPTransaction"]),
+            name: "InteropEndpoint",
+            dependencies: [
+                "SIPCore", "SIPMessage", "SIPTransport", "SIPTransaction", "SDP", "Media", "ICE", "STUN", "DTLS",
+            ]),
 
         // The public API (CallProvider and friends) and the engine that runs the stack for it.
         .target(

@@ -27,6 +27,7 @@ struct Options {
                sb-endpoint uac --target SIPURI [--transport udp|tcp|tls] [--method OPTIONS|MESSAGE|INVITE|REGISTER]
                                [--count N] [--rate PER_SECOND] [--concurrency N] [--t1-ms MS] [--listen ...]
                                [--tls-ca FILE] [--server-name NAME] [--expect CODE,...] [--min-success PERCENT]
+               sb-endpoint sdp --help    (the SDP-only media mode: offer and answer through files)
         The interop suite's endpoint. The UAS answers OPTIONS, MESSAGE and BYE with 200 and INVITE with
         --invite-status; the UAC runs --count transactions and prints a summary line.
         """

@@ -25,6 +25,21 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+// The SDP-only media mode runs on this thread, without the SIP stack (SDPEndpoint).
+if CommandLine.arguments.dropFirst().first == "sdp" {
+    let sdpOptions: SDPOptions
+    do {
+        sdpOptions = try SDPOptions.parse(Array(CommandLine.arguments.dropFirst(2)))
+    } catch {
+        fail(error.message)
+    }
+    do throws(UDPPort.Failure) {
+        exit(try SDPEndpoint(options: sdpOptions).run())
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
