@@ -224,7 +224,7 @@ reuse_outbound_udp_stun() {
   answers=$(tshark -r "$CASE_DIR/capture.pcap" -Y "stun.type == 0x0101 && udp.srcport == 5060 && udp.dstport == $port" \
     -T fields -e frame.number 2>/dev/null | wc -l)
   mapped=$(tshark -r "$CASE_DIR/capture.pcap" -Y "stun.type == 0x0101 && udp.dstport == $port" \
-    -T fields -e stun.att.port-xord 2>/dev/null | sort -u | paste -sd,)
+    -T fields -e stun.att.port-xord 2>/dev/null | sort -u | while read -r x; do [ -n "$x" ] && echo $((0x$x ^ 0x2112)); done | paste -sd,)
   echo "STUN keep-alives from :$port to Kamailio's 5060: $requests requests, $answers success responses, mapped port(s) $mapped"
   [ "$requests" -ge 1 ] || { echo "no STUN keep-alive over the UDP flow"; return 1; }
   [ "$answers" -eq "$requests" ] || { echo "not every keep-alive was answered"; return 1; }

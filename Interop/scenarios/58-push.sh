@@ -139,8 +139,10 @@ push_invite_never_arrives() {
 # binding): the next REGISTER carries the new token and removes the old binding, so Kamailio's location
 # table holds exactly one binding for bob, with tok-2; a call then reaches the app.
 push_token_rotation() {
-  push_bind bob 5470 && PUSH_TOKENS=tok-1,tok-2 push_start_app bob on-push --registered yes --new-token tok-2 \
-    || return 1
+  # The app registers itself (--registered yes) and rotates its own binding: a binding from another process
+  # (push_bind's CLI) has another +sip.instance, so a registrar keeps it apart (RFC 5626 §6).
+  kamcmd -s "unix:$(push_run)/kamailio_ctl" ul.rm location bob >/dev/null 2>&1
+  PUSH_TOKENS=tok-1,tok-2 push_start_app bob on-push --registered yes --new-token tok-2 || return 1
   wait_for app.out "^token-rotated" || { cat app.out; return 1; }
   # The new REGISTER completes after the rotation call returns: wait (bounded) until the location
   # service shows one binding, the new token's.

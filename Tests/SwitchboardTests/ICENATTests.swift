@@ -1,5 +1,6 @@
 import Foundation
 import SIPTransport
+import STUN
 import SwitchboardTesting
 import Synchronization
 import Testing
@@ -186,6 +187,35 @@ struct ICENATTests {
         #expect(path.localAddress.hasPrefix(Self.turnHost + ":"))
         pair.world.advance(by: .seconds(2))
         #expect(pair.hearsBothWays)
+    }
+
+    /// Each component's first four Allocate requests are lost (two components: rtcp-mux is offered, not
+    /// required): at a 100 ms RTO the fifth goes at 1.5 s and the relay is in the offer, within the 3 s of
+    /// gathering (at RFC 8489's 500 ms, the fifth would go at 7.5 s).
+    @Test func anAllocateLostFourTimesStillMakesTheOffer() async throws {
+        let setup = try await Setup(
+            alice: nil, bob: nil,
+            alice: {
+                $0.icePolicy = .relayOnly
+                $0.turnServers = Self.turn("alice")
+            }, bob: { $0.icePolicy = .on })
+        let pair = setup.pair
+        defer { pair.close() }
+        let lost = Mutex(0)
+        pair.world.network.dropDatagrams { view in
+            guard let message = try? STUNReceivedMessage(decoding: view.bytes),
+                message.message.method == .allocate, message.message.messageClass == .request
+            else { return false }
+            return lost.withLock { count in
+                count += 1
+                return count <= 8
+            }
+        }
+        let (alice, _) = try await pair.connect()
+        #expect(lost.withLock { $0 } >= 9)
+        let offered = pair.attributeValues("candidate", from: Self.aliceHost)
+        #expect(!offered.isEmpty && offered.allSatisfy { $0.contains("typ relay") })
+        #expect(pair.connectedCall(pair.aliceDelegate, alice)?.mediaPath?.candidateType == .relayed)
     }
 
     @Test(arguments: [31, 32, 33] as [UInt64])

@@ -154,10 +154,11 @@ struct CandidateGatheringTests {
         var gathering = CandidateGathering(
             hosts: [(1, ICESDPTests.host)], stunServers: [Self.server], relays: 1, isRelayOnly: false,
             deadline: .milliseconds(2000), generator: &random)
-        let first = gathering.start(at: .zero)
-        let second = gathering.timerFired(at: .milliseconds(500))
-        let third = gathering.timerFired(at: .milliseconds(1500))
-        #expect([first.count, second.count, third.count] == [1, 1, 1])
+        // The Binding request goes at 0, 0.1, 0.3, 0.7 and 1.5 s (a 100 ms RTO, doubling).
+        var sent = [gathering.start(at: .zero).count]
+        for at: Int64 in [99, 100, 300, 700, 1500] { sent.append(gathering.timerFired(at: .milliseconds(at)).count) }
+        #expect(sent == [1, 0, 1, 1, 1, 1])
+        #expect(gathering.nextDeadline == .milliseconds(2000))
         #expect(!gathering.isComplete(at: .milliseconds(1999)))
         #expect(gathering.isComplete(at: .milliseconds(2000)))
         #expect(gathering.sortedCandidates.map(\.type) == [.host])

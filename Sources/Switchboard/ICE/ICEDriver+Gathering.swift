@@ -53,7 +53,7 @@ extension ICEDriver {
         }
         let configuration = TURNClientConfiguration(
             credentials: TURNCredentials(username: planned.server.username, password: planned.server.password),
-            isReliable: planned.server.transport != .udp)
+            isReliable: planned.server.transport != .udp, timers: CandidateGathering.relayTimers)
         let transportRank = TURNServer.Transport.allCases.firstIndex(of: planned.server.transport) ?? 0
         let relay = TURNRelay(
             component: socket.component, server: server, base: socket.host, rank: rank * 3 + transportRank,
