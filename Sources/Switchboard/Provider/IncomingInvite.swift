@@ -34,7 +34,10 @@ struct IncomingInvite {
             let redacted = field.name == .authorization || field.name == .proxyAuthorization
             headers.append((field.name.description, redacted ? "<redacted>" : field.value))
         }
-        let audio = offer?.media.first { $0.mediaType.matches(.audio) }
+        // Read from a copy with storage of its own: the session keeps the offer as bytes for the whole call, and
+        // reading the typed lines of the shared copy would keep them beside the bytes.
+        let own = offer == nil ? nil : try? SessionDescription(parsing: request.body)
+        let audio = own?.media.first { $0.mediaType.matches(.audio) }
         invite = CallInvite(
             callUUID: uuid, callID: callID, from: remote, callerName: call.remoteDisplayName, to: local,
             account: account, offeredCodecs: audio.map(Self.codecNames) ?? [],
