@@ -11,18 +11,22 @@ struct IncomingInvite {
 
     /// - Parameters:
     ///   - request: the INVITE.
+    ///   - callID: its Call-ID as the session keeps it, so that the call shares that copy; `nil` reads it.
     ///   - offer: its SDP offer, when it has one.
     ///   - uuid: the UUID the call gets.
     ///   - account: the account the INVITE is for, if one matched.
     ///   - date: when it arrived.
-    init(_ request: SIPRequest, offer: SessionDescription?, uuid: UUID, account: String?, date: Date) {
+    init(
+        _ request: SIPRequest, callID: String? = nil, offer: SessionDescription?, uuid: UUID, account: String?,
+        date: Date
+    ) {
         let from = try? request.from
         let to = try? request.to
         let identity = (try? request.pAssertedIdentity)?.first
         let remoteURI = identity?.uri ?? from?.uri
         let remote = remoteURI.map(Handle.init(uri:)) ?? Handle(type: .generic, value: "anonymous")
         let local = to.map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "")
-        let callID = (try? request.callID) ?? ""
+        let callID = callID ?? (try? request.callID) ?? ""
         call = Call(
             uuid: uuid, callID: callID, account: account, direction: .incoming, state: .ringing,
             localHandle: local, remoteHandle: remote, remoteDisplayName: identity?.displayName ?? from?.displayName,
