@@ -86,6 +86,23 @@ import Testing
         #expect(dialog.localAddress.uri.description == "sip:bob@biloxi.example.com")
     }
 
+    @Test func uasDialogSharesTheSessionsCallID() throws {
+        let invite = try request(Self.invite)
+        // The session's copy, as it reads it; a different value is not taken.
+        let callID = try #require(try invite.callID)
+        let shared = try Dialog(uas: invite, localTag: "a6c85cf", sharing: callID)
+        #expect(storage(shared.id.callID) == storage(callID))
+        #expect(storage(try Dialog(uas: invite, localTag: "a6c85cf").id.callID) != storage(callID))
+        let other = try Dialog(uas: invite, localTag: "a6c85cf", sharing: "other@example.com")
+        #expect(other.id.callID == "a84b4c76e66710@pc33.atlanta.example.com")
+    }
+
+    /// Where a string's bytes are (a Call-ID of more than 15 bytes has heap storage of its own).
+    private func storage(_ string: String) -> UnsafeRawPointer? {
+        var string = string
+        return string.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+    }
+
     @Test func uasDialogNeedsContactAndToleratesAMissingFromTag() throws {
         let noContact = Self.invite.replacingOccurrences(
             of: "Contact: <sip:alice@pc33.atlanta.example.com>\n", with: "")

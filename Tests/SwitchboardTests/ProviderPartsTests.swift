@@ -73,6 +73,12 @@ struct ProviderPartsTests {
         loop.advance(by: .seconds(1))
         #expect(fired == ["b", "a2"])
         #expect(timers.count == 0)
+        // Nothing armed: the table keeps no storage (an idle call holds none for hours).
+        #expect(timers.reservedCapacity == 0)
+        arm("d", "d", after: .seconds(1))
+        #expect(timers.reservedCapacity > 0)
+        timers.cancel("d", on: loop)
+        #expect(timers.reservedCapacity == 0)
         arm("d", "d", after: .seconds(1))
         timers.cancelAll(on: loop)
         loop.advance(by: .seconds(2))

@@ -46,8 +46,8 @@ public struct RTCPSession: Sendable {
     private var remoteLeft = false
     /// (SSRC, packet count) of our sender and the remote source's packet count at the last two reports, to
     /// tell whether each side sent RTP "since the report before last" (§6.4).
-    private var ourCounts: [(UInt32, UInt32)] = []
-    private var remoteCounts: [UInt64] = []
+    private var ourCounts = LastTwo<(UInt32, UInt32)>()
+    private var remoteCounts = LastTwo<UInt64>()
 
     /// - Parameters:
     ///   - configuration: the CNAME, bandwidth and minimum interval.
@@ -90,8 +90,8 @@ public struct RTCPSession: Sendable {
         averageSize += (Double(bytes.count + configuration.packetOverhead) - averageSize) / 16
         lastTransmission = now
         isInitial = false
-        ourCounts = Array((ourCounts + [(sender.ssrc, sender.packetCount)]).suffix(2))
-        remoteCounts = Array((remoteCounts + [receiver.source?.packetsReceived ?? 0]).suffix(2))
+        ourCounts.append((sender.ssrc, sender.packetCount))
+        remoteCounts.append(receiver.source?.packetsReceived ?? 0)
         nextReportTime = now + Self.duration(seconds: interval(weSent: weSent, senders: senders))
         previousMembers = members
         reportsSent += 1
@@ -216,5 +216,19 @@ public struct RTCPSession: Sendable {
         if let goodbye { packets.append(.goodbye(goodbye)) }
         // Cannot fail: one block, a CNAME cut to 255 bytes, one BYE source and a reason cut to 255 bytes.
         return (try? RTCPCompoundPacket(packets: packets).serialized(reservingCapacity: 32)) ?? []
+    }
+}
+
+/// The latest two values, in the session's own storage (no array per stream).
+private struct LastTwo<Value: Sendable>: Sendable {
+    private var older: Value?
+    private var newer: Value?
+
+    /// The older of the two, or the only one.
+    var first: Value? { older ?? newer }
+
+    mutating func append(_ value: Value) {
+        older = newer
+        newer = value
     }
 }

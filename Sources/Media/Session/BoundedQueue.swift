@@ -22,7 +22,9 @@ struct BoundedQueue<Element> {
         let element = elements[head]
         head += 1
         if head == elements.count {
-            elements.removeAll(keepingCapacity: true)
+            // Drained (the driver empties it after every call): the storage goes too, so that an idle stream
+            // holds none between its ticks; the next append takes a block the allocator just had back.
+            elements.removeAll()
             head = 0
         }
         return element

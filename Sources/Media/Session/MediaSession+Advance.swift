@@ -19,7 +19,7 @@ extension MediaSession {
             nextTick = nextTick + MediaSession.packetInterval
         }
         reportIfDue(at: now, from: &stream)
-        _ = stream.toneReceiver.poll(now: now.sinceOrigin)
+        _ = stream.reception?.toneReceiver.poll(now: now.sinceOrigin)
         if let timeout = configuration.mediaTimeout {
             watch.update(isReceiving: stream.receives, at: now)
             if watch.hasTimedOut(after: timeout, at: now) { report(.mediaTimeout) }
@@ -51,7 +51,11 @@ extension MediaSession {
     private mutating func reportIfDue(at now: MediaInstant, from stream: inout NegotiatedStream) {
         guard now >= stream.rtcp.nextReportTime else { return }
         clock.set(now)
-        guard let compound = stream.rtcp.timerExpired(sender: stream.sender, receiver: &stream.receiver),
+        let sender = stream.sender
+        var rtcp = stream.rtcp
+        let report = stream.withReceiver { rtcp.timerExpired(sender: sender, receiver: &$0) }
+        stream.rtcp = rtcp
+        guard let compound = report,
             let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(compound)
         else { return }
         send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
@@ -75,7 +79,10 @@ extension MediaSession {
             return
         }
         clock.set(now)
-        let goodbye = stream.rtcp.makeGoodbye(sender: stream.sender, receiver: &stream.receiver, reason: reason)
+        let sender = stream.sender
+        var rtcp = stream.rtcp
+        let goodbye = stream.withReceiver { rtcp.makeGoodbye(sender: sender, receiver: &$0, reason: reason) }
+        stream.rtcp = rtcp
         if let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(goodbye) {
             send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
             counters.rtcpSent += 1

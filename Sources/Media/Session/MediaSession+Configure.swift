@@ -79,8 +79,7 @@ extension MediaSession {
         let events = negotiated.telephoneEvent
         var stream = NegotiatedStream(
             kind: kind, encoder: encoder, decoder: decoder, sender: makeSender(codec, keeping: previous),
-            receiver: kept?.receiver ?? RTPReceiver(clockRate: codec.clockRate),
-            jitter: kept?.jitter ?? makeJitterBuffer(codec, encoder), receivePayloadType: codec.receivePayloadType,
+            reception: kept?.reception, receivePayloadType: codec.receivePayloadType,
             telephoneEvent: events.map { ($0.sendPayloadType, $0.receivePayloadType) },
             tones: TelephoneEventSender(
                 clockRate: Int(events?.clockRate ?? codec.clockRate), toneDuration: configuration.toneDuration,
@@ -118,14 +117,18 @@ extension MediaSession {
         return RTPSender(payloadType: codec.sendPayloadType, clockRate: codec.clockRate, using: &random)
     }
 
-    private func makeJitterBuffer(_ codec: NegotiatedSession.NegotiatedCodec, _ encoder: any AudioEncoder)
-        -> JitterBuffer
-    {
+    /// The receive side of `stream`, made now when it has none yet.
+    func reception(of stream: inout NegotiatedStream) -> StreamReception {
+        if let reception = stream.reception { return reception }
+        let clockRate = stream.negotiated.codec.clockRate
         let delays = configuration.jitterDelays
-        return JitterBuffer(
+        let jitter = JitterBuffer(
             configuration: JitterBufferConfiguration(
-                clockRate: codec.clockRate, frameSamples: encoder.timestampIncrement, minimumDelay: delays.minimum,
+                clockRate: clockRate, frameSamples: stream.encoder.timestampIncrement, minimumDelay: delays.minimum,
                 maximumDelay: delays.maximum, initialDelay: delays.initial))
+        let reception = StreamReception(receiver: RTPReceiver(clockRate: clockRate), jitter: jitter)
+        stream.reception = reception
+        return reception
     }
 
     private mutating func makeRTCPSession() -> RTCPSession {

@@ -69,14 +69,15 @@ extension MediaSession {
     public var statistics: MediaSessionStatistics {
         var figures = counters
         guard let stream else { return figures }
-        if let source = stream.receiver.source {
+        figures.roundTripMilliseconds = stream.rtcp.roundTripTime.map(\.milliseconds)
+        guard let reception = stream.reception else { return figures }
+        if let source = reception.receiver.source {
             figures.packetsReceived = Int(source.validPackets)
             figures.packetsLost = Int(source.cumulativeLost)
             figures.expected = Int(source.expectedPackets)
             figures.jitterMilliseconds = source.jitterMilliseconds
         }
-        figures.roundTripMilliseconds = stream.rtcp.roundTripTime.map(\.milliseconds)
-        let buffer = stream.jitter.statistics
+        let buffer = reception.jitter.statistics
         figures.playoutDelayMilliseconds = buffer.playoutDelay.milliseconds
         figures.resynchronisations = buffer.resynchronisations
         return figures

@@ -74,7 +74,8 @@ extension MediaSession {
     private mutating func decodeNext(from stream: inout NegotiatedStream, at instant: MediaInstant)
         -> (samples: [Int16], origin: MediaAudioFrame.Origin)?
     {
-        switch stream.jitter.pull(at: instant) {
+        guard let reception = stream.reception else { return nil }
+        switch reception.jitter.pull(at: instant) {
         case .frame(let frame):
             if let samples = try? stream.decoder.decode(frame.payload) { return (samples, .media) }
             return (stream.decoder.concealLoss(next: nil), .concealment)

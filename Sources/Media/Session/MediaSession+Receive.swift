@@ -80,18 +80,20 @@ extension MediaSession {
             counters.notReceiving += 1
             return
         }
-        let verdict = stream.receiver.receive(packet, size: size, at: now)
-        if case .newSource(let previous) = verdict, previous != nil { stream.toneReceiver.reset() }
+        let reception = reception(of: &stream)
+        let verdict = reception.receiver.receive(packet, size: size, at: now)
+        if case .newSource(let previous) = verdict, previous != nil { reception.toneReceiver.reset() }
         guard verdict.isPlayable else { return }
-        if case .late = stream.jitter.put(packet, at: now) { counters.lateDropped += 1 }
+        if case .late = reception.jitter.put(packet, at: now) { counters.lateDropped += 1 }
     }
 
     private mutating func receiveTone(
         _ packet: RTPPacket, size: Int, at now: MediaInstant, into stream: inout NegotiatedStream
     ) {
         // Telephone-events repeat their start timestamp: they are counted, but kept out of the jitter.
-        _ = stream.receiver.receive(packet, size: size, at: now, includeInJitter: false)
-        guard let reports = try? stream.toneReceiver.receive(packet, now: now.sinceOrigin) else {
+        let reception = reception(of: &stream)
+        _ = reception.receiver.receive(packet, size: size, at: now, includeInJitter: false)
+        guard let reports = try? reception.toneReceiver.receive(packet, now: now.sinceOrigin) else {
             counters.malformed += 1
             return
         }
@@ -124,8 +126,12 @@ extension MediaSession {
         // Without rtcp-mux, RTCP latches its own port (symmetric RTCP, RFC 4961 §3).
         if port == .rtcp && !stream.isRTCPMuxed { guard latch(source, on: .rtcp, at: now) else { return } }
         clock.set(now)
-        let reception = stream.rtcp.receive(
-            compound, size: datagram.count, sender: stream.sender, receiver: &stream.receiver)
+        let sender = stream.sender
+        var rtcp = stream.rtcp
+        let reception = stream.withReceiver {
+            rtcp.receive(compound, size: datagram.count, sender: sender, receiver: &$0)
+        }
+        stream.rtcp = rtcp
         counters.rtcpReceived += 1
         // A peer in DTX sends no RTP in silence, but its reports go on: it is still there.
         if stream.isReceivingDTX { watch.lastReceived = now }

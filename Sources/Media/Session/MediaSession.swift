@@ -21,8 +21,10 @@ public struct MediaSession<Address: Hashable & Sendable> {
         case closed
     }
 
-    /// The configuration.
-    public let configuration: MediaSessionConfiguration
+    /// The configuration (its ``MediaSessionConfiguration/wallclockAtOrigin`` aside, when the session was
+    /// given one of its own).
+    public var configuration: MediaSessionConfiguration { shared.value }
+    let shared: SharedMediaSessionConfiguration
     /// Handlers for STUN, DTLS and TURN ChannelData; none by default.
     public var seams = MediaDatagramSeams<Address>()
     /// What the session does with media now (see ``setActivity(_:)``).
@@ -66,10 +68,28 @@ public struct MediaSession<Address: Hashable & Sendable> {
         configuration: MediaSessionConfiguration = MediaSessionConfiguration(), at now: MediaInstant,
         random generator: inout some RandomNumberGenerator
     ) {
-        self.configuration = configuration
+        self.init(
+            sharing: SharedMediaSessionConfiguration(configuration), wallclockAtOrigin: configuration.wallclockAtOrigin,
+            at: now, random: &generator)
+    }
+
+    /// A session with nothing negotiated yet, keeping a reference to a configuration that other sessions share.
+    /// - Parameters:
+    ///   - shared: the configuration.
+    ///   - wallclockAtOrigin: this session's wall-clock time at ``MediaInstant/zero`` (RFC 3550 §6.4.1), in
+    ///     place of the configuration's: the driver reads it when the stream opens.
+    ///   - now: the driver's monotonic time now: the first tick.
+    ///   - random: the source of the SSRC, the first sequence number and timestamp (RFC 3550 §5.1), the
+    ///     CNAME when none is configured, and the RTCP interval's randomisation.
+    public init(
+        sharing shared: SharedMediaSessionConfiguration, wallclockAtOrigin: NTPTimestamp, at now: MediaInstant,
+        random generator: inout some RandomNumberGenerator
+    ) {
+        self.shared = shared
+        let configuration = shared.value
         random = SessionRandom(using: &generator)
         cname = configuration.cname ?? String(generator.next(), radix: 36) + "@switchboard"
-        clock = SessionClock(now: now, wallclockAtOrigin: configuration.wallclockAtOrigin)
+        clock = SessionClock(now: now, wallclockAtOrigin: wallclockAtOrigin)
         rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
         rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
         transmissions = BoundedQueue(capacity: configuration.queueCapacity)

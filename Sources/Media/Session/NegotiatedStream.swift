@@ -8,13 +8,12 @@ struct NegotiatedStream {
     var encoder: any AudioEncoder
     var decoder: any AudioDecoder
     var sender: RTPSender
-    var receiver: RTPReceiver
-    var jitter: JitterBuffer
+    /// The receive side, made with the first packet (``MediaSession/reception(of:)``); `nil` before.
+    var reception: StreamReception?
     var receivePayloadType: UInt8
     /// The telephone-event payload types (RFC 4733) to send with and to receive, when negotiated.
     var telephoneEvent: (send: UInt8, receive: UInt8)?
     var tones: TelephoneEventSender
-    var toneReceiver = TelephoneEventReceiver()
     var outbound: SRTPContext?
     var inbound: SRTPContext?
     /// The negotiated direction allows sending and the peer gave an address.
@@ -43,6 +42,14 @@ struct NegotiatedStream {
 
     /// False while a DTLS-SRTP session waits for its keys: nothing goes out and nothing is taken in.
     var isKeyed: Bool { negotiated.dtls == nil || (outbound != nil && inbound != nil) }
+
+    /// Runs `body` on our RTP receiver (for RTCP reports): the reception's, or, before any packet, a new
+    /// one that has had nothing.
+    func withReceiver<Result>(_ body: (inout RTPReceiver) -> Result) -> Result {
+        if let reception { return body(&reception.receiver) }
+        var fresh = RTPReceiver(clockRate: negotiated.codec.clockRate)
+        return body(&fresh)
+    }
 
     /// RTP clock ticks per 20 ms packet.
     var samplesPerPacket: UInt32 { encoder.timestampIncrement }

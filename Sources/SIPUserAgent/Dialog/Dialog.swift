@@ -103,7 +103,16 @@ public struct Dialog: Sendable, Hashable {
     /// route set is the request's Record-Route in order, the remote target its Contact.
     /// - Throws: `DialogError` (400) when Contact is missing or a header field is missing or malformed.
     public init(uas request: SIPRequest, localTag: String, state: State = .early) throws(DialogError) {
-        let fields = try DialogFields(request)
+        try self.init(uas: request, localTag: localTag, state: state, sharing: nil)
+    }
+
+    /// The UAS's dialog, its Call-ID kept in `callID`'s storage when that is the request's (a session
+    /// that read it already: one copy per call, not one per holder).
+    init(uas request: SIPRequest, localTag: String, state: State = .early, sharing callID: String?)
+        throws(DialogError)
+    {
+        var fields = try DialogFields(request)
+        if let callID, callID == fields.callID { fields.callID = callID }
         let recordRoute: [NameAddress]
         let contact: Contact?
         do {

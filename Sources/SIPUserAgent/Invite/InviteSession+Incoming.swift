@@ -9,7 +9,7 @@ extension InviteSession {
         guard case .incoming(var incoming) = phase, dialog == nil else { return }
         let request = incoming.request
         do {
-            dialog = try Dialog(uas: request, localTag: localTag)
+            dialog = try Dialog(uas: request, localTag: localTag, sharing: callID)
         } catch {
             rejectIncoming(
                 makeResponse(to: request, status: error.status, reason: error.detail),

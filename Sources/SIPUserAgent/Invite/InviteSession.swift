@@ -50,7 +50,21 @@ public struct InviteSession: Sendable {
     /// The offer/answer state of `dialog`: the negotiated session, hold flags, last descriptions.
     public internal(set) var offerAnswer: OfferAnswer
     /// Answers 401 and 407 challenges to the session's requests (RFC 3261 §22.2); `nil` fails them.
-    public var authenticator: DigestAuthenticator?
+    public var authenticator: DigestAuthenticator? {
+        get {
+            guard case .value(let authenticator)? = authenticatorStorage else { return nil }
+            return authenticator
+        }
+        set { authenticatorStorage = newValue.map { .value($0) } }
+    }
+    /// Out of line: most sessions (every incoming call) have none, and a session lives as long as its call.
+    /// A box of its own rather than the generic `OutOfLine`, whose metadata is looked up at run time.
+    var authenticatorStorage: AuthenticatorBox?
+
+    /// A `DigestAuthenticator` in a box.
+    indirect enum AuthenticatorBox: Sendable {
+        case value(DigestAuthenticator)
+    }
 
     /// This side's tag.
     public let localTag: String
@@ -89,7 +103,7 @@ public struct InviteSession: Sendable {
         self.phase = .idle(call)
         self.configuration = configuration
         self.offerAnswer = offerAnswer
-        self.authenticator = authenticator
+        self.authenticatorStorage = authenticator.map { .value($0) }
         self.localTag = call.localTag
         self.callID = call.callID
         self.random = SessionRandom(seed: generator.next())
@@ -112,7 +126,6 @@ public struct InviteSession: Sendable {
         self.phase = .incoming(IncomingInvite(request: request, token: transaction))
         self.configuration = configuration
         self.offerAnswer = offerAnswer
-        self.authenticator = nil
         self.localTag = localTag
         self.callID = (try? request.callID) ?? ""
         self.random = SessionRandom(seed: generator.next())

@@ -31,19 +31,27 @@ struct TimerBook: Sendable, Hashable {
     mutating func cancel<Action: TimerActions>(_ kind: SessionTimer.Kind, into actions: inout [Action]) {
         guard let index = armed.firstIndex(where: { $0.kind == kind }) else { return }
         actions.append(.cancelTimer(armed.remove(at: index)))
+        releaseIfEmpty()
     }
 
     /// Disarms every timer but `keeping`.
     mutating func cancelAll<Action: TimerActions>(keeping: [SessionTimer.Kind] = [], into actions: inout [Action]) {
         for timer in armed where !keeping.contains(timer.kind) { actions.append(.cancelTimer(timer)) }
         armed.removeAll { !keeping.contains($0.kind) }
+        releaseIfEmpty()
     }
 
     /// Takes an expiry: `true` when `timer` is the live arm of its kind (it is then disarmed).
     mutating func fire(_ timer: SessionTimer) -> Bool {
         guard let index = armed.firstIndex(of: timer) else { return false }
         armed.remove(at: index)
+        releaseIfEmpty()
         return true
+    }
+
+    /// An idle session (hours of a call) has nothing armed: the list's storage goes with its last timer.
+    private mutating func releaseIfEmpty() {
+        if armed.isEmpty { armed = [] }
     }
 }
 

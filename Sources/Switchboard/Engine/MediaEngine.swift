@@ -1,19 +1,23 @@
 import Foundation
+import Media
 package import SIPTransport
 
 /// The media side of a provider: one event loop of its own (so a busy signalling loop or a slow delegate
 /// never delays RTP) and the RTP port pairs its streams hold.
 package final class MediaEngine: @unchecked Sendable {
-    // @unchecked Sendable: `nextPair`, `pending` and `isFlushScheduled` are touched only on the signalling
-    // loop (the one caller of `open` and `perform`); `pairs` only under `pairsLock` (the signalling loop
-    // takes pairs, the media loop returns and expires them); `scratch` and `isExpiryScheduled` only on the
-    // media loop; the media loop itself is thread-safe for posting work.
+    // @unchecked Sendable: `nextPair`, `sessionConfiguration`, `pending` and `isFlushScheduled` are touched
+    // only on the signalling loop (the one caller of `open` and `perform`); `pairs` only under `pairsLock`
+    // (the signalling loop takes pairs, the media loop returns and expires them); `scratch` and
+    // `isExpiryScheduled` only on the media loop; the media loop itself is thread-safe for posting work.
 
     package let loop: any EventLoopProtocol
     private let signalling: any EventLoopProtocol
     private let ownLoop: EventLoop?
     private let environment: EngineEnvironment
     private var nextPair = 0
+    /// The streams' session configuration, one for all with the same media timeout (each stream keeps a
+    /// reference, not a copy).
+    private var sessionConfiguration: SharedMediaSessionConfiguration?
     /// Port pairs of ended streams, ready for new ones (`PairPool`), guarded by `pairsLock` (the sockets
     /// are not Sendable, so not a `Mutex`).
     private var pairs = PairPool()
@@ -59,7 +63,7 @@ package final class MediaEngine: @unchecked Sendable {
         }
         let stream = MediaStream(
             loop: loop, clock: environment.mediaClock, random: environment.random, sockets: sockets, audio: audio,
-            mediaTimeout: mediaTimeout, events: events, dtls: dtls,
+            configuration: sharedConfiguration(mediaTimeout: mediaTimeout), events: events, dtls: dtls,
             release: { [weak self] rtp, rtcp in
                 guard let self else {
                     rtp.close()
@@ -70,6 +74,15 @@ package final class MediaEngine: @unchecked Sendable {
             })
         perform { stream.open() }
         return stream
+    }
+
+    /// The session configuration for streams with `mediaTimeout` (signalling loop only).
+    private func sharedConfiguration(mediaTimeout: Duration?) -> SharedMediaSessionConfiguration {
+        if let shared = sessionConfiguration, shared.value.mediaTimeout == mediaTimeout { return shared }
+        let shared = SharedMediaSessionConfiguration(
+            MediaSessionConfiguration(mediaTimeout: mediaTimeout, maximumDatagramSize: MediaStream.receiveCapacity))
+        sessionConfiguration = shared
+        return shared
     }
 
     /// Starts ICE on `stream`: gathering on its sockets, then the agent (signalling loop).

@@ -59,7 +59,7 @@ final class MediaStream: @unchecked Sendable {
     init(
         loop: any EventLoopProtocol, clock: any MediaClock, random: EngineRandom,
         sockets: (rtp: DatagramSocket, rtcp: DatagramSocket), audio: CallAudio,
-        mediaTimeout: Duration?, events: MediaStreamEvents, dtls: DTLSCallSettings? = nil,
+        configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents, dtls: DTLSCallSettings? = nil,
         release: @escaping (DatagramSocket, DatagramSocket) -> Void = {
             $0.close(); $1.close()
         }
@@ -72,13 +72,12 @@ final class MediaStream: @unchecked Sendable {
         rtcpSocket = sockets.rtcp
         self.audio = CallAudioPort(audio)
         self.events = events
-        let configuration = MediaSessionConfiguration(
-            mediaTimeout: mediaTimeout, maximumDatagramSize: Self.receiveCapacity,
-            wallclockAtOrigin: clock.wallclockAtOrigin())
         // SSRC, first sequence number and timestamp: from the shared getrandom buffer (a system call each
         // otherwise).
         var generator = random.generator
-        session = MediaSession(configuration: configuration, at: clock.now(), random: &generator)
+        session = MediaSession(
+            sharing: configuration, wallclockAtOrigin: clock.wallclockAtOrigin(), at: clock.now(),
+            random: &generator)
         // Until the app's audio is active, silence goes out (it keeps NAT bindings and the peer's latch).
         session.setAudioActive(false)
     }

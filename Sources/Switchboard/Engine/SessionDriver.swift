@@ -12,8 +12,10 @@ protocol SessionDriverDelegate: AnyObject {
     /// media): `false` refuses it with 486.
     func sessionDriverAdmitsIncoming(_ request: SIPRequest) -> Bool
     /// A new INVITE arrived and its session was created (100 Trying and 180 Ringing are on their way);
-    /// return the final status that refuses it (486, 603), or `nil` to let it ring.
-    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Int?
+    /// return the final status that refuses it (486, 603), or `nil` to let it ring. `callID` is the
+    /// session's (the request's, in the storage the session keeps).
+    func sessionDriver(incoming key: SessionKey, request: SIPRequest, callID: String, offer: SessionDescription?)
+        -> Int?
     /// A session event.
     func sessionDriver(_ key: SessionKey, event: SessionEvent)
     /// The session has nothing left to do and was dropped.
@@ -438,8 +440,8 @@ final class SessionDriver {
         guard let actions = entry.withSession({ $0.start() }) else { return }
         run(key, actions)
         guard let entry = directory[key],
-            let (state, parsedOffer) = entry.withSession({
-                ($0.state, $0.offerAnswer.pendingRemoteOffer ?? $0.offerAnswer.remoteDescription)
+            let (state, parsedOffer, callID) = entry.withSession({
+                ($0.state, $0.offerAnswer.pendingRemoteOffer ?? $0.offerAnswer.remoteDescription, $0.callID)
             }),
             state != .terminated
         else { return }
@@ -447,7 +449,9 @@ final class SessionDriver {
         let offer =
             parsedOffer ?? (request.body.isEmpty ? nil : try? SessionDescription(parsing: Array(request.body)))
         // Without a delegate nobody could answer: busy.
-        if let refusal = delegate.map({ $0.sessionDriver(incoming: key, request: request, offer: offer) }) ?? 486 {
+        if let refusal = delegate.map({
+            $0.sessionDriver(incoming: key, request: request, callID: callID, offer: offer)
+        }) ?? 486 {
             perform(key) { $0.reject(status: refusal) }
             return
         }

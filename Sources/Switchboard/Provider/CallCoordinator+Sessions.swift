@@ -13,7 +13,9 @@ extension CallCoordinator: SessionDriverDelegate {
         return admission.admitsIncoming(liveCalls: table.liveCount)
     }
 
-    func sessionDriver(incoming key: SessionKey, request: SIPRequest, offer: SessionDescription?) -> Int? {
+    func sessionDriver(incoming key: SessionKey, request: SIPRequest, callID: String, offer: SessionDescription?)
+        -> Int?
+    {
         let account = accounts.matching((try? request.to)?.uri.sipURI)?.id
         switch claimPushed(request, account: account) {
         case .declined: return 603
@@ -23,7 +25,8 @@ extension CallCoordinator: SessionDriverDelegate {
         case .none: break
         }
         let uuid = engine.environment.random.uuid()
-        let incoming = IncomingInvite(request, offer: offer, uuid: uuid, account: account, date: engine.date)
+        let incoming = IncomingInvite(
+            request, callID: callID, offer: offer, uuid: uuid, account: account, date: engine.date)
         let record = CallRecord(call: incoming.call)
         add(record, on: key)
         armUnansweredTimer(record)

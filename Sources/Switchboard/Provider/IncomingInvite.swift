@@ -11,18 +11,22 @@ struct IncomingInvite {
 
     /// - Parameters:
     ///   - request: the INVITE.
+    ///   - callID: its Call-ID as the session keeps it, so that the call shares that copy; `nil` reads it.
     ///   - offer: its SDP offer, when it has one.
     ///   - uuid: the UUID the call gets.
     ///   - account: the account the INVITE is for, if one matched.
     ///   - date: when it arrived.
-    init(_ request: SIPRequest, offer: SessionDescription?, uuid: UUID, account: String?, date: Date) {
+    init(
+        _ request: SIPRequest, callID: String? = nil, offer: SessionDescription?, uuid: UUID, account: String?,
+        date: Date
+    ) {
         let from = try? request.from
         let to = try? request.to
         let identity = (try? request.pAssertedIdentity)?.first
         let remoteURI = identity?.uri ?? from?.uri
         let remote = remoteURI.map(Handle.init(uri:)) ?? Handle(type: .generic, value: "anonymous")
         let local = to.map { Handle(uri: $0.uri) } ?? Handle(type: .generic, value: "")
-        let callID = (try? request.callID) ?? ""
+        let callID = callID ?? (try? request.callID) ?? ""
         call = Call(
             uuid: uuid, callID: callID, account: account, direction: .incoming, state: .ringing,
             localHandle: local, remoteHandle: remote, remoteDisplayName: identity?.displayName ?? from?.displayName,
@@ -34,7 +38,10 @@ struct IncomingInvite {
             let redacted = field.name == .authorization || field.name == .proxyAuthorization
             headers.append((field.name.description, redacted ? "<redacted>" : field.value))
         }
-        let audio = offer?.media.first { $0.mediaType.matches(.audio) }
+        // Read from a copy with storage of its own: the session keeps the offer as bytes for the whole call, and
+        // reading the typed lines of the shared copy would keep them beside the bytes.
+        let own = offer == nil ? nil : try? SessionDescription(parsing: request.body)
+        let audio = own?.media.first { $0.mediaType.matches(.audio) }
         invite = CallInvite(
             callUUID: uuid, callID: callID, from: remote, callerName: call.remoteDisplayName, to: local,
             account: account, offeredCodecs: audio.map(Self.codecNames) ?? [],
