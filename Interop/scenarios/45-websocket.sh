@@ -153,6 +153,68 @@ ws_call_in() {
     || { echo "the connected lines do not say transport=udp (caller) and $TRANSPORT (callee)"; return 1; }
 }
 
+# baresip 1.0 (UDP, registered with Kamailio, PCMU, plays a 440 Hz WAV, records what it hears with sndfile)
+# on the far side of Kamailio from Switchboard's WebSocket leg: ws_baresip_up USER SIP_PORT CTRL_PORT RTP.
+ws_baresip_up() {
+  python3 - "$CASE_DIR/tone440.wav" <<'PY' || return 1
+import math, struct, sys, wave
+w = wave.open(sys.argv[1], "wb"); w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * n / 8000))) for n in range(8000 * 30)))
+w.close()
+PY
+  "$HERE/media/baresip-mkconf.sh" "$CASE_DIR/$1" "$1" "${1}pw" "$2" "$3" "$4" "$CASE_DIR/tone440.wav" pcmu none \
+    && "$HERE/media/baresip-start.sh" "$CASE_DIR/$1"
+}
+
+# baresip's recording of what it heard ($1: its user) holds Switchboard's 1000 Hz tone, not its own 440 Hz.
+ws_baresip_heard() {
+  local wav; wav=$(ls "$CASE_DIR/$1"/rec/*-dec.wav 2>/dev/null | head -n 1)
+  [ -n "$wav" ] || { echo "baresip $1 recorded nothing"; return 1; }
+  python3 "$HERE/media/tonecheck.py" "$wav" --expect 1000 --other 440
+}
+
+# switchboard call over the WebSocket, through Kamailio, to baresip bob registered over UDP; bob answers at
+# once, switchboard hangs up after 3 s. Tones both ways; the connected line names the WebSocket transport.
+ws_baresip_out() {
+  ws_baresip_up bob 5350 5352 16400 || return 1
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf or portrange 16400-16499" || { "$HERE/media/baresip-stop.sh" "$CASE_DIR/bob"; return 1; }
+  "$ROOT/.build/debug/switchboard" call sip:bob@127.0.0.1 --user alice@127.0.0.1 --password alicepw \
+    --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --rtp-ports 17000-17099 --codecs pcmu --duration 3 \
+    --play tone:1000 --record caller.wav --trace > events.out 2> trace.out < /dev/null
+  local rc=$?
+  "$HERE/media/baresip-stop.sh" "$CASE_DIR/bob"
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "--- switchboard (exit $rc)"; cat events.out
+  [ $rc -eq 0 ] || { tail -30 trace.out; return 1; }
+  grep -q " connected .*transport=$TRANSPORT" events.out && grep -q "ended reason=localEnded" events.out \
+    || { echo "no connected line with transport=$TRANSPORT, or no local hang-up"; return 1; }
+  python3 "$HERE/media/tonecheck.py" caller.wav --expect 440 --other 1000 && ws_baresip_heard bob
+}
+
+# baresip alice (UDP) calls carol, whom switchboard answer registered over the WebSocket: Kamailio relays the
+# INVITE over carol's connection; alice hangs up 3 s after the answer. Tones both ways.
+ws_baresip_in() {
+  capture_start "$CASE_DIR/capture.pcap" "$ws_bpf or portrange 16500-16599" || return 1
+  "$ROOT/.build/debug/switchboard" answer --registrar sip:127.0.0.1 --user carol --password carolpw \
+    --ws-url "$(ws_url)" --tls-ca "$CERTDIR/ca.crt" --listen 127.0.0.1:0 --rtp-ports 17100-17199 --codecs pcmu \
+    --auto-answer --count 1 --play tone:1000 --record callee.wav --trace > answer.out 2> answer.err < /dev/null &
+  local pid=$!
+  ws_wait_registered answer.out || { stop_pid "$pid"; capture_stop "$CASE_DIR/capture.pcap"; echo "carol did not register"; return 1; }
+  ws_baresip_up alice 5370 5372 16500 || { stop_pid "$pid"; capture_stop "$CASE_DIR/capture.pcap"; return 1; }
+  python3 "$HERE/peers/baresip/bctl.py" 5372 dial sip:carol@127.0.0.1 --hold 3 --timeout 30 > bctl.out 2> bctl.err
+  local brc=$?
+  ws_wait_pid "$pid"; local rc=$?
+  "$HERE/media/baresip-stop.sh" "$CASE_DIR/alice"
+  capture_stop "$CASE_DIR/capture.pcap"
+  echo "--- switchboard answer (exit $rc)"; cat answer.out; echo "--- baresip (exit $brc)"; cat bctl.out bctl.err
+  [ $brc -eq 0 ] && [ $rc -eq 0 ] || return 1
+  grep -Eq "^INVITE sips?:carol@[a-z0-9]+\.invalid;transport=ws(;ob)? SIP/2.0" answer.err \
+    || { echo "the INVITE did not reach carol's .invalid Contact over the WebSocket"; return 1; }
+  grep -q " connected .*transport=$TRANSPORT" answer.out && grep -q "ended reason=remoteEnded" answer.out \
+    || { echo "no connected line with transport=$TRANSPORT, or the call did not end at baresip's BYE"; return 1; }
+  python3 "$HERE/media/tonecheck.py" callee.wav --expect 440 --other 1000 && ws_baresip_heard alice
+}
+
 # Switchboard to Switchboard, no proxy: `switchboard answer --listen ws://127.0.0.1:17580/sip` (WSS: 17581
 # with --tls-cert/--tls-key, the run's certificate for 127.0.0.1) and `switchboard call --ws-url` to it (WSS:
 # --tls-ca, the run's CA), tones both ways. The answer's trace must show the INVITE came over the WebSocket.
@@ -371,6 +433,10 @@ for t in ws wss; do
   case_add kamailio_ws call-in-over-websocket kamailio $t ws_call_in
 done
 case_add kamailio_ws wss-name-mismatch kamailio wss ws_name_mismatch
+for t in ws wss; do
+  case_add kamailio_ws call-out-to-baresip baresip $t ws_baresip_out
+  case_add kamailio_ws baresip-calls-in baresip $t ws_baresip_in
+done
 for t in ws wss; do
   case_add kamailio_ws libre-registered-called libre $t ws_libre_registered_called
 done
