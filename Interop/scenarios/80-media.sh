@@ -36,7 +36,11 @@ group_teardown_media() {
 }
 
 # Runs a function of this file (with arguments) inside the group's namespace.
-media_ns() { ip netns exec "$MEDIA_NS" bash -c "$(declare -f); $*"; }
+# The functions go through a file: as one argument they would pass the kernel's 128 KiB bound (MAX_ARG_STRLEN).
+media_ns() {
+  declare -f > "$CASE_DIR/.functions.sh"
+  ip netns exec "$MEDIA_NS" bash -c "source '$CASE_DIR/.functions.sh'; $*"
+}
 
 # baresip bob for this case, registered with Kamailio, sending the 440 Hz WAV: media_baresip_up CODEC SRTP
 # (switchboard's names: opus|pcmu, off|mandatory).
