@@ -94,6 +94,36 @@ import Testing
         #expect(session.endReason?.kind == .localEnded)
     }
 
+    @Test func aBYEThatOvertookTheACKConfirmsTheCallFirst() throws {
+        var session = try incoming()
+        _ = session.answer()
+        #expect(session.state == .connecting)
+        let bye = session.receiveRequest(try inDialog("BYE", 6), transaction: ServerTransactionToken(rawValue: 2))
+        #expect(bye.responses.map(\.statusCode) == [200])
+        #expect(bye.names == ["connected", "ended remote-ended"])
+        #expect(session.armedTimers.isEmpty)
+        // The ACK arrives after it: nothing more happens.
+        #expect(session.receiveACK(try ack).isEmpty)
+        #expect(session.endReason?.kind == .remoteEnded)
+    }
+
+    @Test func aBYEBeforeTheACKThatCarriesTheAnswerEndsWithoutConnecting() throws {
+        // No offer in the INVITE: the 2xx carries this side's offer, the ACK the answer (§13.2.1).
+        let body = try #require(Self.invite.firstRange(of: "Content-Type:"))
+        let offerless = String(Self.invite[..<body.lowerBound]) + "\n"
+        var session = InviteSession(
+            incoming: try request(offerless), transaction: ServerTransactionToken(rawValue: 1), localTag: "btag",
+            configuration: InviteSessionConfiguration(contact: try address("<sip:bob@192.0.2.20>")),
+            offerAnswer: .testing(address: "192.0.2.20", port: 50000), random: SeededRandom(5))
+        _ = session.start()
+        _ = session.answer()
+        #expect(session.state == .connecting)
+        let bye = session.receiveRequest(try inDialog("BYE", 6), transaction: ServerTransactionToken(rawValue: 2))
+        #expect(bye.responses.map(\.statusCode) == [200])
+        #expect(bye.names == ["ended remote-ended"])
+        #expect(session.armedTimers.isEmpty)
+    }
+
     @Test func aPRACKAfterTheFinalResponseGets481() throws {
         var session = try incoming(reliably: .required)
         let ringing = session.ring(status: 183, earlyMedia: true)

@@ -85,7 +85,19 @@ extension InviteSession {
             outgoingInvite?.cancel = .sent
             sendCancel(into: &actions)
         }
+        confirmByBye(into: &actions)
         end(ending, into: &actions)
+    }
+
+    /// A BYE overtook the ACK of the initial 2xx (a proxy with several workers can reorder them): the
+    /// caller sends it only once the 2xx arrived (§15), so the call was up. With the answer already agreed
+    /// it is `connected` before it ends, as the caller saw it; an answer still due in the ACK never came, so
+    /// a call without agreed media just ends.
+    private mutating func confirmByBye(into actions: inout [SessionAction]) {
+        guard case .connecting(let waiting) = phase, !waiting.expectsAnswer,
+            case (_, .initial)? = takeAwaitingACK()
+        else { return }
+        actions.append(.event(.connected(offerAnswer.session)))
     }
 
     private mutating func receiveInfo(
