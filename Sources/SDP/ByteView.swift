@@ -27,6 +27,24 @@ extension UnsafeBufferPointer<UInt8> {
         return value <= limit ? value : nil
     }
 
+    /// The run of digits from `start` to before `end`, read in one pass: where it ends, and its value as
+    /// `decimal(_:limit:)` reads the run (`nil` when it is empty, longer than 20 digits or above `limit`).
+    /// `limit` is below 2^32, so the value read so far never overflows.
+    @inline(__always)
+    func digitRun(from start: Int, to end: Int, limit: UInt64) -> (value: UInt64?, end: Int) {
+        var i = start
+        var value: UInt64 = 0
+        while i < end {
+            let digit = self[i] &- ASCII.zero
+            guard digit < 10 else { break }
+            // Past the limit the value only grows: stop adding to it.
+            if value <= limit { value = value &* 10 &+ UInt64(digit) }
+            i += 1
+        }
+        guard i > start, i - start <= 20, value <= limit else { return (nil, i) }
+        return (value, i)
+    }
+
     /// True when `self[range]` is `text` ignoring ASCII case.
     @inline(__always)
     func equals(_ range: Range<Int>, ignoringCase text: StaticString) -> Bool {

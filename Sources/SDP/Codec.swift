@@ -26,12 +26,15 @@ public struct Codec: Sendable, Hashable {
         var events: TelephoneEvents?
         /// `events` in its shortest form.
         var eventsText: String?
+        /// The encoding name in words, when it has 1 to 16 bytes that a line may carry.
+        var nameKey: EncodingNameKey?
 
         init(encodingName: String, formatParameters: String?) {
             isTelephoneEvent = encodingName.equalsIgnoringASCIICase("telephone-event")
             isOpus = encodingName.equalsIgnoringASCIICase("opus")
             events = isTelephoneEvent ? TelephoneEvents(parsing: formatParameters ?? "0-15") : nil
             eventsText = events?.text
+            nameKey = EncodingNameKey(encodingName)
         }
     }
 

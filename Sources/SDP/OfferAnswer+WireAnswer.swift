@@ -62,7 +62,7 @@ extension OfferAnswer {
         writer.append(" IN ")
         writer.append(addressType)
         writer.append(ASCII.space)
-        guard writer.appendField(address) else { return false }
+        guard let addressField = writer.appendFieldRecording(address) else { return false }
         writer.end()
         writer.begin("s")
         guard writer.appendText(configuration.sessionName) else { return false }
@@ -71,7 +71,7 @@ extension OfferAnswer {
         writer.append("IN ")
         writer.append(addressType)
         writer.append(ASCII.space)
-        _ = writer.appendField(address)
+        writer.appendCopy(of: addressField)
         writer.end()
         writer.begin("t")
         writer.append("0 0")
@@ -85,7 +85,7 @@ extension OfferAnswer {
         guard let (facts, formats) = section.offered(), let crypto = offeredCrypto(section) else { return nil }
         let common = commonCodecs(formats, in: section.offer.bytes)
         guard !common.isEmpty else { return nil }
-        let events = commonEvents(formats)
+        let events = commonEvents(formats, in: section.offer.bytes)
 
         section.writeMediaLine(
             port: configuration.rtpPort, formats: formats, common: common, events: events, into: &writer)
@@ -132,7 +132,8 @@ extension OfferAnswer {
             writer.append(section.offer.bytes, mid)
             writer.end()
         }
-        let remote = section.remoteDirection(facts)
+        let connection = section.connectionAddress
+        let remote = section.remoteDirection(facts, connection: connection)
         let direction = remote.reversed.intersection(MediaDirection(sends: true, receives: !isLocalHold))
         writer.begin("a")
         writer.append(direction.attributeName)
@@ -154,7 +155,8 @@ extension OfferAnswer {
                 sendParameters: section.parameterString(formats[format]),
                 receiveParameters: codecs[codec].formatParameters)
         }
-        guard let chosen = negotiated.first, let addresses = section.remoteAddresses(facts, isRTCPMuxed: isMuxed)
+        guard let chosen = negotiated.first,
+            let addresses = section.remoteAddresses(facts, connection: connection, isRTCPMuxed: isMuxed)
         else { return nil }
         // The entry whose clock rate is the codec's, else the first.
         let event = events.first { codecs[$0.codec].clockRate == chosen.clockRate } ?? events.first
@@ -191,16 +193,20 @@ extension OfferAnswer {
         codec: Int, format: Int
     )] {
         var common: [(codec: Int, format: Int)] = []
-        let codecs = configuration.codecs
-        common.reserveCapacity(codecs.count)
-        for c in codecs.indices where !codecs[c].isTelephoneEvent {
-            guard
-                let format = formats.firstIndex(where: {
-                    !$0.isTelephoneEvent && $0.isSameCodec(as: codecs[c], in: bytes)
-                }),
-                !common.contains(where: { formats[$0.format].payloadType == formats[format].payloadType })
-            else { continue }
-            common.append((c, format))
+        common.reserveCapacity(configuration.codecs.count)
+        // Through buffer pointers: each codec and format is read field by field, never copied whole.
+        configuration.codecs.withUnsafeBufferPointer { codecs in
+            formats.withUnsafeBufferPointer { formats in
+                for c in codecs.indices where !codecs[c].isTelephoneEvent {
+                    guard
+                        let format = formats.firstIndex(where: {
+                            !$0.isTelephoneEvent && $0.isSameCodec(as: codecs[c], in: bytes)
+                        }),
+                        !common.contains(where: { formats[$0.format].payloadType == formats[format].payloadType })
+                    else { continue }
+                    common.append((c, format))
+                }
+            }
         }
         if configuration.prefersOffererCodecOrder { common.sort { $0.format < $1.format } }
         return common
@@ -208,7 +214,9 @@ extension OfferAnswer {
 
     /// The offered telephone-events we take, with the events both ends support (RFC 4733 §7.1.1): the index of
     /// our codec, of the format, and the list.
-    private func commonEvents(_ formats: [WireFormat]) -> [(codec: Int, format: Int, list: String)] {
+    private func commonEvents(_ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>) -> [(
+        codec: Int, format: Int, list: String
+    )] {
         var events: [(codec: Int, format: Int, list: String)] = []
         let codecs = configuration.codecs
         guard formats.contains(where: \.isTelephoneEvent) else { return events }
@@ -216,7 +224,7 @@ extension OfferAnswer {
         for (index, format) in formats.enumerated() where format.isTelephoneEvent {
             guard
                 let own = codecs.firstIndex(where: { $0.clockRate == format.clockRate && $0.isTelephoneEvent }),
-                let theirs = format.events, let ours = codecs[own].traits.events
+                let theirs = format.events(in: bytes), let ours = codecs[own].traits.events
             else { continue }
             let both = theirs.intersection(ours)
             guard !both.isEmpty else { continue }
@@ -233,7 +241,11 @@ extension OfferAnswer {
         writer.append("rtpmap:")
         writer.appendDecimal(payloadType)
         writer.append(ASCII.space)
-        guard writer.appendText(codec.encodingName) else { return false }
+        if let key = codec.traits.nameKey {
+            key.write(into: &writer)
+        } else {
+            guard writer.appendText(codec.encodingName) else { return false }
+        }
         writer.append(ASCII.slash)
         writer.appendDecimal(codec.clockRate)
         if codec.channels != 1 {

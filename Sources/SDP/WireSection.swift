@@ -94,6 +94,8 @@ struct WireFormat {
     var payloadType: UInt8
     /// The encoding name in the offer's rtpmap; `nil` for the static mapping of `payloadType`.
     var name: Range<Int>?
+    /// The encoding name (the rtpmap's or the static one) in words, when it has 16 bytes or fewer.
+    var nameKey: EncodingNameKey?
     var clockRate: UInt32 = 0
     var channelCount = 1
     /// Whether an rtpmap or the static table gave the name, rate and channel count.
@@ -101,9 +103,6 @@ struct WireFormat {
     /// The fmtp's parameter string, when there is an fmtp.
     var parameters: Range<Int>?
     var isTelephoneEvent = false
-    /// For telephone-event: the events offered (0-15 without an fmtp or parameters), `nil` when the list is
-    /// malformed (`TelephoneEvents(formatParameters:)`).
-    var events: TelephoneEvents?
 
     init(payloadType: UInt8) {
         self.payloadType = payloadType
@@ -116,20 +115,23 @@ struct WireFormat {
             guard let known = RTPMap.staticAudio(payloadType) else { return false }
             clockRate = known.clockRate
             channelCount = known.channelCount
+            nameKey = EncodingNameKey(known.encodingName)
             isMapped = true
         }
-        isTelephoneEvent = nameEquals("telephone-event", in: bytes)
-        if isTelephoneEvent {
-            if let parameters, !parameters.isEmpty {
-                events = TelephoneEvents(parsing: bytes[parameters])
-            } else {
-                events = .default
-            }
-        }
+        isTelephoneEvent = nameEquals(.telephoneEvent, "telephone-event", in: bytes)
         return true
     }
 
-    func nameEquals(_ other: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// For telephone-event: the events offered (0-15 without an fmtp or parameters), `nil` when the list is
+    /// malformed (`TelephoneEvents(formatParameters:)`).
+    func events(in bytes: UnsafeBufferPointer<UInt8>) -> TelephoneEvents? {
+        guard let parameters, !parameters.isEmpty else { return .default }
+        return TelephoneEvents(parsing: bytes[parameters])
+    }
+
+    /// True when the name is `other` (whose key is `key`) ignoring ASCII case.
+    func nameEquals(_ key: EncodingNameKey?, _ other: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let nameKey, let key { return nameKey.equalsIgnoringCase(key) }
         if let name { return bytes.equals(name, ignoringCase: other) }
         let known = RTPMap.staticAudio(payloadType)?.encodingName ?? ""
         return other.withUTF8Buffer { text in
@@ -144,8 +146,14 @@ struct WireFormat {
 
     /// `RTPMap.isSameCodec(as:)` against one of our codecs.
     func isSameCodec(as codec: Codec, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard clockRate == codec.clockRate, nameEquals(codec.encodingName, in: bytes) else { return false }
-        return channelCount == codec.channels || nameEquals("opus", in: bytes)
+        guard clockRate == codec.clockRate else { return false }
+        if let nameKey, let ours = codec.traits.nameKey {
+            // Keys are made for every name of 1 to 16 bytes: two keys compare as the names do.
+            guard nameKey.equalsIgnoringCase(ours) else { return false }
+        } else {
+            guard nameEquals(codec.encodingName, in: bytes) else { return false }
+        }
+        return channelCount == codec.channels || nameEquals(.opus, "opus", in: bytes)
     }
 }
 
@@ -265,6 +273,7 @@ struct WireSection {
                 guard let value, let map = rtpMap(value) else { return nil }
                 if let f = formats.firstIndex(where: { $0.payloadType == map.payloadType }), !formats[f].isMapped {
                     formats[f].name = map.name
+                    formats[f].nameKey = map.name.count <= 16 ? EncodingNameKey(token: offer.bytes, map.name) : nil
                     formats[f].clockRate = map.clockRate
                     formats[f].channelCount = map.channels
                     formats[f].isMapped = true
@@ -314,18 +323,19 @@ struct WireSection {
 
     /// The direction the offer gives this section, with an unspecified address taken as "do not send to me"
     /// (`OfferAnswer.remoteDirection(of:at:)`).
-    func remoteDirection(_ facts: AttributeFacts) -> MediaDirection {
+    /// `connection` is `connectionAddress`.
+    func remoteDirection(_ facts: AttributeFacts, connection: Range<Int>?) -> MediaDirection {
         let stated = facts.direction ?? offer.direction(in: 0..<sessionEnd) ?? .sendrecv
-        guard let address = connectionAddress, isUnspecified(address) else { return stated }
+        guard let address = connection, isUnspecified(address) else { return stated }
         return MediaDirection(sends: stated.sends, receives: false)
     }
 
     /// Where to send RTP and RTCP (`OfferAnswer.remoteAddresses(in:at:isRTCPMuxed:)`); `nil` when a=rtcp does
-    /// not parse.
-    func remoteAddresses(_ facts: AttributeFacts, isRTCPMuxed: Bool) -> (
+    /// not parse. `connection` is `connectionAddress`.
+    func remoteAddresses(_ facts: AttributeFacts, connection: Range<Int>?, isRTCPMuxed: Bool) -> (
         rtp: NegotiatedSession.TransportAddress?, rtcp: NegotiatedSession.TransportAddress?
     )? {
-        guard port != 0, port <= UInt64(UInt16.max), let address = connectionAddress, !isUnspecified(address) else {
+        guard port != 0, port <= UInt64(UInt16.max), let address = connection, !isUnspecified(address) else {
             return (nil, nil)
         }
         let host = offer.bytes.string(address)
@@ -343,7 +353,7 @@ struct WireSection {
     // MARK: Reading values
 
     /// The address of the c= line that applies: the section's first, else the session's.
-    private var connectionAddress: Range<Int>? {
+    var connectionAddress: Range<Int>? {
         guard let line = offer.firstLine("c", in: lines) ?? offer.firstLine("c", in: 0..<sessionEnd) else {
             return nil
         }
@@ -372,19 +382,19 @@ struct WireSection {
     )? {
         let p = offer.bytes
         let end = value.upperBound
-        let digits = p.end(of: value, while: { $0.isDigit })
-        guard let pt = p.decimal(value.lowerBound..<digits, limit: 127) else { return nil }
+        let (payloadType, digits) = p.digitRun(from: value.lowerBound, to: end, limit: 127)
+        guard let pt = payloadType else { return nil }
         let nameStart = p.end(of: digits..<end, while: { $0.isSDPWhitespace })
         guard nameStart > digits else { return nil }
         let nameEnd = p.end(of: nameStart..<end) { $0.isTokenChar && $0 != ASCII.slash }
         guard nameEnd > nameStart, nameEnd < end, p[nameEnd] == ASCII.slash else { return nil }
-        let rateEnd = p.end(of: (nameEnd + 1)..<end, while: { $0.isDigit })
-        guard let rate = p.decimal((nameEnd + 1)..<rateEnd, limit: UInt64(UInt32.max)), rate > 0 else { return nil }
+        let (clockRate, rateEnd) = p.digitRun(from: nameEnd + 1, to: end, limit: UInt64(UInt32.max))
+        guard let rate = clockRate, rate > 0 else { return nil }
         var channels = 1
         var i = rateEnd
         if i < end, p[i] == ASCII.slash {
-            let countEnd = p.end(of: (i + 1)..<end, while: { $0.isDigit })
-            guard let count = p.decimal((i + 1)..<countEnd, limit: 255), count > 0 else { return nil }
+            let (channelCount, countEnd) = p.digitRun(from: i + 1, to: end, limit: 255)
+            guard let count = channelCount, count > 0 else { return nil }
             channels = Int(count)
             i = countEnd
         }

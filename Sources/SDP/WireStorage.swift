@@ -34,6 +34,8 @@ final class WireStorage: DescriptionStorage, @unchecked Sendable {
     let lines: [Line]
     /// A written description's o= version field; `nil` for a scanned one.
     let versionField: Range<Int>?
+    /// The number in `versionField`.
+    private let writtenVersion: UInt64
     /// True when every byte is ASCII: fast readers then take fields as they are (the model repairs invalid UTF-8).
     /// False for a written description, which no fast reader reads.
     let isASCII: Bool
@@ -47,15 +49,17 @@ final class WireStorage: DescriptionStorage, @unchecked Sendable {
         self.bytes = bytes
         self.lines = lines
         self.versionField = nil
+        self.writtenVersion = 0
         self.isASCII = isASCII
         self.limits = limits
     }
 
-    /// A description `WireWriter` wrote, its o= version at `versionField`.
-    init(written bytes: [UInt8], versionField: Range<Int>) {
+    /// A description `WireWriter` wrote, its o= version `version` at `versionField`.
+    init(written bytes: [UInt8], versionField: Range<Int>, version: UInt64) {
         self.bytes = bytes
         self.lines = []
         self.versionField = versionField
+        self.writtenVersion = version
         self.isASCII = false
         self.limits = .unbounded
     }
@@ -84,8 +88,8 @@ final class WireStorage: DescriptionStorage, @unchecked Sendable {
 
     /// The o= version, read from the bytes (the model's `origin.sessionVersion`); `nil` when there is none.
     var sessionVersion: UInt64? {
-        bytes.withUnsafeBufferPointer { p in
-            if let versionField { return p.decimal(versionField) }
+        if versionField != nil { return writtenVersion }
+        return bytes.withUnsafeBufferPointer { p in
             guard let line = lines.first(where: { $0.type == UInt8(ascii: "o") }) else { return nil }
             var fields = FieldCursor(p, line.range)
             _ = fields.next()
@@ -102,6 +106,6 @@ final class WireStorage: DescriptionStorage, @unchecked Sendable {
         var replaced = bytes
         replaced.replaceSubrange(versionField, with: digits)
         let field = versionField.lowerBound..<(versionField.lowerBound + digits.count)
-        return WireStorage(written: replaced, versionField: field)
+        return WireStorage(written: replaced, versionField: field, version: version)
     }
 }

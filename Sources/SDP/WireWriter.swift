@@ -5,8 +5,9 @@ struct WireWriter: ~Copyable {
     private var buffer: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private var count = 0
-    /// Where the o= version was written.
+    /// Where the o= version was written, and its value.
     private var versionField = 0..<0
+    private var version: UInt64 = 0
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
@@ -81,8 +82,21 @@ struct WireWriter: ~Copyable {
             for b in String(value).utf8 { append(b) }
             return
         }
-        var digits = 1
-        var power: UInt64 = 10
+        // One and two digits (payload types, ptime) without working out the length.
+        if magnitude < 10 {
+            append(ASCII.zero &+ UInt8(truncatingIfNeeded: magnitude))
+            return
+        }
+        if magnitude < 100 {
+            reserve(2)
+            let tens = UInt8(truncatingIfNeeded: magnitude / 10)
+            buffer[count] = ASCII.zero &+ tens
+            buffer[count + 1] = ASCII.zero &+ (UInt8(truncatingIfNeeded: magnitude) &- tens &* 10)
+            count += 2
+            return
+        }
+        var digits = 3
+        var power: UInt64 = 1000
         while digits < 20, magnitude >= power {
             digits += 1
             power &*= 10
@@ -110,13 +124,26 @@ struct WireWriter: ~Copyable {
     mutating func appendVersion(_ version: UInt64, copying digits: Range<Int>? = nil) {
         let start = count
         if let digits {
-            reserve(digits.count)
-            (buffer + count).initialize(from: buffer + digits.lowerBound, count: digits.count)
-            count += digits.count
+            appendCopy(of: digits)
         } else {
             appendDecimal(version)
         }
         versionField = start..<count
+        self.version = version
+    }
+
+    /// Appends a copy of bytes already written at `range`.
+    mutating func appendCopy(of range: Range<Int>) {
+        reserve(range.count)
+        (buffer + count).initialize(from: buffer + range.lowerBound, count: range.count)
+        count += range.count
+    }
+
+    /// `appendField(_:)`, returning where the field went; `nil` (nothing appended) when it would change it.
+    mutating func appendFieldRecording(_ field: String) -> Range<Int>? {
+        let start = count
+        guard appendField(field) else { return nil }
+        return start..<count
     }
 
     /// Appends a field as `appendField` writes it when that changes nothing; false (nothing appended) when it
@@ -144,7 +171,7 @@ struct WireWriter: ~Copyable {
     /// The description written: canonical, sent as it is.
     consuming func finish() -> WireStorage {
         let bytes = [UInt8](UnsafeBufferPointer(start: buffer, count: count))
-        return WireStorage(written: bytes, versionField: versionField)
+        return WireStorage(written: bytes, versionField: versionField, version: version)
     }
 }
 

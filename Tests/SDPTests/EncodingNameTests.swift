@@ -1,0 +1,53 @@
+import SDP
+import Testing
+
+/// Encoding names matched ignoring ASCII case on the bytes path as on the model path: names of every length around
+/// the 16 bytes the bytes path holds in words, letters in either case, and bytes that only differ above the letters.
+@Suite("Encoding names on the bytes path")
+struct EncodingNameTests {
+    /// An offer of one audio line whose payload types 96... carry `names`, each at 8000 Hz.
+    static func offer(_ names: [String]) throws -> SessionDescription {
+        let types = names.indices.map { String(96 + $0) }
+        var text = "v=0\r\no=- 1 1 IN IP4 192.0.2.9\r\ns=-\r\nc=IN IP4 192.0.2.9\r\nt=0 0\r\n"
+        text += "m=audio 5004 RTP/AVP " + types.joined(separator: " ") + "\r\n"
+        for (type, name) in zip(types, names) { text += "a=rtpmap:\(type) \(name)/8000\r\n" }
+        return try SessionDescription(parsing: text)
+    }
+
+    static let cases: [(ours: String, offered: [String])] = [
+        ("PCMU", ["pcmu"]), ("pcmu", ["PcMu"]), ("PCMU", ["PCMA", "PCMV"]), ("x-codec-sixteen1", ["X-CODEC-SIXTEEN1"]),
+        ("x-codec-sixteen1", ["x-codec-sixteen"]), ("x-codec-seventeen", ["X-Codec-Seventeen"]),
+        ("x-codec-seventeen", ["x-codec-sixteen1"]), ("a^b", ["a~b"]), ("a@b", ["a`b"]), ("a[b", ["A{B"]),
+        ("Q", ["q", "telephone-event"]), ("codec", ["TELEPHONE-EVENT", "Codec"]),
+    ]
+
+    @Test("a codec is matched as the model path matches it", arguments: cases.indices)
+    func matchedLikeTheModel(_ index: Int) throws {
+        let (ours, offered) = Self.cases[index]
+        let codecs = [Codec(payloadType: 100, encodingName: ours, clockRate: 8000), .telephoneEvent()]
+        let offer = try Self.offer(offered)
+        #expect(offer.isKeptAsBytes)
+        var fromBytes = OfferAnswer.testing(codecs: codecs)
+        var fromModel = OfferAnswer.testing(codecs: codecs)
+        let a = Result { try fromBytes.answer(offer) }
+        let b = Result { try fromModel.answer(offer.withModel) }
+        switch (a, b) {
+        case (.success(let a), .success(let b)):
+            #expect(a.sessionDescription.description == b.sessionDescription.description)
+            #expect(a.session == b.session)
+        case (.failure(let a), .failure(let b)):
+            #expect(a as? SDPError == b as? SDPError)
+        default:
+            Issue.record("\(ours) against \(offered): one path answered, the other did not")
+        }
+    }
+
+    @Test func theAnswerWritesOurNameUnderTheOfferersPayloadType() throws {
+        var engine = OfferAnswer.testing(codecs: [
+            Codec(payloadType: 100, encodingName: "X-Codec-Sixteen1", clockRate: 8000)
+        ])
+        let answer = try engine.answer(try Self.offer(["PCMA", "x-codec-sixteen1"]))
+        #expect(answer.sessionDescription.description.contains("a=rtpmap:97 X-Codec-Sixteen1/8000\r\n"))
+        #expect(answer.session.codec.encodingName == "X-Codec-Sixteen1")
+    }
+}
