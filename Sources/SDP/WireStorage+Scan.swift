@@ -68,7 +68,17 @@ private struct WireScan {
                     continue
                 }
                 if b == ASCII.lf { break }
-                if b == ASCII.nul || b == ASCII.cr { specials += 1 }
+                if b == ASCII.cr {
+                    specials += 1
+                    // The usual line end: the LF right after the CR.
+                    if stop + 1 < count, p[stop + 1] == ASCII.lf {
+                        stop += 1
+                        break
+                    }
+                    stop += 1
+                    continue
+                }
+                if b == ASCII.nul { specials += 1 }
                 if b >= 0x80 { isASCII = false }
                 stop += 1
             }
@@ -194,6 +204,7 @@ private struct WireScan {
 
     /// `<token>` or `<token>:<anything>`; notes what attribute it is for the line.
     private mutating func attribute(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        if value.lowerBound + 8 <= p.count, knownAttribute(p, value) { return true }
         // The name, folded into a word on the way for `AttributeKind(folded:length:)`.
         var i = value.lowerBound
         var word: UInt64 = 0
@@ -208,6 +219,28 @@ private struct WireScan {
         else { return false }
         attributeKind = AttributeKind(folded: word, length: Int(length))
         attributeNameLength = length
+        return true
+    }
+
+    /// The usual attribute, a name the answer reads (`AttributeKind`) of at most eight bytes, taken from one word:
+    /// the bytes up to the first colon, folded as `attribute(_:_:)` folds them. A known name holds only letters
+    /// and `-`, and only letters and `-` fold to those (CR, the other byte that folds to `-`, is not in a line):
+    /// so the name is a token, as the byte-by-byte walk would find. False when that walk must decide.
+    @inline(__always)
+    private mutating func knownAttribute(_ p: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let word = UInt64(
+            littleEndian: UnsafeRawBufferPointer(p).loadUnaligned(fromByteOffset: value.lowerBound, as: UInt64.self))
+        // The lowest flag marks the first colon exactly (a borrow only runs upwards).
+        let x = word ^ (0x3A &* ones)
+        let colons = (x &- ones) & ~x & (0x80 &* ones)
+        let length = Swift.min(colons == 0 ? 8 : colons.trailingZeroBitCount >> 3, value.count)
+        guard length >= 3, length == value.count || p[value.lowerBound + length] == ASCII.colon else { return false }
+        let mask = length == 8 ? UInt64.max : (UInt64(1) << UInt64(8 * length)) &- 1
+        let kind = AttributeKind(folded: (word | (0x20 &* ones)) & mask, length: length)
+        guard kind != .other else { return false }
+        attributeKind = kind
+        attributeNameLength = UInt16(length)
         return true
     }
 
