@@ -45,37 +45,15 @@ extension OfferAnswer {
     /// v=, o=, s=, c= and t= as `makeDescription(media:)` makes them; false when the serializer would change a
     /// configured text.
     private func writeSessionLines(into writer: inout WireWriter) -> Bool {
-        var address = configuration.address
-        let (hasSlash, hasColon) = address.withUTF8 { ($0.contains(ASCII.slash), $0.contains(ASCII.colon)) }
-        guard !hasSlash else { return false }
-        let addressType: StaticString = hasColon ? "IP6" : "IP4"
-        writer.begin("v")
-        writer.append("0")
-        writer.end()
-        writer.begin("o")
-        guard writer.appendField(configuration.username) else { return false }
-        writer.append(ASCII.space)
-        let idField = writer.appendDecimalRecording(sessionID)
-        writer.append(ASCII.space)
-        // A first answer's version is the session id: its digits copied rather than worked out again.
-        writer.appendVersion(version, copying: version == sessionID ? idField : nil)
-        writer.append(" IN ")
-        writer.append(addressType)
-        writer.append(ASCII.space)
-        guard let addressField = writer.appendFieldRecording(address) else { return false }
-        writer.end()
-        writer.begin("s")
-        guard writer.appendText(configuration.sessionName) else { return false }
-        writer.end()
-        writer.begin("c")
-        writer.append("IN ")
-        writer.append(addressType)
-        writer.append(ASCII.space)
-        writer.appendCopy(of: addressField)
-        writer.end()
-        writer.begin("t")
-        writer.append("0 0")
-        writer.end()
+        guard let text = configuration.sessionLineText else { return false }
+        text.bytes.withUnsafeBufferPointer { bytes in
+            writer.append(UnsafeBufferPointer(rebasing: bytes[..<text.split]))
+            let idField = writer.appendDecimalRecording(sessionID)
+            writer.append(ASCII.space)
+            // A first answer's version is the session id: its digits copied rather than worked out again.
+            writer.appendVersion(version, copying: version == sessionID ? idField : nil)
+            writer.append(UnsafeBufferPointer(rebasing: bytes[text.split...]))
+        }
         return true
     }
 

@@ -22,7 +22,9 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     /// are ignored.
     public var cryptoSuites: [CryptoSuite]
     /// The address we receive media on, written in o= and c= (IP4, or IP6 when it holds a colon).
-    public var address: String
+    public var address: String {
+        didSet { updateSessionLineText() }
+    }
     /// The port we receive RTP on; RTCP is on the next port unless rtcp-mux is negotiated.
     public var rtpPort: UInt16
     /// Whether we offer and accept rtcp-mux (RFC 5761), true by default.
@@ -46,9 +48,15 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     /// 8285). False by default.
     public var offersWebRTCProfile: Bool
     /// The o= username, `-` by default.
-    public var username: String
+    public var username: String {
+        didSet { updateSessionLineText() }
+    }
     /// The s= line, `-` by default.
-    public var sessionName: String
+    public var sessionName: String {
+        didSet { updateSessionLineText() }
+    }
+    /// The session-level lines of answers written from an offer's bytes, made from the three texts above.
+    private(set) var sessionLineText: SessionLineText?
 
     /// - Parameters:
     ///   - address: the media address.
@@ -78,6 +86,11 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
         self.offersWebRTCProfile = false
         self.username = "-"
         self.sessionName = "-"
+        updateSessionLineText()
+    }
+
+    private mutating func updateSessionLineText() {
+        sessionLineText = SessionLineText(username: username, address: address, sessionName: sessionName)
     }
 
     /// Whether answers may take DTLS-SRTP: SRTP is not off and there is a certificate. Offers with an

@@ -139,13 +139,6 @@ struct WireWriter: ~Copyable {
         count += range.count
     }
 
-    /// `appendField(_:)`, returning where the field went; `nil` (nothing appended) when it would change it.
-    mutating func appendFieldRecording(_ field: String) -> Range<Int>? {
-        let start = count
-        guard appendField(field) else { return nil }
-        return start..<count
-    }
-
     /// Appends a field as `appendField` writes it when that changes nothing; false (nothing appended) when it
     /// would drop a byte or write `-` instead.
     mutating func appendField(_ field: String) -> Bool {
