@@ -41,6 +41,27 @@ struct TelephoneEvents: Hashable {
         }
     }
 
+    /// Parses an event list held in `bytes[range]`, read in place as `init?(parsing:)` reads it; `nil` when
+    /// malformed.
+    init?(parsing bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        var start = range.lowerBound
+        while true {
+            let itemEnd = bytes.firstIndex(of: UInt8(ascii: ","), in: start..<range.upperBound)
+            var low = start
+            var high = itemEnd
+            while low < high, bytes[low].isSDPWhitespace { low += 1 }
+            while high > low, bytes[high - 1].isSDPWhitespace { high -= 1 }
+            let dash = bytes.firstIndex(of: ASCII.minus, in: low..<high)
+            let highText = dash == high ? low..<high : (dash + 1)..<high
+            guard let first = bytes.decimal(low..<dash, limit: 255), let last = bytes.decimal(highText, limit: 255),
+                first <= last
+            else { return nil }
+            for event in Int(first)...Int(last) { insert(event) }
+            guard itemEnd < range.upperBound else { break }
+            start = itemEnd + 1
+        }
+    }
+
     /// The events of an offered or answered fmtp, `default` when there is none.
     init?(formatParameters: FormatParameters?) {
         guard let formatParameters, !formatParameters.parameterString.isEmpty else {

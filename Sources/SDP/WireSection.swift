@@ -126,7 +126,7 @@ struct WireFormat {
     /// malformed (`TelephoneEvents(formatParameters:)`).
     func events(in bytes: UnsafeBufferPointer<UInt8>) -> TelephoneEvents? {
         guard let parameters, !parameters.isEmpty else { return .default }
-        return TelephoneEvents(parsing: bytes[parameters])
+        return TelephoneEvents(parsing: bytes, parameters)
     }
 
     /// True when the name is `other` (whose key is `key`) ignoring ASCII case.
@@ -305,12 +305,15 @@ struct WireSection {
                 continue
             }
         }
-        var kept = 0
-        for i in formats.indices {
-            var format = formats[i]
-            guard format.finish(in: offer.bytes) else { continue }
-            formats[kept] = format
-            kept += 1
+        // In place: a format without a known meaning is dropped, the rest move up only when one was.
+        let bytes = offer.bytes
+        let kept = formats.withUnsafeMutableBufferPointer { formats in
+            var kept = 0
+            for i in formats.indices where formats[i].finish(in: bytes) {
+                if kept != i { formats[kept] = formats[i] }
+                kept += 1
+            }
+            return kept
         }
         formats.removeLast(formats.count - kept)
         return (facts, formats)
