@@ -146,6 +146,26 @@ struct CapacityHandshaker: Sendable {
     /// One handshake: both engines made, the flights handed across until both have keys, the keys checked
     /// against each other and the expected profile.
     func handshake() throws -> (client: DTLSSRTPKeys, server: DTLSSRTPKeys) {
+        try Self.handshake(client: client, server: server, expected: expected)
+    }
+
+    /// Shows that the ends check fingerprints: a client told another certificate's fingerprint must fail with
+    /// `fingerprintMismatch`.
+    /// - Returns: a line to print.
+    func checkFingerprintMismatch() throws -> String {
+        var wrong = client
+        wrong.remoteFingerprints = [try DTLSIdentity.generate(commonName: "capacity-other").fingerprint]
+        do {
+            _ = try Self.handshake(client: wrong, server: server, expected: expected)
+        } catch let error as DTLSError where error.code == .fingerprintMismatch {
+            return "DTLS fingerprints checked: a client given another certificate's fingerprint failed (\(error.code))"
+        }
+        throw MediaBenchmarkError("a DTLS handshake against the wrong fingerprint did not fail with a mismatch")
+    }
+
+    private static func handshake(
+        client: DTLSEngine.Configuration, server: DTLSEngine.Configuration, expected: DTLSSRTPProfile
+    ) throws -> (client: DTLSSRTPKeys, server: DTLSSRTPKeys) {
         let alice = try DTLSEngine(configuration: client)
         let bob = try DTLSEngine(configuration: server)
         let now = SystemMediaClock().now()

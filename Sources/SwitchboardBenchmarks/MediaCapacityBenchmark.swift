@@ -382,6 +382,7 @@ func runMediaCapacity(
     let keys: CapacityKeySource
     do {
         keys = try CapacityKeySource(keying)
+        if case .dtls(let handshaker) = keys { print("# " + (try handshaker.checkFingerprintMismatch())) }
         loop = try EventLoop(name: "media-bench")
     } catch {
         print("# capacity skipped: \(error)")
