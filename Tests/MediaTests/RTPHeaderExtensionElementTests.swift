@@ -42,7 +42,8 @@ struct RTPHeaderExtensionElementTests {
         let built = try #require(RTPHeaderExtension(oneByteElements: elements))
         #expect(built.profile == 0xBEDE)
         #expect(Array(built.data) == [0x31, 0x61, 0x30, 0x10, 0xAA, 0, 0, 0])
-        let packet = RTPPacket(payloadType: 0, sequenceNumber: 1, timestamp: 2, ssrc: 3, headerExtension: built, payload: [9])
+        let packet = RTPPacket(
+            payloadType: 0, sequenceNumber: 1, timestamp: 2, ssrc: 3, headerExtension: built, payload: [9])
         let bytes = try packet.serialized()
         let parsed = try RTPPacket(parsing: bytes)
         #expect(parsed.headerExtension?.mid(identifier: 3) == "a0")
