@@ -161,7 +161,7 @@ public final class CallProvider: Sendable {
 
     /// Asks for a new DTLS-SRTP association on a connected call (RFC 8842 §5.2): a re-INVITE whose `a=tls-id` is
     /// new and whose `a=setup` is `actpass`. When the peer answers it, a new handshake runs on the media path and its keys replace the old ones; the
-    /// call keeps its audio, with a pause of about a round trip while no keys are in force. A handshake that
+    /// call keeps its audio, with a pause of a round trip or two while no keys are in force. A handshake that
     /// fails ends the call with `.mediaSecurityFailed`, as on the first one; a refused re-INVITE leaves the
     /// association in force. Returns once the re-INVITE went; a re-offer without a new tls-id (hold, resume,
     /// an ICE restart) keeps the association.
