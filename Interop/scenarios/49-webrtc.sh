@@ -95,20 +95,13 @@ wr_sb_gateway_out() { wr_ns wr_sb_gateway_out_case; }
 wr_sb_gateway_in() { wr_ns wr_sb_gateway_in_case; }
 wr_dtls_baresip_control() { wr_ns wr_dtls_baresip_control_case; }
 
-# The switchboard flags that make it use AEAD_AES_128_GCM only, or nothing when its help names no such flag.
-wr_sb_gcm_flags() {
-  local help; help=$("$WEBRTC_SB" call --help 2>&1)
-  if grep -q -- '--srtp-suites' <<<"$help"; then echo "--srtp-suites aes-gcm-128"
-  elif grep -q -- '--srtp-suite' <<<"$help"; then echo "--srtp-suite aes-gcm-128"
-  fi
-}
-
 # Switchboard calling: baresip answers active (the DTLS client), so switchboard, the server, picks the profile from
-# its own preference, AEAD_AES_128_GCM first; baresip calling: baresip is the server and picks AES_CM_128_HMAC_SHA1_80.
+# its own preference, AEAD_AES_128_GCM first; baresip calling: baresip is the server and picks AES_CM_128_HMAC_SHA1_80,
+# unless switchboard's ClientHello offers AEAD_AES_128_GCM alone (--srtp-suites aes-gcm-128).
 wr_sb_dtls_out() { wr_ns wr_sb_dtls_case out aes-gcm-128 --srtp mandatory --srtp-keying dtls; }
 wr_sb_dtls_in() { wr_ns wr_sb_dtls_case in any --srtp mandatory --srtp-keying dtls; }
-wr_sb_dtls_gcm_out() { wr_ns wr_sb_dtls_case out aes-gcm-128 --srtp mandatory --srtp-keying dtls $(wr_sb_gcm_flags); }
-wr_sb_dtls_gcm_in() { wr_ns wr_sb_dtls_case in aes-gcm-128 --srtp mandatory --srtp-keying dtls $(wr_sb_gcm_flags); }
+wr_sb_dtls_gcm_out() { wr_ns wr_sb_dtls_case out aes-gcm-128 --srtp mandatory --srtp-keying dtls --srtp-suites aes-gcm-128; }
+wr_sb_dtls_gcm_in() { wr_ns wr_sb_dtls_case in aes-gcm-128 --srtp mandatory --srtp-keying dtls --srtp-suites aes-gcm-128; }
 
 wr_aiortc_control() { wr_ns wr_aiortc_control_case; }
 wr_aiortc_mismatch() { wr_ns wr_aiortc_mismatch_case; }
@@ -161,12 +154,8 @@ else
   if grep -q -- '--srtp-keying' <<<"$wr_help"; then
     case_add webrtc webrtc-dtls-sb-calls-baresip switchboard udp wr_sb_dtls_out
     case_add webrtc webrtc-dtls-baresip-calls-sb switchboard udp wr_sb_dtls_in
-    if [ -n "$(wr_sb_gcm_flags)" ]; then
-      case_add webrtc webrtc-dtls-gcm-sb-calls-baresip switchboard udp wr_sb_dtls_gcm_out
-      case_add webrtc webrtc-dtls-gcm-baresip-calls-sb switchboard udp wr_sb_dtls_gcm_in
-    else
-      log "webrtc: the AEAD_AES_128_GCM cases with baresip are skipped: \`switchboard call --help\` lists no --srtp-suite(s)"
-    fi
+    case_add webrtc webrtc-dtls-gcm-sb-calls-baresip switchboard udp wr_sb_dtls_gcm_out
+    case_add webrtc webrtc-dtls-gcm-baresip-calls-sb switchboard udp wr_sb_dtls_gcm_in
   else
     log "webrtc: the Switchboard DTLS-SRTP cases with baresip are skipped: \`switchboard call --help\` lists no --srtp-keying"
   fi

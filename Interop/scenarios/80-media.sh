@@ -161,6 +161,18 @@ media_audio_in() {
   media_check_sdp "$1" "$2" && media_check_tones
 }
 
+# SDES with AEAD_AES_128_GCM (RFC 7714 §14.1), switchboard calling with that suite alone (--srtp-suites): its offer
+# has one a=crypto line and baresip's answer takes it. Only this way: baresip 1.0's srtp module offers
+# AES_CM_128_HMAC_SHA1_80 alone (a GCM-only switchboard answers that 488); DTLS-SRTP with GCM goes both ways (49-webrtc).
+media_audio_out_gcm() {
+  media_call_out pcmu mandatory --duration 4 --srtp-suites aes-gcm-128 || return 1
+  media_check_sdp pcmu mandatory || return 1
+  grep -q 'crypto:[0-9]* AEAD_AES_128_GCM ' sdp.txt || { echo "no AEAD_AES_128_GCM a=crypto line in the SDP"; return 1; }
+  ! grep -q 'crypto:[0-9]* AES_CM' sdp.txt || { echo "an AES_CM a=crypto line in the SDP"; return 1; }
+  media_expect_event events.out 'connected codec=PCMU srtp=yes keying=sdes suite=aes-gcm-128' || return 1
+  media_check_tones
+}
+
 media_audio_out_opus() { media_ns media_audio_out opus off; }
 media_audio_out_opus_srtp() { media_ns media_audio_out opus mandatory; }
 media_audio_out_pcmu() { media_ns media_audio_out pcmu off; }
@@ -169,6 +181,7 @@ media_audio_in_opus() { media_ns media_audio_in opus off; }
 media_audio_in_opus_srtp() { media_ns media_audio_in opus mandatory; }
 media_audio_in_pcmu() { media_ns media_audio_in pcmu off; }
 media_audio_in_pcmu_srtp() { media_ns media_audio_in pcmu mandatory; }
+media_audio_out_pcmu_srtp_gcm() { media_ns media_audio_out_gcm; }
 media_audio_out_opus_srtp_optional() { media_ns media_audio_out opus optional; }
 media_audio_in_opus_srtp_optional() { media_ns media_audio_in opus optional; }
 
@@ -304,6 +317,7 @@ case_add media audio-in-opus baresip udp media_audio_in_opus
 case_add media audio-in-opus-srtp baresip udp media_audio_in_opus_srtp
 case_add media audio-in-pcmu baresip udp media_audio_in_pcmu
 case_add media audio-in-pcmu-srtp baresip udp media_audio_in_pcmu_srtp
+case_add media audio-out-pcmu-srtp-gcm baresip udp media_audio_out_pcmu_srtp_gcm
 case_add media audio-out-opus-srtp-optional baresip udp media_audio_out_opus_srtp_optional
 case_add media audio-in-opus-srtp-optional baresip udp media_audio_in_opus_srtp_optional
 case_add media dtmf-out baresip udp media_dtmf_out

@@ -59,6 +59,11 @@ struct AccountOptions {
             name: "srtp-keying", valueName: "sdes|dtls",
             help: "how offers key SRTP: a=crypto or a DTLS handshake (DTLS-SRTP); answers take either (sdes)"),
         FlagSpec(
+            name: "srtp-suites", valueName: "LIST",
+            help:
+                "SRTP suites in order of preference (aes-cm-80,aes-cm-32,aes-gcm-128); default: sdes aes-cm-80,aes-cm-32,"
+                + " dtls aes-gcm-128 first"),
+        FlagSpec(
             name: "webrtc", valueName: nil,
             help: "offer the WebRTC profile: UDP/TLS/RTP/SAVPF with DTLS-SRTP, rtcp-mux, rtcp-rsize, BUNDLE"),
         FlagSpec(name: "play", valueName: "FILE.wav|tone:HZ|silence", help: "the audio to send (a file loops)"),
@@ -156,6 +161,24 @@ struct AccountOptions {
                 throw UsageError(message: "bad value for --srtp-keying: \(text) (sdes|dtls)")
             }
             return keying
+        }
+    }
+
+    /// `--srtp-suites LIST`: the SRTP suites in preference order, `nil` for each keying's default.
+    var srtpSuites: [SRTPSuite]? {
+        get throws(UsageError) {
+            guard let text = values["srtp-suites"] else { return nil }
+            let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let known = SRTPSuite.allCases.map(\.rawValue).joined(separator: ",")
+            var suites: [SRTPSuite] = []
+            for name in names {
+                guard let suite = SRTPSuite(rawValue: name) else {
+                    throw UsageError(message: "bad value for --srtp-suites: \(name) (\(known))")
+                }
+                if !suites.contains(suite) { suites.append(suite) }
+            }
+            guard !suites.isEmpty else { throw UsageError(message: "bad value for --srtp-suites: \(text) (\(known))") }
+            return suites
         }
     }
 

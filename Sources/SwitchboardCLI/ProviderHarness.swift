@@ -160,6 +160,7 @@ final class ProviderHarness: Sendable {
         configuration.codecs = try options.codecs
         configuration.srtp = try options.srtp
         configuration.srtpKeying = try options.srtpKeying
+        configuration.srtpSuites = try options.srtpSuites
         configuration.usesWebRTCProfile = options.has("webrtc")
         if let ports = try options.rtpPorts { configuration.mediaPorts = ports }
         configuration.mediaTimeout = try options.mediaTimeout(default: needs.defaultMediaTimeout)

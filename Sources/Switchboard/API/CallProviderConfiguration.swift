@@ -134,6 +134,12 @@ public struct CallProviderConfiguration: Sendable {
     /// How offers key SRTP when `srtp` asks for it: `.sdes` (`a=crypto`, the default) or `.dtls` (DTLS-SRTP,
     /// RFC 5763: `a=fingerprint`, `a=setup`, `a=tls-id`). Answers take whichever keying an offer uses.
     public var srtpKeying: SRTPKeying
+    /// The SRTP suites calls offer and accept, in preference order, whichever the keying: the `a=crypto` lines
+    /// of SDES (RFC 4568) and the `use_srtp` profiles of DTLS-SRTP (RFC 5764 §4.1.2, RFC 7714 §14.2), where
+    /// the DTLS server picks its first that the client offers. `nil` (the default) keeps each keying's order:
+    /// AES-CM-80 then AES-CM-32 for SDES, AES-GCM-128 then the AES-CM suites for DTLS, as browsers offer. An
+    /// empty list is a configuration error.
+    public var srtpSuites: [SRTPSuite]?
     /// Whether offers use the WebRTC profile (RFC 8829 §5.2.1): `UDP/TLS/RTP/SAVPF` keyed by DTLS, with
     /// rtcp-mux, rtcp-rsize, `a=mid` in a BUNDLE group and the MID header extension; false by default. It
     /// implies SRTP (`srtp` `.off` counts as `.optional`, so plain offers are still answered).
@@ -201,6 +207,7 @@ public struct CallProviderConfiguration: Sendable {
         self.pushInviteTimeout = .seconds(20)
         self.maximumPendingPushedCalls = 16
         self.srtpKeying = .sdes
+        self.srtpSuites = nil
         self.usesWebRTCProfile = false
         self.dtlsCertificateFile = nil
         self.dtlsPrivateKeyFile = nil

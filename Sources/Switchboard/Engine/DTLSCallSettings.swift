@@ -7,6 +7,8 @@ struct DTLSCallSettings: Sendable {
     let identity: DTLSIdentity
     /// How long a handshake may take (`CallProviderConfiguration.dtlsHandshakeTimeout`).
     let handshakeTimeout: Duration
+    /// The `use_srtp` profiles in preference order (`CallProviderConfiguration.srtpSuites`).
+    var srtpProfiles = DTLSSRTPProfile.defaultPreference
 
     /// The fingerprints our SDP names: `sha-256` (RFC 8122 §5).
     var fingerprints: [Fingerprint] { [identity.fingerprint] }
@@ -33,13 +35,15 @@ struct DTLSCallSettings: Sendable {
         } catch {
             throw .configuration("DTLS certificate: \(error)")
         }
-        return DTLSCallSettings(identity: identity, handshakeTimeout: configuration.dtlsHandshakeTimeout)
+        var settings = DTLSCallSettings(identity: identity, handshakeTimeout: configuration.dtlsHandshakeTimeout)
+        if let suites = configuration.srtpSuites { settings.srtpProfiles = suites.map(\.dtlsProfile) }
+        return settings
     }
 
     /// An engine's configuration for one association.
     func engineConfiguration(role: DTLSRole, remoteFingerprints: [Fingerprint]) -> DTLSEngine.Configuration {
         var configuration = DTLSEngine.Configuration(
-            role: role, identity: identity, remoteFingerprints: remoteFingerprints)
+            role: role, identity: identity, remoteFingerprints: remoteFingerprints, srtpProfiles: srtpProfiles)
         configuration.handshakeTimeout = handshakeTimeout
         return configuration
     }

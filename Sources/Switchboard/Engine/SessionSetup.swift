@@ -21,12 +21,15 @@ struct SessionSetup {
         var srtp: SRTPPolicy
         var offersRTCPMux: Bool
         var srtpKeying: SRTPKeying
+        /// The `a=crypto` suites in preference order (`CallProviderConfiguration.srtpSuites`).
+        var cryptoSuites: [CryptoSuite]
         var usesWebRTCProfile: Bool
         /// Our certificate's fingerprints for DTLS-SRTP offers and answers; empty without a certificate.
         var dtlsFingerprints: [Fingerprint]
 
         init(_ configuration: CallProviderConfiguration, dtls: DTLSCallSettings? = nil) {
             srtpKeying = configuration.srtpKeying
+            cryptoSuites = configuration.srtpSuites.map { $0.map(\.cryptoSuite) } ?? CryptoSuite.defaultSuites
             usesWebRTCProfile = configuration.usesWebRTCProfile
             dtlsFingerprints = dtls?.fingerprints ?? []
             if configuration.advertisesForeignDTLSFingerprint {
@@ -91,7 +94,8 @@ struct SessionSetup {
         if settings.usesWebRTCProfile { list = Self.askingForDTX(list) }
         var configuration = OfferAnswerConfiguration(
             address: media.host, rtpPort: media.port, codecs: list,
-            srtpPolicy: Self.policy(policy), isRTCPMuxEnabled: settings.offersRTCPMux)
+            srtpPolicy: Self.policy(policy), cryptoSuites: settings.cryptoSuites,
+            isRTCPMuxEnabled: settings.offersRTCPMux)
         configuration.mediaAttributes = media.attributes
         if !settings.dtlsFingerprints.isEmpty {
             configuration.dtlsFingerprints = settings.dtlsFingerprints

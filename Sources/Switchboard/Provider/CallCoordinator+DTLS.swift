@@ -77,18 +77,3 @@ extension CallCoordinator {
             byeReason: Reason(protocol: "SIP", cause: 488, text: failure.reasonPhrase))
     }
 }
-
-extension SRTPSuite {
-    /// The API's suite for an SDP crypto suite; `nil` for one the media engine does not run.
-    init?(_ suite: CryptoSuite) {
-        if suite.matches(.aesCM128HMACSHA1_80) {
-            self = .aesCM80
-        } else if suite.matches(.aesCM128HMACSHA1_32) {
-            self = .aesCM32
-        } else if suite.matches(.aeadAES128GCM) {
-            self = .aesGCM128
-        } else {
-            return nil
-        }
-    }
-}

@@ -54,6 +54,9 @@ public final class CallProvider: Sendable {
             parserLimits: limits, maximumConnections: configuration.maximumConnections, tls: tls)
         let timers = TransactionTimers(t1: configuration.t1, t2: configuration.t2, t4: configuration.t4)
         let accounts = try AccountBook(configuration.accounts)
+        if configuration.srtpSuites?.isEmpty == true {
+            throw .configuration("srtpSuites names no suite (nil keeps the defaults)")
+        }
         let dtls = try DTLSCallSettings.load(configuration)
         do {
             engine = try Engine(
