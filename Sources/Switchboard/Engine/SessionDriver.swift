@@ -266,6 +266,20 @@ final class SessionDriver {
     /// Re-offers with the session's current configuration (new ICE credentials, say).
     func renegotiate(_ key: SessionKey) { perform(key) { $0.renegotiate() } }
 
+    /// Asks for a new DTLS association with a re-offer (RFC 8842 §5.2); why not, when the session refuses.
+    func renewDTLSAssociation(_ key: SessionKey) -> ReofferError? {
+        var refusal: ReofferError?
+        perform(key) { session in
+            do throws(ReofferError) {
+                return try session.renewDTLSAssociation()
+            } catch {
+                refusal = error
+                return []
+            }
+        }
+        return refusal
+    }
+
     /// Refreshes a session with a re-INVITE (after its connection was lost, say).
     func refresh(_ key: SessionKey) { perform(key) { $0.refreshSession() } }
 
