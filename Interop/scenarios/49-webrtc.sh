@@ -101,6 +101,8 @@ wr_dtls_baresip_control() { wr_ns wr_dtls_baresip_control_case; }
 wr_sb_dtls_out() { wr_ns wr_sb_dtls_case out aes-gcm-128 --srtp mandatory --srtp-keying dtls; }
 wr_sb_dtls_in() { wr_ns wr_sb_dtls_case in any --srtp mandatory --srtp-keying dtls; }
 wr_sb_dtls_gcm_out() { wr_ns wr_sb_dtls_case out aes-gcm-128 --srtp mandatory --srtp-keying dtls --srtp-suites aes-gcm-128; }
+wr_sb_dtls_lossy_out() { wr_ns wr_sb_dtls_lossy_case out --srtp mandatory --srtp-keying dtls; }
+wr_sb_dtls_lossy_in() { wr_ns wr_sb_dtls_lossy_case in --srtp mandatory --srtp-keying dtls; }
 wr_sb_dtls_gcm_in() { wr_ns wr_sb_dtls_case in aes-gcm-128 --srtp mandatory --srtp-keying dtls --srtp-suites aes-gcm-128; }
 
 wr_aiortc_control() { wr_ns wr_aiortc_control_case; }
@@ -156,6 +158,8 @@ else
     case_add webrtc webrtc-dtls-baresip-calls-sb switchboard udp wr_sb_dtls_in
     case_add webrtc webrtc-dtls-gcm-sb-calls-baresip switchboard udp wr_sb_dtls_gcm_out
     case_add webrtc webrtc-dtls-gcm-baresip-calls-sb switchboard udp wr_sb_dtls_gcm_in
+    case_add webrtc webrtc-dtls-lossy-sb-calls-baresip switchboard udp wr_sb_dtls_lossy_out
+    case_add webrtc webrtc-dtls-lossy-baresip-calls-sb switchboard udp wr_sb_dtls_lossy_in
   else
     log "webrtc: the Switchboard DTLS-SRTP cases with baresip are skipped: \`switchboard call --help\` lists no --srtp-keying"
   fi

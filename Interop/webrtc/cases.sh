@@ -478,6 +478,31 @@ wr_sb_dtls_case() {
   return $fail
 }
 
+# The same call with the first DTLS handshake datagram each way dropped on its way in (nftables in the case's
+# namespace, on the RTP ports: switchboard's 17000-17199 and baresip's even ones): the client's first flight and
+# the server's first answer are lost, and the handshake completes on both sides' retransmissions (RFC 6347
+# §4.2.4), switchboard's driven by its loop timer. (A loss pattern that alternates can starve a flight for ever,
+# so each rule drops one datagram only.) wr_sb_dtls_lossy_case out|in [switchboard flags]
+wr_sb_dtls_lossy_case() {
+  local dir=$1; shift
+  nft -f - <<NFT || { echo "cannot add the nftables rules"; return 1; }
+table inet wrdtlsloss {
+  chain in {
+    type filter hook input priority 0;
+    udp dport 17000-17199 udp dport & 1 == 0 @th,64,8 22 numgen inc mod 100000 0 counter drop
+    udp dport 16100-16999 udp dport & 1 == 0 @th,64,8 22 numgen inc mod 100000 0 counter drop
+  }
+}
+NFT
+  wr_sb_dtls_case "$dir" any "$@"
+  local rc=$? dropped
+  dropped=$(nft list table inet wrdtlsloss | grep -o 'counter packets [0-9]*' | awk '{ print $3 }' | paste -sd' ')
+  nft delete table inet wrdtlsloss
+  echo "handshake datagrams dropped (to switchboard, to baresip): $dropped"
+  [ $rc -eq 0 ] || return 1
+  [ "$dropped" = "1 1" ] || { echo "expected one handshake datagram dropped each way"; return 1; }
+}
+
 # ======================================================================== aiortc, SDP through files
 # One aiortc-to-X exchange through files: the offerer writes offer.sdp, the answerer reads it (or a copy with
 # every fingerprint tampered with) and writes answer.sdp, the offerer reads that (or its tampered copy).

@@ -47,6 +47,32 @@ extension OfferAnswer {
         dtlsTLSID = nil
     }
 
+    /// Makes a re-offer that asks for a new DTLS association (RFC 8842 §5.2): a new `a=tls-id` with
+    /// `a=setup:actpass`, in the current hold state. Until it is answered the association in force stays; when the
+    /// offer is dropped (`cancelPendingOffer()`: refused, timed out) its tls-id is ours again.
+    /// - Throws: `unsupportedTransport` when no DTLS association is in force; `offerPending` or `offerNotAnswered`
+    ///   when an offer is outstanding; `keySourceFailed`. Nothing changes when it throws.
+    public mutating func makeDTLSRenewalOffer() throws(SDPError) -> SessionDescription {
+        guard session?.dtls != nil else {
+            throw SDPError(.unsupportedTransport, "no DTLS association is in force to renew")
+        }
+        let previous = dtlsTLSID
+        renewDTLSAssociation()
+        do {
+            return try makeOffer()
+        } catch {
+            dtlsTLSID = previous
+            throw error
+        }
+    }
+
+    /// Whether offers carry DTLS-SRTP: as configured, and in re-offers while a DTLS association is in force (an
+    /// answerer configured for SDES keeps the keying it answered with, since a `UDP/TLS/RTP/...` profile takes no
+    /// `a=crypto`).
+    var offersDTLS: Bool {
+        configuration.offersDTLS || (session?.dtls != nil && configuration.answersDTLS)
+    }
+
     /// Our fingerprints, `a=setup:actpass` and our tls-id in an offer (RFC 8842 §5.2; actpass in re-offers too,
     /// as JSEP writes them, RFC 8829 §5.2.2: the answerer keeps its role while the tls-id stays).
     mutating func appendDTLSOffer(to media: inout MediaDescription) throws(SDPError) {

@@ -62,7 +62,7 @@ extension OfferAnswer {
     /// The transport to offer: the policy's, or the one already in use when the policy allows it.
     private func offerTransport(previous: TransportProtocol?) -> TransportProtocol {
         if configuration.offersWebRTCProfile { return .udpTLSRTPSAVPF }
-        if configuration.offersDTLS {
+        if offersDTLS {
             // Mandatory: DTLS-SRTP's own profile (RFC 5764 §8). Optional: opportunistic, a=fingerprint in a plain
             // profile (RFC 8643), so that a peer without DTLS answers a plain call.
             let security = previous?.rtpSecurity
@@ -97,7 +97,7 @@ extension OfferAnswer {
             media.attributes.append(Attribute("rtcp-mux"))
         }
         if configuration.offersWebRTCProfile { appendWebRTCOffer(to: &media, previous: previous) }
-        if configuration.offersDTLS {
+        if offersDTLS {
             try appendDTLSOffer(to: &media)
         } else if configuration.srtpPolicy != .off {
             for (i, suite) in configuration.usableCryptoSuites.enumerated() {

@@ -5,7 +5,7 @@
 /// One offer may be outstanding at a time (RFC 3264 §4, RFC 6337 §3.2): making or receiving an offer while
 /// one awaits its answer throws `offerPending` (491: ours is pending, glare) or `offerNotAnswered` (500:
 /// theirs is). A failed exchange (the offer refused with 488, 491, a timeout) is dropped with
-/// `cancelPendingOffer()`, which leaves the last negotiated session in force.
+/// `cancelPendingOffer()`, which leaves the last negotiated session (its DTLS association too) in force.
 ///
 /// Versions (RFC 3264 §8): every description we send carries the same o= session id; the version grows by
 /// one whenever the content differs from the last description we sent, and stays when it does not (an
@@ -230,7 +230,8 @@ public struct OfferAnswer: Sendable {
     }
 
     /// Drops the outstanding offer (ours refused or timed out, or theirs refused): back to `stable` with the
-    /// last negotiated session, local description and hold state in force. The o= version is not reused.
+    /// last negotiated session, local description, hold state and DTLS association (our tls-id) in force. The o=
+    /// version is not reused.
     public mutating func cancelPendingOffer() {
         switch state {
         case .stable: return
@@ -239,6 +240,8 @@ public struct OfferAnswer: Sendable {
             isLocalHold = savedLocalHold
         case .remoteOfferPending: preparedAnswer = nil
         }
+        // An offer that named a new DTLS association (a new tls-id, either side's) leaves the one in force.
+        if let dtls = session?.dtls { dtlsTLSID = dtls.localTLSID }
         pendingOffer = nil
         savedLocalDescription = nil
         state = .stable

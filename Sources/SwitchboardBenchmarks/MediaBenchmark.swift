@@ -27,6 +27,11 @@ struct MediaBenchmarkCodec: Sendable {
     static let opus = MediaBenchmarkCodec(
         name: "opus-srtp", kind: .opus, payloadType: 111, clockRate: 48000, samples: 960)
 
+    /// The codecs `--view` names by prefix (`pcmu`, `opus`), both for `nil`.
+    static func selected(by view: String?) -> [MediaBenchmarkCodec] {
+        [pcmu, opus].filter { view == nil || $0.name.hasPrefix(view ?? "") }
+    }
+
     /// Fifty 20 ms frames of a 1 kHz tone at -12 dBFS with ±64 of noise, so Opus does not code silence.
     func frames() -> [[Int16]] {
         var random = SystemRandomNumberGenerator()
@@ -269,11 +274,14 @@ struct MediaBenchmarkError: Error, CustomStringConvertible {
 ///   - seconds: measured seconds per step of the capacity ramp.
 ///   - only: `pcmu` or `opus` to run one codec (`--view`), `nil` for both.
 ///   - srtp: the SRTP backend (`--srtp`).
-func runMediaBenchmark(packets: Int, repetitions: Int, seconds: Double, only: String?, srtp: SRTPBackend) {
+///   - keying: how the capacity ramp keys its pairs (`--keying`, `--suite`); the breakdown is SDES-keyed.
+func runMediaBenchmark(
+    packets: Int, repetitions: Int, seconds: Double, only: String?, srtp: SRTPBackend, keying: CapacityKeying
+) {
     print("# switchboard media benchmark: one direction, 20 ms frames, SRTP AES_CM_128_HMAC_SHA1_80 (\(srtp.rawValue))")
     print("# columns: RESULT stack media name min_ns med_ns max_ns allocs_per_packet reps packets")
     var perStreamCompute: [String: Double] = [:]
-    let codecs = [MediaBenchmarkCodec.pcmu, .opus].filter { only == nil || $0.name.hasPrefix(only ?? "") }
+    let codecs = MediaBenchmarkCodec.selected(by: only)
     for codec in codecs {
         let count = codec.kind == .opus ? max(50, packets / 4) : max(50, packets)
         do {
@@ -326,7 +334,7 @@ func runMediaBenchmark(packets: Int, repetitions: Int, seconds: Double, only: St
             }
         }
     }
-    runMediaCapacity(codecs, seconds: seconds, perStreamCompute: perStreamCompute, srtp: srtp)
+    runMediaCapacity(codecs, seconds: seconds, perStreamCompute: perStreamCompute, srtp: srtp, keying: keying)
 }
 
 private func printBreakdownTable(_ codec: MediaBenchmarkCodec, _ stages: [MediaStage], total: Double) {

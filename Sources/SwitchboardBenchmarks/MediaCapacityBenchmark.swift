@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import SDP
 import SIPTransport
 import Synchronization
 
@@ -34,6 +35,9 @@ struct CapacityResult: Sendable {
     var srtpFailures = 0
     var played = 0
     var concealed = 0
+    /// DTLS handshakes run before the step (one per pair, both ends in this thread) and their thread CPU.
+    var handshakes = 0
+    var handshakeCPUSeconds = 0.0
     var failure: String?
 
     var busy: Double { wallSeconds > 0 ? cpuSeconds / wallSeconds : 1 }
@@ -99,8 +103,8 @@ final class CapacityStream {
     var checksum = 0
 
     init(
-        codec: MediaBenchmarkCodec, pcm: [[Int16]], socket: DatagramSocket, sendKey: [UInt8], receiveKey: [UInt8],
-        firstDeadline: MediaInstant, srtp: SRTPBackend
+        codec: MediaBenchmarkCodec, pcm: [[Int16]], socket: DatagramSocket, suite: CryptoSuite, sendKey: [UInt8],
+        receiveKey: [UInt8], firstDeadline: MediaInstant, srtp: SRTPBackend
     ) throws {
         self.socket = socket
         self.peer = socket.localAddress
@@ -110,8 +114,8 @@ final class CapacityStream {
         sender = RTPSender(payloadType: codec.payloadType, clockRate: codec.clockRate, using: &generator)
         receiver = RTPReceiver(clockRate: codec.clockRate)
         jitter = JitterBuffer(configuration: codec.jitterConfiguration)
-        outbound = try srtp.make(key: sendKey, direction: .outbound)
-        inbound = try srtp.make(key: receiveKey, direction: .inbound)
+        outbound = try srtp.make(suite: suite, key: sendKey, direction: .outbound)
+        inbound = try srtp.make(suite: suite, key: receiveKey, direction: .inbound)
         self.pcm = pcm
         increment = UInt32(codec.samples)
         deadline = firstDeadline
@@ -214,37 +218,43 @@ final class CapacityRun {
     var cpuStart = 0.0
     var waitStart = 0.0
     var wallStart = MediaInstant.zero
+    var handshakes = 0
+    var handshakeCPUSeconds = 0.0
 
     init(streams: [CapacityStream], outcome: CapacityOutcome) {
         self.streams = streams
         self.outcome = outcome
     }
 
-    /// Sets up `count` streams (`count / 2` pairs) on `loop` and runs them; call on the loop.
+    /// Sets up `count` streams (`count / 2` pairs, each keyed from `keys`) on `loop` and runs them; call on the
+    /// loop.
     static func launch(
         codec: MediaBenchmarkCodec, pcm: [[Int16]], count: Int, warmUp: Duration, measured: Duration,
-        loop: EventLoop, outcome: CapacityOutcome, srtp: SRTPBackend
+        loop: EventLoop, outcome: CapacityOutcome, srtp: SRTPBackend, keys: CapacityKeySource
     ) {
         let clock = SystemMediaClock()
         var streams: [CapacityStream] = []
+        var handshakeCPU = 0.0
+        let pairs = count / 2
         do {
+            // DTLS handshakes first, so that they end before the first deadline.
+            let handshakeStart = threadCPUSeconds()
+            let pairKeys = try (0..<pairs).map { _ in try keys.pairKeys() }
+            handshakeCPU = threadCPUSeconds() - handshakeStart
             let origin = clock.now() + .milliseconds(100)
-            let pairs = count / 2
-            for pair in 0..<pairs {
+            for (pair, (keyA, keyB)) in pairKeys.enumerated() {
                 let a = try DatagramSocket(binding: .loopback())
                 let b = try DatagramSocket(binding: .loopback())
-                let keyA = randomMasterKeySalt()
-                let keyB = randomMasterKeySalt()
                 // Spread the starts over the 20 ms frame, the two ends of a pair half a frame apart.
                 let offset = Int64(20_000_000) * Int64(pair) / Int64(max(pairs, 1))
                 let first = MediaInstant(nanoseconds: origin.nanoseconds + offset)
                 let second = MediaInstant(nanoseconds: origin.nanoseconds + (offset + 10_000_000) % 20_000_000)
                 let endA = try CapacityStream(
-                    codec: codec, pcm: pcm, socket: a, sendKey: keyA, receiveKey: keyB, firstDeadline: first, srtp: srtp
-                )
+                    codec: codec, pcm: pcm, socket: a, suite: keys.cryptoSuite, sendKey: keyA, receiveKey: keyB,
+                    firstDeadline: first, srtp: srtp)
                 let endB = try CapacityStream(
-                    codec: codec, pcm: pcm, socket: b, sendKey: keyB, receiveKey: keyA, firstDeadline: second,
-                    srtp: srtp)
+                    codec: codec, pcm: pcm, socket: b, suite: keys.cryptoSuite, sendKey: keyB, receiveKey: keyA,
+                    firstDeadline: second, srtp: srtp)
                 endA.peer = b.localAddress
                 endB.peer = a.localAddress
                 streams += [endA, endB]
@@ -256,6 +266,10 @@ final class CapacityRun {
             return
         }
         let run = CapacityRun(streams: streams, outcome: outcome)
+        if keys.isDTLS {
+            run.handshakes = pairs
+            run.handshakeCPUSeconds = handshakeCPU
+        }
         loop.scheduleTimer(after: warmUp + .milliseconds(100)) { run.begin() }
         loop.scheduleTimer(after: warmUp + .milliseconds(100) + measured) { run.finish() }
     }
@@ -272,6 +286,8 @@ final class CapacityRun {
         let wait = threadWaitSeconds() - waitStart
         let wall = nanoseconds(SystemMediaClock().now() - wallStart) / 1e9
         var result = CapacityResult(streams: streams.count, wallSeconds: wall, cpuSeconds: cpu, waitSeconds: wait)
+        result.handshakes = handshakes
+        result.handshakeCPUSeconds = handshakeCPUSeconds
         var checksum = 0
         for stream in streams {
             result.ticks += stream.ticks
@@ -323,7 +339,8 @@ let RLIMIT_NOFILE_RESOURCE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 
 /// Runs one step on `loop` and waits for it.
 func runCapacityStep(
-    _ codec: MediaBenchmarkCodec, pcm: [[Int16]], streams: Int, seconds: Double, loop: EventLoop, srtp: SRTPBackend
+    _ codec: MediaBenchmarkCodec, pcm: [[Int16]], streams: Int, seconds: Double, loop: EventLoop, srtp: SRTPBackend,
+    keys: CapacityKeySource
 ) -> CapacityResult {
     let outcome = CapacityOutcome()
     let warmUp = Duration.seconds(1)
@@ -331,10 +348,10 @@ func runCapacityStep(
     loop.execute {
         CapacityRun.launch(
             codec: codec, pcm: pcm, count: streams, warmUp: warmUp, measured: measured, loop: loop, outcome: outcome,
-            srtp: srtp)
+            srtp: srtp, keys: keys)
     }
-    // Bounded wait: the step's own time plus a generous margin for an overloaded loop.
-    let deadline = Date().addingTimeInterval(seconds + 1 + 30)
+    // Bounded wait: the step's own time plus a generous margin for an overloaded loop (and 10 ms a handshake).
+    let deadline = Date().addingTimeInterval(seconds + 1 + 30 + (keys.isDTLS ? 0.005 * Double(streams) : 0))
     while Date() < deadline {
         if let result = outcome.value.withLock({ $0 }) { return result }
         usleep(100_000)
@@ -348,19 +365,24 @@ func runCapacityStep(
 ///   - seconds: measured seconds per step.
 ///   - perStreamCompute: the breakdown's total ns per packet by codec name, printed for comparison.
 ///   - srtp: the SRTP backend.
+///   - keying: how each pair is keyed (`--keying`, `--suite`).
 func runMediaCapacity(
-    _ codecs: [MediaBenchmarkCodec], seconds: Double, perStreamCompute: [String: Double], srtp: SRTPBackend
+    _ codecs: [MediaBenchmarkCodec], seconds: Double, perStreamCompute: [String: Double], srtp: SRTPBackend,
+    keying: CapacityKeying = CapacityKeying()
 ) {
     guard seconds > 0 else { return }
     let limit = raiseDescriptorLimit()
     print(
         "# capacity: one event loop thread, loopback UDP, descriptor limit \(limit), \(seconds) s per step, "
-            + "SRTP \(srtp.rawValue)")
+            + "SRTP \(srtp.rawValue), keying \(keying.method.rawValue), suite \(keying.cryptoSuite)")
     print(
         "# columns: RESULT stack media name streams busy_pct late_tick_pct loss_pct max_late_ms stolen_pct "
             + "load_pct realtime")
     let loop: EventLoop
+    let keys: CapacityKeySource
     do {
+        keys = try CapacityKeySource(keying)
+        if case .dtls(let handshaker) = keys { print("# " + (try handshaker.checkFingerprintMismatch())) }
         loop = try EventLoop(name: "media-bench")
     } catch {
         print("# capacity skipped: \(error)")
@@ -370,57 +392,92 @@ func runMediaCapacity(
     defer { loop.stop() }
     let budgetStart = Date()
     for codec in codecs {
-        let (first, rounding) = codec.kind == .opus ? (20, 10) : (200, 50)
-        let pcm = codec.frames()
-        var count = first
-        var strict: CapacityResult?
-        var uncontended: CapacityResult?
-        var last: CapacityResult?
-        // At most six steps per codec, started within 70 s of the codec's first and 150 s of the first codec's:
-        // the whole run stays within about three minutes. The ramp goes on while the load stays within 90 %
-        // (contended late ticks do not stop it) and stops at the first step that fails.
-        let codecStart = Date()
-        for step in 0..<6 {
-            guard Date().timeIntervalSince(codecStart) < 70, Date().timeIntervalSince(budgetStart) < 150 else { break }
-            let result = runCapacityStep(codec, pcm: pcm, streams: count, seconds: seconds, loop: loop, srtp: srtp)
-            printCapacity(codec, result)
-            last = result
-            if result.isRealTime { strict = result }
-            guard result.isRealTimeUncontended else { break }
-            uncontended = result
-            // Predict the capacity from the CPU per tick so far, then close in on it from below.
-            let fractions = [0.6, 0.8, 0.9, 1.0, 1.05, 1.1]
-            let target = Double(result.extrapolated) * fractions[step]
-            count = max(Int((target / Double(rounding)).rounded()) * rounding, count + rounding)
-            if count % 2 == 1 { count += 1 }
-        }
-        let strictCount = strict?.streams ?? 0
-        let uncontendedCount = uncontended?.streams ?? 0
-        func result(_ name: String, _ value: String) {
-            print(["RESULT", "switchboard", "media", "\(codec.name)-\(name)", value].joined(separator: "\t"))
-        }
-        result("streams-per-core", String(strictCount))
-        result("streams-per-core-load", String(uncontendedCount))
-        guard let reference = uncontended ?? last, reference.ticks > 0 else { continue }
-        result("cpu-us-per-stream-tick", String(format: "%.1f", reference.cpuPerTick * 1e6))
-        result("streams-at-90pct-busy-extrapolated", String(reference.extrapolated))
-        let compute = perStreamCompute[codec.name].map { String(format: "%.1f", $0 / 1000) } ?? "?"
-        print(
-            "# \(codec.name): \(strictCount) bidirectional streams (\(strictCount / 2) loopback pairs) passed the strict "
-                + "test (busy <= 90 %, late ticks <= 1 %); \(uncontendedCount) ran with a load <= 90 % of the core "
-                + "(late ticks, if any, while other tasks held the core). At \(reference.streams) streams the loop "
-                + "spent \(String(format: "%.1f", reference.cpuPerTick * 1e6)) us of CPU per stream per 20 ms tick "
-                + "(send and receive one packet, play one frame; the pipeline alone is \(compute) us): 90 % of a core "
-                + "is about \(reference.extrapolated) streams")
+        let name = keying.resultName(codec)
+        let steps = rampCapacity(
+            codec, name: name, seconds: seconds, loop: loop, srtp: srtp, keys: keys, budgetStart: budgetStart)
+        summarizeCapacity(codec, name: name, steps: steps, compute: perStreamCompute[codec.name])
+        if keys.isDTLS { summarizeHandshakes(name: name, steps: steps) }
     }
 }
 
-private func printCapacity(_ codec: MediaBenchmarkCodec, _ r: CapacityResult) {
+/// One codec's ramp; returns its steps in order.
+private func rampCapacity(
+    _ codec: MediaBenchmarkCodec, name: String, seconds: Double, loop: EventLoop, srtp: SRTPBackend,
+    keys: CapacityKeySource, budgetStart: Date
+) -> [CapacityResult] {
+    let (first, rounding) = codec.kind == .opus ? (20, 10) : (200, 50)
+    let pcm = codec.frames()
+    var count = first
+    var steps: [CapacityResult] = []
+    // At most six steps per codec, started within 70 s of the codec's first and 150 s of the first codec's:
+    // the whole run stays within about three minutes. The ramp goes on while the load stays within 90 %
+    // (contended late ticks do not stop it) and stops at the first step that fails.
+    let codecStart = Date()
+    for step in 0..<6 {
+        guard Date().timeIntervalSince(codecStart) < 70, Date().timeIntervalSince(budgetStart) < 150 else { break }
+        let result = runCapacityStep(
+            codec, pcm: pcm, streams: count, seconds: seconds, loop: loop, srtp: srtp, keys: keys)
+        printCapacity(name, result)
+        steps.append(result)
+        guard result.isRealTimeUncontended else { break }
+        // Predict the capacity from the CPU per tick so far, then close in on it from below.
+        let fractions = [0.6, 0.8, 0.9, 1.0, 1.05, 1.1]
+        let target = Double(result.extrapolated) * fractions[step]
+        count = max(Int((target / Double(rounding)).rounded()) * rounding, count + rounding)
+        if count % 2 == 1 { count += 1 }
+    }
+    return steps
+}
+
+/// A ramp's RESULT lines and its summary.
+private func summarizeCapacity(
+    _ codec: MediaBenchmarkCodec, name: String, steps: [CapacityResult], compute: Double?
+) {
+    let strict = steps.last(where: \.isRealTime)
+    let uncontended = steps.last(where: \.isRealTimeUncontended)
+    let strictCount = strict?.streams ?? 0
+    let uncontendedCount = uncontended?.streams ?? 0
+    func result(_ field: String, _ value: String) {
+        print(["RESULT", "switchboard", "media", "\(name)-\(field)", value].joined(separator: "\t"))
+    }
+    result("streams-per-core", String(strictCount))
+    result("streams-per-core-load", String(uncontendedCount))
+    guard let reference = uncontended ?? steps.last, reference.ticks > 0 else { return }
+    result("cpu-us-per-stream-tick", String(format: "%.1f", reference.cpuPerTick * 1e6))
+    result("streams-at-90pct-busy-extrapolated", String(reference.extrapolated))
+    let pipeline = compute.map { String(format: "%.1f", $0 / 1000) } ?? "?"
+    print(
+        "# \(name): \(strictCount) bidirectional streams (\(strictCount / 2) loopback pairs) passed the strict "
+            + "test (busy <= 90 %, late ticks <= 1 %); \(uncontendedCount) ran with a load <= 90 % of the core "
+            + "(late ticks, if any, while other tasks held the core). At \(reference.streams) streams the loop "
+            + "spent \(String(format: "%.1f", reference.cpuPerTick * 1e6)) us of CPU per stream per 20 ms tick "
+            + "(send and receive one packet, play one frame; the pipeline alone is \(pipeline) us): 90 % of a core "
+            + "is about \(reference.extrapolated) streams")
+}
+
+/// The handshakes of all of a ramp's steps: count, thread CPU, and handshakes (both ends) per core-second.
+private func summarizeHandshakes(name: String, steps: [CapacityResult]) {
+    let count = steps.reduce(0) { $0 + $1.handshakes }
+    let cpu = steps.reduce(0) { $0 + $1.handshakeCPUSeconds }
+    func result(_ field: String, _ value: String) {
+        print(["RESULT", "switchboard", "media", "\(name)-\(field)", value].joined(separator: "\t"))
+    }
+    result("handshakes", String(count))
+    result("handshake-cpu-s", String(format: "%.3f", cpu))
+    result("handshakes-per-core-second", cpu > 0 ? String(format: "%.0f", Double(count) / cpu) : "0")
+    print(
+        "# \(name): \(count) DTLS handshakes before the steps (client and server both in this thread), "
+            + "\(String(format: "%.3f", cpu)) s of CPU: \(cpu > 0 ? String(format: "%.0f", Double(count) / cpu) : "?") "
+            + "handshakes per core-second, \(count > 0 ? String(format: "%.0f", 1e6 * cpu / Double(count)) : "?") us each; "
+            + "one call end pays about half")
+}
+
+private func printCapacity(_ name: String, _ r: CapacityResult) {
     if let failure = r.failure {
-        print("# \(codec.name) \(r.streams) streams: \(failure)")
+        print("# \(name) \(r.streams) streams: \(failure)")
     }
     let columns = [
-        "RESULT", "switchboard", "media", "\(codec.name)-capacity-step", String(r.streams),
+        "RESULT", "switchboard", "media", "\(name)-capacity-step", String(r.streams),
         String(format: "%.1f", 100 * r.busy), String(format: "%.2f", 100 * r.lateFraction),
         String(format: "%.2f", 100 * r.lossFraction), String(format: "%.1f", r.maximumLateness),
         String(format: "%.1f", 100 * r.stolen), String(format: "%.1f", 100 * r.load),
@@ -428,10 +485,15 @@ private func printCapacity(_ codec: MediaBenchmarkCodec, _ r: CapacityResult) {
     ]
     print(columns.joined(separator: "\t"))
     print(
-        "#   \(codec.name) \(r.streams) streams: busy \(String(format: "%.1f", 100 * r.busy)) % "
+        "#   \(name) \(r.streams) streams: busy \(String(format: "%.1f", 100 * r.busy)) % "
             + "(cpu \(String(format: "%.2f", r.cpuSeconds)) s / wall \(String(format: "%.2f", r.wallSeconds)) s, "
             + "\(String(format: "%.1f", 100 * r.stolen)) % waiting for the core), "
             + "ticks \(r.ticks), late >10 ms \(r.lateTicks), max late \(String(format: "%.1f", r.maximumLateness)) ms, "
             + "sent \(r.sent), received \(r.received), srtp failures \(r.srtpFailures), played \(r.played), "
             + "concealed \(r.concealed)")
+    if r.handshakes > 0 {
+        print(
+            "#   \(name) \(r.streams) streams: \(r.handshakes) DTLS handshakes before the step, "
+                + "\(String(format: "%.3f", r.handshakeCPUSeconds)) s of CPU")
+    }
 }

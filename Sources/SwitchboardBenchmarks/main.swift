@@ -13,8 +13,12 @@ struct Options {
     var filter: String?
     var view: String?
     var seconds = 9.0
-    /// What MediaStream runs today; `--srtp native` measures SRTPContext.
-    var srtp = SRTPBackend.libsrtp
+    /// `--srtp`; unset, the keying's default (``CapacityKeying/defaultBackend``).
+    var srtp: SRTPBackend?
+    /// `--keying sdes|dtls` and `--suite` of the capacity ramp (`--only media`, `--only media-capacity`).
+    var keying = CapacityKeying()
+    /// The SRTP implementation the media benchmarks run.
+    var srtpBackend: SRTPBackend { srtp ?? keying.defaultBackend }
 }
 
 func parseOptions() -> Options {
@@ -31,11 +35,15 @@ func parseOptions() -> Options {
         case ("--view", let v?): options.view = v
         case ("--seconds", let v?): options.seconds = Double(v) ?? options.seconds
         case ("--srtp", let v?) where SRTPBackend(rawValue: v) != nil:
-            options.srtp = SRTPBackend(rawValue: v) ?? .libsrtp
+            options.srtp = SRTPBackend(rawValue: v)
+        case ("--keying", let v?) where CapacityKeying.Method(rawValue: v) != nil:
+            options.keying.method = CapacityKeying.Method(rawValue: v) ?? .sdes
+        case ("--suite", let v?) where CapacityKeying.Suite(rawValue: v) != nil:
+            options.keying.suite = CapacityKeying.Suite(rawValue: v) ?? .standard
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|access-bytes|serialize|views|transactions|invite|audio|media|memory|srtp-suites|dtls|relay|ice-memory] [--view NAME] [--seconds S] [--srtp native|libsrtp]\n"
+                    "usage: switchboard-bench [--n N] [--reps R] [--corpus DIR] [--only parse|access|access-bytes|serialize|views|transactions|invite|audio|media|memory|media-capacity|srtp-suites|dtls|relay|ice-memory] [--view NAME] [--seconds S] [--srtp native|libsrtp] [--keying sdes|dtls] [--suite default|aes-cm-80|aes-cm-32|aes-gcm-128]\n"
                         .utf8)
             )
             exit(2)
@@ -151,7 +159,14 @@ if options.filter == "memory" {
 if options.filter == "media" {
     runMediaBenchmark(
         packets: options.n / 20, repetitions: max(options.repetitions, 9), seconds: options.seconds, only: options.view,
-        srtp: options.srtp)
+        srtp: options.srtpBackend, keying: options.keying)
+    exit(0)
+}
+if options.filter == "media-capacity" {
+    // The capacity ramp alone (`--view pcmu|opus` for one codec), keyed as `--keying` and `--suite` say.
+    runMediaCapacity(
+        MediaBenchmarkCodec.selected(by: options.view), seconds: options.seconds, perStreamCompute: [:],
+        srtp: options.srtpBackend, keying: options.keying)
     exit(0)
 }
 if options.filter == "ice-memory" {

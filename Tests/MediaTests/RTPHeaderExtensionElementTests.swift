@@ -37,6 +37,28 @@ struct RTPHeaderExtensionElementTests {
         #expect(ext.element(identifier: 32)?.data.isEmpty == true)
     }
 
+    @Test func theOneByteFormIsBuiltPaddedAndReadsBack() throws {
+        let elements: [(identifier: UInt8, data: [UInt8])] = [(3, Array("a0".utf8)), (1, [0xAA])]
+        let built = try #require(RTPHeaderExtension(oneByteElements: elements))
+        #expect(built.profile == 0xBEDE)
+        #expect(Array(built.data) == [0x31, 0x61, 0x30, 0x10, 0xAA, 0, 0, 0])
+        let packet = RTPPacket(
+            payloadType: 0, sequenceNumber: 1, timestamp: 2, ssrc: 3, headerExtension: built, payload: [9])
+        let bytes = try packet.serialized()
+        let parsed = try RTPPacket(parsing: bytes)
+        #expect(parsed.headerExtension?.mid(identifier: 3) == "a0")
+        #expect(parsed.headerExtension?.element(identifier: 1)?.data.first == 0xAA)
+        #expect(Array(parsed.payload) == [9])
+    }
+
+    @Test func theOneByteFormRefusesWhatItCannotCarry() {
+        #expect(RTPHeaderExtension(oneByteElements: [(15, [1])]) == nil)
+        #expect(RTPHeaderExtension(oneByteElements: [(0, [1])]) == nil)
+        #expect(RTPHeaderExtension(oneByteElements: [(1, [])]) == nil)
+        #expect(RTPHeaderExtension(oneByteElements: [(1, [UInt8](repeating: 7, count: 17))]) == nil)
+        #expect(RTPHeaderExtension(oneByteElements: []) == nil)
+    }
+
     @Test func identifierFifteenEndsTheOneByteWalk() throws {
         let ext = RTPHeaderExtension(profile: 0xBEDE, data: [0x10, 0x01, 0xF0, 0x20, 0x01, 0x02, 0x00, 0x00][...])
         #expect(try ext.elements().map(\.identifier) == [1])

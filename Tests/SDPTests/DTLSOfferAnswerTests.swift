@@ -215,6 +215,76 @@ struct DTLSAssociationTests {
         #expect(session.dtls?.localTLSID == renewed)
     }
 
+    @Test func aRenewalOfferHasANewTLSIDAndActpassAndTheAnswerANewOneToo() throws {
+        var (offerer, answerer) = try connected()
+        let before = try #require(offerer.session?.dtls)
+        let reoffer = try offerer.makeDTLSRenewalOffer()
+        let renewed = try #require(try reoffer.media[0].firstValue(TLSID.self))
+        #expect(renewed != before.localTLSID)
+        #expect(try reoffer.media[0].setup == .actpass)
+        let answer = try answerer.answer(reoffer)
+        #expect(answer.session.dtls?.localTLSID != before.remoteTLSID)
+        #expect(answer.session.dtls?.setup == .active)
+        let session = try offerer.receiveAnswer(answer.sessionDescription)
+        #expect(session.dtls?.localTLSID == renewed && session.dtls?.setup == .passive)
+        // The next re-offer keeps the new association.
+        #expect(try offerer.makeHoldOffer().media[0].firstValue(TLSID.self) == renewed)
+    }
+
+    @Test func aDroppedRenewalOfferLeavesTheAssociationInForce() throws {
+        var (offerer, answerer) = try connected()
+        let before = try #require(offerer.session?.dtls)
+        let renewal = try offerer.makeDTLSRenewalOffer()
+        #expect(try renewal.media[0].firstValue(TLSID.self) != before.localTLSID)
+        // The answerer refuses it: its own tls-id stays the one in force.
+        try answerer.receiveOffer(renewal)
+        answerer.cancelPendingOffer()
+        #expect(try answerer.makeOfferCopy().media[0].firstValue(TLSID.self) == before.remoteTLSID)
+        // Refused (a 488, a 491, a timeout): the tls-id in force is ours again.
+        offerer.cancelPendingOffer()
+        #expect(try offerer.makeOffer().media[0].firstValue(TLSID.self) == before.localTLSID)
+        // Asked while an offer is outstanding: refused, and that offer's tls-id stays.
+        let error = try #require(throws: SDPError.self) { try offerer.makeDTLSRenewalOffer() }
+        #expect(error.code == .offerPending)
+        offerer.cancelPendingOffer()
+        #expect(try offerer.makeOffer().media[0].firstValue(TLSID.self) == before.localTLSID)
+    }
+
+    @Test func aRenewalNeedsADTLSAssociationInForce() throws {
+        var plain = OfferAnswer.testing(policy: .optional)
+        var peer = OfferAnswer.testing(policy: .optional)
+        _ = try plain.receiveAnswer(try peer.answer(try plain.makeOffer()).sessionDescription)
+        let error = try #require(throws: SDPError.self) { try plain.makeDTLSRenewalOffer() }
+        #expect(error.code == .unsupportedTransport)
+        #expect(plain.state == .stable)
+        var fresh = OfferAnswer.dtls()
+        #expect(throws: SDPError.self) { try fresh.makeDTLSRenewalOffer() }
+    }
+
+    @Test func anAnswererKeyedBySDESReoffersDTLSWhileItsAssociationStands() throws {
+        // The answerer is configured for SDES offers but answered DTLS: its re-offers (a hold, a renewal) keep
+        // the DTLS profile and attributes, since a UDP/TLS/RTP/SAVP line takes no a=crypto.
+        var offerer = OfferAnswer.dtls()
+        var answerer = OfferAnswer.dtls(
+            policy: .optional, keying: .sdes, fingerprints: [DTLSTestFingerprints.theirs])
+        _ = try offerer.receiveAnswer(try answerer.answer(try offerer.makeOffer()).sessionDescription)
+        let before = try #require(answerer.session?.dtls)
+        let hold = try answerer.makeHoldOffer()
+        #expect(hold.media[0].transport == .udpTLSRTPSAVP)
+        #expect(try hold.media[0].cryptos.isEmpty)
+        #expect(try hold.media[0].firstValue(TLSID.self) == before.localTLSID)
+        #expect(try hold.media[0].setup == .actpass)
+        let answer = try offerer.answer(hold)
+        #expect(answer.session.dtls?.localTLSID == offerer.session?.dtls?.localTLSID)
+        _ = try answerer.receiveAnswer(answer.sessionDescription)
+        let renewal = try answerer.makeDTLSRenewalOffer()
+        #expect(try renewal.media[0].firstValue(TLSID.self) != before.localTLSID)
+        let renewed = try offerer.answer(renewal)
+        // The original offerer answers the new association as the DTLS client.
+        #expect(renewed.session.dtls?.setup == .active)
+        #expect(renewed.session.dtls?.localTLSID != before.remoteTLSID)
+    }
+
     @Test func aPeerWithoutTLSIDsKeepsTheAssociationWhileItsFingerprintStays() throws {
         var answerer = OfferAnswer.dtls()
         var offer = try OfferAnswer.dtls(fingerprints: [DTLSTestFingerprints.theirs]).makeOfferCopy()

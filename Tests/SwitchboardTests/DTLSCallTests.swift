@@ -12,18 +12,6 @@ import Testing
 /// path, keys from it in both directions, the WebRTC profile with ICE, and the failures that end a call.
 @Suite("DTLS-SRTP calls between two providers", .serialized)
 struct DTLSCallTests {
-    /// DTLS records (first byte 20...63, RFC 7983) Alice or Bob sent on the media path.
-    private func dtlsRecords(_ pair: ICEPair, from host: String) -> [NetworkRecord] {
-        pair.world.network.records.filter { record in
-            !record.isSIP && record.source.host == host && record.bytes.first.map { (20...63).contains($0) } == true
-        }
-    }
-
-    /// ClientHellos sent (a handshake record, 22, whose message type is 1), counted once per datagram.
-    private func clientHellos(_ pair: ICEPair, from host: String) -> Int {
-        dtlsRecords(pair, from: host).filter { $0.bytes.count > 13 && $0.bytes[0] == 22 && $0.bytes[13] == 1 }.count
-    }
-
     @Test func twoProvidersKeyTheirMediaByDTLSAndHearEachOther() async throws {
         let pair = try ICEPair(
             alice: {
@@ -49,15 +37,15 @@ struct DTLSCallTests {
         #expect(pair.attributeValues("fingerprint", from: ICEPair.bobHost).first?.hasPrefix("sha-256 ") == true)
         #expect(pair.attributeValues("crypto", from: ICEPair.aliceHost).isEmpty)
         // Bob (active) is the DTLS client; his media waits for the keys: no plain RTP before his second flight.
-        #expect(clientHellos(pair, from: ICEPair.bobHost) == 1)
-        let secondFlight = try #require(dtlsRecords(pair, from: ICEPair.bobHost).dropFirst().first?.time)
+        #expect(pair.clientHellos(from: ICEPair.bobHost) == 1)
+        let secondFlight = try #require(pair.dtlsRecords(from: ICEPair.bobHost).dropFirst().first?.time)
         let early = pair.world.network.records.filter { record in
             !record.isSIP && record.source.host == ICEPair.bobHost && record.time <= secondFlight
                 && record.bytes.first.map { (128...191).contains($0) } == true
         }
         #expect(early.isEmpty)
-        #expect(clientHellos(pair, from: ICEPair.aliceHost) == 0)
-        #expect(!dtlsRecords(pair, from: ICEPair.aliceHost).isEmpty)
+        #expect(pair.clientHellos(from: ICEPair.aliceHost) == 0)
+        #expect(!pair.dtlsRecords(from: ICEPair.aliceHost).isEmpty)
     }
 
     @Test func aStrayClientHelloDoesNotEndAPlainCall() async throws {
@@ -79,7 +67,7 @@ struct DTLSCallTests {
         pair.world.advance(by: .seconds(10))
         // Alice's side answered it (a server for an offer of hers that the answer may still name), then let it
         // go when it timed out: the call, which has no DTLS, goes on.
-        #expect(!dtlsRecords(pair, from: ICEPair.aliceHost).isEmpty)
+        #expect(!pair.dtlsRecords(from: ICEPair.aliceHost).isEmpty)
         #expect(pair.alice.call(with: alice)?.state == .connected)
         #expect(pair.hearsBothWays)
     }
@@ -111,7 +99,7 @@ struct DTLSCallTests {
         #expect(
             pair.attributeValues("extmap", from: ICEPair.aliceHost).first == "1 urn:ietf:params:rtp-hdrext:sdes:mid")
         #expect(pair.sipTrace.contains("a=rtcp-rsize"))
-        #expect(clientHellos(pair, from: ICEPair.bobHost) == 1)
+        #expect(pair.clientHellos(from: ICEPair.bobHost) == 1)
     }
 
     @Test func anOpportunisticDTLSOfferToAPlainPeerGivesAPlainCall() async throws {
@@ -130,7 +118,7 @@ struct DTLSCallTests {
         #expect(pair.attributeValues("fingerprint", from: ICEPair.bobHost).isEmpty)
         pair.world.advance(by: .seconds(2))
         #expect(pair.hearsBothWays)
-        #expect(dtlsRecords(pair, from: ICEPair.aliceHost).isEmpty)
+        #expect(pair.dtlsRecords(from: ICEPair.aliceHost).isEmpty)
     }
 
     @Test func aWebRTCOfferRefusedByAPlainPeerGoesOutAgainPlain() async throws {
@@ -263,7 +251,7 @@ struct DTLSCallTests {
         let tlsIDs = pair.attributeValues("tls-id", from: ICEPair.aliceHost)
         #expect(tlsIDs.count >= 3 && Set(tlsIDs).count == 1)
         #expect(Set(pair.attributeValues("setup", from: ICEPair.bobHost)) == ["active"])
-        #expect(clientHellos(pair, from: ICEPair.bobHost) == 1)
+        #expect(pair.clientHellos(from: ICEPair.bobHost) == 1)
         #expect(pair.hearsBothWays)
     }
     @Test func opusDTXSilenceSendsLittleAndTheMediaTimeoutWaits() async throws {

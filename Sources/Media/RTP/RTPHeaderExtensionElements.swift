@@ -43,6 +43,20 @@ extension RTPHeaderExtension {
     /// The profile value of the one-byte form.
     public static let oneByteProfile: UInt16 = 0xBEDE
 
+    /// The one-byte form (§4.2) holding `elements` in order, zero-padded to whole words; `nil` when an
+    /// identifier is outside 1...14 or an element's data is not 1...16 bytes long (the form cannot carry it).
+    public init?(oneByteElements elements: [(identifier: UInt8, data: [UInt8])]) {
+        var data: [UInt8] = []
+        for element in elements {
+            guard (1...14).contains(element.identifier), (1...16).contains(element.data.count) else { return nil }
+            data.append(element.identifier << 4 | UInt8(element.data.count - 1))
+            data.append(contentsOf: element.data)
+        }
+        guard !data.isEmpty else { return nil }
+        data.append(contentsOf: repeatElement(0, count: (4 - data.count % 4) % 4))
+        self.init(profile: Self.oneByteProfile, data: data[...])
+    }
+
     /// Whether the extension uses RFC 8285's one-byte form.
     public var isOneByteForm: Bool { profile == Self.oneByteProfile }
 

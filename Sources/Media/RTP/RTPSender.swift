@@ -20,6 +20,8 @@ public struct RTPSender: Sendable {
     public private(set) var octetCount: UInt32 = 0
     /// True when the next media packet starts a talk-spurt and carries the marker bit (RFC 3551 §4.1).
     public private(set) var isTalkspurtStart = true
+    /// The header extension every packet carries (the MID of a BUNDLE, RFC 9143 §14); none by default.
+    public var headerExtension: RTPHeaderExtension?
     /// The sampling instant and timestamp of the latest frame, to map wall time onto RTP time for SRs.
     private var reference: (instant: MediaInstant, timestamp: UInt32)?
 
@@ -102,7 +104,7 @@ public struct RTPSender: Sendable {
     {
         let packet = RTPPacket(
             payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: timestamp, ssrc: ssrc,
-            marker: marker, payload: payload)
+            marker: marker, headerExtension: headerExtension, payload: payload)
         nextSequenceNumber &+= 1
         packetCount &+= 1
         octetCount &+= UInt32(truncatingIfNeeded: payload.count)

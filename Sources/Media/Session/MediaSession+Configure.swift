@@ -32,6 +32,7 @@ extension MediaSession {
             counters.codec = negotiated.codec.encodingName
             alignTicks(to: now)
         }
+        stream.sender.headerExtension = Self.midExtension(of: negotiated)
         stream.sends = negotiated.direction.sends && rtpAddress != nil
         stream.receives = negotiated.direction.receives
         updateLatches(rtp: rtpAddress, rtcp: rtcpAddress, isFirst: previous == nil)
@@ -89,6 +90,16 @@ extension MediaSession {
         stream.isDTX = NegotiatedStream.asksForDTX(kind, codec.sendFormatParameters)
         stream.isReceivingDTX = NegotiatedStream.asksForDTX(kind, codec.receiveFormatParameters)
         return stream
+    }
+
+    /// The MID header extension every RTP packet carries once both sides mapped it in a BUNDLE (RFC 9143 §14:
+    /// it ties the packets to the `m=` section; the one-byte form, RFC 8285 §4.2); `nil` otherwise, or when the
+    /// identifier or the MID does not fit that form.
+    static func midExtension(of negotiated: NegotiatedSession) -> RTPHeaderExtension? {
+        guard negotiated.isBundled, let identifier = negotiated.midExtensionID, identifier <= 14,
+            let mid = negotiated.mediaID
+        else { return nil }
+        return RTPHeaderExtension(oneByteElements: [(UInt8(identifier), Array(mid.utf8))])
     }
 
     /// The encoder (20 ms frames, the peer's fmtp) and the decoder (the peer's ptime, 10-60 ms).

@@ -96,6 +96,7 @@ extension InviteSession {
             case .renegotiate: request.setBody(try offerAnswer.makeOffer())
             case .refresh where offer.method == .invite: request.setBody(try offerAnswer.makeOffer())
             case .refresh: break
+            case .renewDTLS: request.setBody(try offerAnswer.makeDTLSRenewalOffer())
             }
         } catch {
             actions.append(.event(.offerRejected(status: error.status, reasonPhrase: error.reasonPhrase)))

@@ -140,6 +140,19 @@ public struct InviteSession: Sendable {
         }
     }
 
+    /// Whether the session ended and owes the peer nothing more: no 2xx waits for its ACK, no timer is armed,
+    /// and every request it sent has its final response. What may remain only absorbs retransmissions (the
+    /// INVITE's transaction in RFC 6026's Accepted state, 64*T1 after a 2xx), so a UA that shuts down
+    /// need not wait for it.
+    public var isSettled: Bool {
+        switch phase {
+        case .terminated(let ending):
+            ending.byeAfterACK == nil && timers.isEmpty && transactions.allSatisfy(\.isCompleted)
+        case .finished: true
+        default: false
+        }
+    }
+
     /// The negotiated session in force, if any.
     public var negotiatedSession: NegotiatedSession? { offerAnswer.session }
 

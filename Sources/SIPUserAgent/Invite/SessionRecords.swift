@@ -21,6 +21,8 @@ struct LocalOffer: Sendable, Hashable {
         case renegotiate
         /// A session refresh (RFC 4028): the same SDP in a re-INVITE, or an UPDATE without SDP.
         case refresh
+        /// A new DTLS association (RFC 8842 §5.2): a new tls-id, the current hold state.
+        case renewDTLS
     }
 
     var intent: Intent

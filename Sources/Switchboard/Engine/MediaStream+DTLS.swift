@@ -58,11 +58,14 @@ extension MediaStream {
     }
 
     /// The demultiplexer's DTLS datagrams, queued while the session is busy receiving: they go to the engine
-    /// here, after `session.receive` returned (the engine's keys change the session).
+    /// here, after `session.receive` returned (the engine's keys change the session). Only the RTP port's: the
+    /// association is the RTP component's (RFC 5764 §4.1; with rtcp-mux the only one), and a handshake on the
+    /// separate RTCP port (a peer without rtcp-mux, or a stranger) must not reach it. That second association
+    /// is not run: SRTCP there uses the RTP association's keys.
     func installDTLSSeam() {
         guard session.seams.dtls == nil else { return }
-        session.seams.dtls = { [weak self] bytes, source, _, _ in
-            self?.pendingDTLS.append((bytes, source))
+        session.seams.dtls = { [weak self] bytes, source, port, _ in
+            if port == .rtp { self?.pendingDTLS.append((bytes, source)) }
             return []
         }
     }

@@ -20,6 +20,9 @@ protocol SessionDriverDelegate: AnyObject {
     func sessionDriver(_ key: SessionKey, event: SessionEvent)
     /// The session has nothing left to do and was dropped.
     func sessionDriverFinished(_ key: SessionKey)
+    /// While winding down: the session owes the peer nothing more (`InviteSession.isSettled`), though it
+    /// has not finished; may come more than once.
+    func sessionDriverSettled(_ key: SessionKey)
     /// The stream connection the session arrived on closed or died.
     func sessionDriver(_ key: SessionKey, flowLost flow: FlowID)
 }
@@ -103,6 +106,14 @@ final class SessionDriver {
     func transportError(_ key: SessionKey) -> TransportError? { directory[key]?.transportError }
 
     /// Drops every session without sending anything (the provider is going away).
+    /// Set when the provider winds down: sessions that settle are reported (`sessionDriverSettled`).
+    var isWindingDown = false
+
+    /// Whether the session owes its peer nothing more (`InviteSession.isSettled`); true when it is gone.
+    func isSettled(_ key: SessionKey) -> Bool {
+        directory[key]?.withSession { $0.isSettled } ?? true
+    }
+
     func reset() {
         for entry in directory.removeAll() {
             entry.timers.cancelAll(on: engine.loop)
@@ -255,6 +266,20 @@ final class SessionDriver {
     /// Re-offers with the session's current configuration (new ICE credentials, say).
     func renegotiate(_ key: SessionKey) { perform(key) { $0.renegotiate() } }
 
+    /// Asks for a new DTLS association with a re-offer (RFC 8842 §5.2); why not, when the session refuses.
+    func renewDTLSAssociation(_ key: SessionKey) -> ReofferError? {
+        var refusal: ReofferError?
+        perform(key) { session in
+            do throws(ReofferError) {
+                return try session.renewDTLSAssociation()
+            } catch {
+                refusal = error
+                return []
+            }
+        }
+        return refusal
+    }
+
     /// Refreshes a session with a re-INVITE (after its connection was lost, say).
     func refresh(_ key: SessionKey) { perform(key) { $0.refreshSession() } }
 
@@ -289,6 +314,7 @@ final class SessionDriver {
     // MARK: Actions
 
     private func run(_ key: SessionKey, _ actions: [SessionAction]) {
+        defer { if isWindingDown, isSettled(key) { delegate?.sessionDriverSettled(key) } }
         for action in actions {
             guard let entry = directory[key] else { return }
             switch action {

@@ -1,5 +1,7 @@
+import Foundation
 import SDP
 import SIPMessage
+import SIPUserAgent
 
 /// DTLS-SRTP in calls (RFC 5763): the app hears `connected` once the keys are in force, and a failed
 /// handshake (a fingerprint mismatch, a timeout, a refusal) ends the call with a typed reason.
@@ -33,6 +35,20 @@ extension CallCoordinator {
         else { return false }
         record.waitsForDTLS = true
         return true
+    }
+
+    /// Asks for a new DTLS association on a connected call (RFC 8842 §5.2): a re-offer with a new tls-id; the
+    /// error when the call cannot make one now (nothing is sent then).
+    func renewDTLSAssociation(_ uuid: UUID) -> CallError? {
+        guard let record = table[uuid] else { return .unknownCallUUID }
+        guard record.state == .connected, let key = record.session else {
+            return .invalidAction("the call is not connected")
+        }
+        guard let refusal = sessions.renewDTLSAssociation(key) else {
+            logger.debug("Asking for a new DTLS association", metadata: ["call": "\(uuid)"])
+            return nil
+        }
+        return .invalidAction("no new DTLS association: \(refusal)")
     }
 
     private func mediaSecured(_ key: SessionKey, _ suite: CryptoSuite) {

@@ -220,12 +220,22 @@ final class CallCoordinator: @unchecked Sendable {
     /// whose session must still finish.
     func windDown(_ countdown: Countdown) {
         admission.isWindingDown = true
+        sessions.isWindingDown = true
         for record in table.inOrder {
             if record.state != .ended { end(record.uuid, rejectStatus: 480, reason: .localEnded) }
-            // `end` may have forgotten the record already (a call still resolving).
-            guard table[record.uuid] != nil else { continue }
+            // `end` may have forgotten the record already (a call still resolving); a settled session only
+            // absorbs retransmissions, which the reset drops.
+            guard table[record.uuid] != nil, !(record.session.map(sessions.isSettled) ?? false) else { continue }
             record.onFinished.append(countdown.expect())
         }
+    }
+
+    /// While winding down, a session that owes its peer nothing more releases whoever waits for its call.
+    func sessionDriverSettled(_ key: SessionKey) {
+        guard let record = table[session: key] else { return }
+        let waiting = record.onFinished
+        record.onFinished = []
+        for body in waiting { body() }
     }
 
     /// Drops every call and session without sending anything (after `windDown`).

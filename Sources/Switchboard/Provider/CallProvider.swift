@@ -162,6 +162,20 @@ public final class CallProvider: Sendable {
     /// the media until the new checks select one. Internal for now: tests drive the peer's side of restarts.
     func restartICE(for uuid: UUID) { engine.loop.execute { [core] in core.calls.restartICE(uuid) } }
 
+    /// Asks for a new DTLS-SRTP association on a connected call (RFC 8842 §5.2): a re-INVITE whose `a=tls-id` is
+    /// new and whose `a=setup` is `actpass`. When the peer answers it, a new handshake runs on the media path and its keys replace the old ones; the
+    /// call keeps its audio, with a pause of a round trip or two while no keys are in force. A handshake that
+    /// fails ends the call with `.mediaSecurityFailed`, as on the first one; a refused re-INVITE leaves the
+    /// association in force. Returns once the re-INVITE went; a re-offer without a new tls-id (hold, resume,
+    /// an ICE restart) keeps the association.
+    /// - Parameter callUUID: the call.
+    /// - Throws: `CallError.unknownCallUUID`; `CallError.invalidAction(_:)` when the call is not connected, is
+    ///   not keyed by DTLS, or has an offer or re-INVITE in progress (nothing is sent then).
+    public func renewDTLSAssociation(for callUUID: UUID) throws(CallError) {
+        let error = engine.loop.run { [core] in core.calls.renewDTLSAssociation(callUUID) }
+        if let error { throw error }
+    }
+
     /// Where the provider listens, after ports 0 were resolved (`udp:127.0.0.1:40612`).
     public var listeners: [CallProviderConfiguration.Listener] { engine.loop.run { [core] in core.listeners() } }
 
