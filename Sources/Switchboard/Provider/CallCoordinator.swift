@@ -211,9 +211,7 @@ final class CallCoordinator: @unchecked Sendable {
     /// Forgets a call whose session finished, and runs what waited for that.
     func forget(_ record: CallRecord) {
         table.remove(record)
-        let waiting = record.onFinished
-        record.onFinished = []
-        for body in waiting { body() }
+        releaseWaiters(of: record)
     }
 
     /// Takes no new call and ends every call (480 for a ringing invite); `countdown` waits for each call
@@ -233,6 +231,11 @@ final class CallCoordinator: @unchecked Sendable {
     /// While winding down, a session that owes its peer nothing more releases whoever waits for its call.
     func sessionDriverSettled(_ key: SessionKey) {
         guard let record = table[session: key] else { return }
+        releaseWaiters(of: record)
+    }
+
+    /// Runs, once, what waited for the call to be done with.
+    private func releaseWaiters(of record: CallRecord) {
         let waiting = record.onFinished
         record.onFinished = []
         for body in waiting { body() }
