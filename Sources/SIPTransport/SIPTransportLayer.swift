@@ -72,6 +72,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     var connectionIndex: [ConnectionKey: FlowID] = [:]
     var nextFlow: UInt64 = 1
     var receiveBuffer = [UInt8](repeating: 0, count: 65_536)
+    var routeSources = RouteSourceCache()
     /// Whether the UDP datagram being handled waited in the socket's queue longer than
     /// `configuration.backlogDelay` (by the kernel's receive timestamp): the loop is behind its input, and
     /// the user agent sheds new calls (503) instead of falling further behind. Linux switches receive
@@ -198,11 +199,16 @@ public final class SIPTransportLayer: @unchecked Sendable {
                 return connection.local
             }
             // No listener for this transport: the route's address, port unknown (0).
-            return network.routeSource(to: destination.address)?.with(port: 0)
+            return routeSource(to: destination.address)?.with(port: 0)
         }
         if !listener.isUnspecified { return listener }
-        let route = network.routeSource(to: destination.address) ?? listener
+        let route = routeSource(to: destination.address) ?? listener
         return route.with(port: listener.port)
+    }
+
+    /// The local address the kernel's route to `remote` leaves from (kept a second: `RouteSourceCache`).
+    func routeSource(to remote: SocketAddress) -> SocketAddress? {
+        routeSources.source(to: remote, now: loop.now) { network.routeSource(to: $0) }
     }
 
     /// The open connection a request to `destination` goes over (`send`'s choice): the one to the same peer
