@@ -141,6 +141,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The numeric host text, without brackets (`127.0.0.1`, `::1`).
     public var host: String {
+        if family == .ipv4 { return Self.dottedQuad(UInt32(truncatingIfNeeded: low)) }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         withSockAddr { address, _ in
             switch family {
@@ -157,6 +158,32 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `a.b.c.d` for an IPv4 address in host order, written digit by digit: every request and response
+    /// names an address (Via, Contact, SDP), and the C library's formatter goes through printf.
+    static func dottedQuad(_ address: UInt32) -> String {
+        String(unsafeUninitializedCapacity: 15) { buffer in
+            var count = 0
+            for shift in stride(from: 24, through: 0, by: -8) {
+                let octet = Int((address >> UInt32(shift)) & 0xFF)
+                if octet >= 100 {
+                    buffer[count] = UInt8(ascii: "0") + UInt8(octet / 100)
+                    count += 1
+                }
+                if octet >= 10 {
+                    buffer[count] = UInt8(ascii: "0") + UInt8(octet / 10 % 10)
+                    count += 1
+                }
+                buffer[count] = UInt8(ascii: "0") + UInt8(octet % 10)
+                count += 1
+                if shift > 0 {
+                    buffer[count] = UInt8(ascii: ".")
+                    count += 1
+                }
+            }
+            return count
+        }
     }
 
     /// The host as it appears in a URI or Via (IPv6 in brackets).
