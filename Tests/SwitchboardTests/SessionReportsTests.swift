@@ -73,6 +73,22 @@ struct SessionReportsTests {
         #expect(incoming.invite.header("call-id") == "c1@10.0.0.1")
     }
 
+    @Test func anInvitesReadOnDemandFieldsTakeWhatTheAppSets() throws {
+        let sdp = "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=-\r\nc=IN IP4 10.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 8\r\n"
+        let request = try Parts.request("INVITE", extra: "Content-Type: application/sdp\n", body: sdp)
+        let offer = try SessionDescription(parsing: Array(sdp.utf8))
+        var invite = IncomingInvite(request, offer: offer, uuid: UUID(), account: nil, date: Date()).invite
+        #expect(invite.offeredCodecs == ["PCMA"])
+        #expect(!invite.offersSRTP)
+        invite.offeredCodecs = ["opus"]
+        invite.offersSRTP = true
+        invite.headers = [("X-Test", "1")]
+        #expect(invite.offeredCodecs == ["opus"])
+        #expect(invite.offersSRTP)
+        #expect(invite.header("x-test") == "1")
+        #expect(invite.header("call-id") == nil)
+    }
+
     @Test func anInviteWithoutOfferOrIdentityUsesFrom() throws {
         let incoming = IncomingInvite(try Parts.request("INVITE"), offer: nil, uuid: UUID(), account: nil, date: Date())
         #expect(incoming.call.remoteHandle.value == "sip:alice@example.com")

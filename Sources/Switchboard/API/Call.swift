@@ -135,11 +135,51 @@ public struct CallInvite: Sendable, CustomStringConvertible {
     /// The account the call came in on, if it matched one.
     public var account: String?
     /// The codecs the caller offered, in its order (`opus`, `PCMU`, ...); empty for an INVITE without SDP.
-    public var offeredCodecs: [String]
+    public var offeredCodecs: [String] {
+        get { offeredCodecsSet ?? source?.offeredCodecs ?? [] }
+        set { offeredCodecsSet = newValue }
+    }
     /// Whether the offer asks for SRTP.
-    public var offersSRTP: Bool
+    public var offersSRTP: Bool {
+        get { offersSRTPSet ?? source?.offersSRTP ?? false }
+        set { offersSRTPSet = newValue }
+    }
     /// Every header field of the INVITE, in order (Authorization redacted).
-    public var headers: [(name: String, value: String)]
+    public var headers: [(name: String, value: String)] {
+        get { headersSet ?? source?.headers ?? [] }
+        set { headersSet = newValue }
+    }
+
+    /// The INVITE the three above are read from when asked: most apps answer without reading them, and
+    /// copying every header field and parsing the offer again for each call is work a busy answerer
+    /// would do for nothing.
+    var source: InviteSource?
+    private var offeredCodecsSet: [String]?
+    private var offersSRTPSet: Bool?
+    private var headersSet: [(name: String, value: String)]?
+
+    init(
+        callUUID: UUID, callID: String, from: Handle, callerName: String?, to: Handle, account: String?,
+        offeredCodecs: [String], offersSRTP: Bool, headers: [(name: String, value: String)]
+    ) {
+        self.init(callUUID: callUUID, callID: callID, from: from, callerName: callerName, to: to, account: account)
+        offeredCodecsSet = offeredCodecs
+        offersSRTPSet = offersSRTP
+        headersSet = headers
+    }
+
+    init(
+        callUUID: UUID, callID: String, from: Handle, callerName: String?, to: Handle, account: String?,
+        source: InviteSource? = nil
+    ) {
+        self.callUUID = callUUID
+        self.callID = callID
+        self.from = from
+        self.callerName = callerName
+        self.to = to
+        self.account = account
+        self.source = source
+    }
 
     /// The first value of a header field, by name (case-insensitive).
     public func header(_ name: String) -> String? {

@@ -3,8 +3,8 @@ import SDP
 import SIPMessage
 
 /// What an incoming INVITE tells the app: the call's first snapshot and the invite handed to the delegate
-/// (caller from P-Asserted-Identity, else From; the codecs and SRTP it offers; its header fields with
-/// credentials redacted). Pure.
+/// (caller from P-Asserted-Identity, else From; the codecs and SRTP it offers and its header fields, with
+/// credentials redacted, read when the app asks). Pure.
 struct IncomingInvite {
     let call: Call
     let invite: CallInvite
@@ -32,21 +32,39 @@ struct IncomingInvite {
             localHandle: local, remoteHandle: remote, remoteDisplayName: identity?.displayName ?? from?.displayName,
             isOnHold: false, isRemoteHeld: false, isMuted: false, codec: nil, isSecure: false, quality: nil,
             startedAt: date, connectedAt: nil, endedAt: nil, endDetails: nil)
+        invite = CallInvite(
+            callUUID: uuid, callID: callID, from: remote, callerName: call.remoteDisplayName, to: local,
+            account: account, source: InviteSource(request: request, hasOffer: offer != nil))
+    }
+}
+
+/// What a `CallInvite` reads from its INVITE on demand: the offered codecs, SRTP, the header fields.
+struct InviteSource: Sendable {
+    let request: SIPRequest
+    let hasOffer: Bool
+
+    var headers: [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
             let redacted = field.name == .authorization || field.name == .proxyAuthorization
             headers.append((field.name.description, redacted ? "<redacted>" : field.value))
         }
-        // Read from a copy with storage of its own: the session keeps the offer as bytes for the whole call, and
-        // reading the typed lines of the shared copy would keep them beside the bytes.
-        let own = offer == nil ? nil : try? SessionDescription(parsing: request.body)
-        let audio = own?.media.first { $0.mediaType.matches(.audio) }
-        invite = CallInvite(
-            callUUID: uuid, callID: callID, from: remote, callerName: call.remoteDisplayName, to: local,
-            account: account, offeredCodecs: audio.map(Self.codecNames) ?? [],
-            offersSRTP: audio.map { $0.transport.matches(.rtpSAVP) || !((try? $0.cryptos) ?? []).isEmpty } ?? false,
-            headers: headers)
+        return headers
+    }
+
+    /// The offer's first audio section, read from a copy with storage of its own: the session keeps the
+    /// offer as bytes for the whole call, and reading the typed lines of the shared copy would keep them
+    /// beside the bytes.
+    private var audio: MediaDescription? {
+        guard hasOffer, let own = try? SessionDescription(parsing: request.body) else { return nil }
+        return own.media.first { $0.mediaType.matches(.audio) }
+    }
+
+    var offeredCodecs: [String] { audio.map(Self.codecNames) ?? [] }
+
+    var offersSRTP: Bool {
+        audio.map { $0.transport.matches(.rtpSAVP) || !((try? $0.cryptos) ?? []).isEmpty } ?? false
     }
 
     /// The encoding names of an m= line's payload types, in its order (static types by their RFC 3551
