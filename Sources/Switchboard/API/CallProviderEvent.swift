@@ -114,10 +114,20 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
         case inviteArrived(CallInvite)
     }
 
-    /// The event's moment and values.
-    let payload: Payload
+    /// The payload in a box of its own: an event is copied several times between the loop that makes it
+    /// and the delegate's queue (the outbox, the batch, each stream), and a `Call` snapshot is a few dozen
+    /// words with a reference count each; the box makes every copy one retain.
+    private final class Box: Sendable {
+        let payload: Payload
+        init(_ payload: Payload) { self.payload = payload }
+    }
 
-    private init(_ payload: Payload) { self.payload = payload }
+    private let box: Box
+
+    /// The event's moment and values.
+    var payload: Payload { box.payload }
+
+    private init(_ payload: Payload) { box = Box(payload) }
 
     /// Which moment the event reports.
     public var kind: Kind {
