@@ -236,14 +236,15 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let name = destination.transport.isWebSocket && local.port == 0 ? webSocketClientHost : local.host
         guard let host = SIPHost(name) else { return nil }
         let port = local.port == 0 ? nil : local.port
-        var via = Via(transport: destination.transport.viaToken, host: host, port: port, branch: branch)
-        via.rport = .requested
+        // Built in one go: each parameter set on a finished Via writes its bytes again.
+        var parameters = [Parameter("branch", branch), Parameter("rport")]
         if destination.transport == .tcp || destination.transport == .tls,
             connection(for: destination, opening: false)?.isOutbound ?? true
         {
-            via.parameters.append(Parameter("alias"))
+            parameters.append(Parameter("alias"))
         }
-        return via
+        return Via(
+            transport: destination.transport.viaToken, host: host, port: port, parameters: Parameters(parameters))
     }
 
     /// Makes new WS/WSS connections to `host:port` ask for `resource` in their upgrade (a `ws://` URL's path,
