@@ -114,15 +114,18 @@ extension OfferAnswer {
 
     /// Checks the answer against our offer and works out the session (RFC 3264 §7).
     func negotiate(answer: SessionDescription, to offer: SessionDescription) throws(SDPError) -> NegotiatedSession {
-        guard answer.media.count == offer.media.count else {
+        // Each read of `media` from a description kept as bytes builds the sections again: read once.
+        let offerMedia = offer.media
+        let answerMedia = answer.media
+        guard answerMedia.count == offerMedia.count else {
             throw SDPError(
-                .answerMismatch, "the answer has \(answer.media.count) m= lines, the offer \(offer.media.count)")
+                .answerMismatch, "the answer has \(answerMedia.count) m= lines, the offer \(offerMedia.count)")
         }
-        guard let index = offer.media.firstIndex(where: { $0.port != 0 && $0.mediaType.matches(.audio) }) else {
+        guard let index = offerMedia.firstIndex(where: { $0.port != 0 && $0.mediaType.matches(.audio) }) else {
             throw SDPError(.noAcceptableMedia, "our offer has no audio stream")
         }
-        let offered = offer.media[index]
-        let answered = answer.media[index]
+        let offered = offerMedia[index]
+        let answered = answerMedia[index]
         guard answered.mediaType.matches(.audio) else {
             throw SDPError(.answerMismatch, "the answer's m= line \(index + 1) is not audio", line: answered.mediaLine)
         }
