@@ -194,6 +194,9 @@ public struct SIPURI: Sendable, CustomStringConvertible {
         String(decoding: source[layout.whole.range], as: UTF8.self)
     }
 
+    /// How many bytes `serialize(into:)` writes.
+    var serializedCount: Int { layout.whole.range.count }
+
     /// Writes the URI as it was received or built.
     func serialize(into buffer: inout [UInt8]) {
         buffer.append(contentsOf: source[layout.whole.range])

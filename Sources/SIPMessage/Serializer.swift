@@ -52,6 +52,13 @@ extension SIPRequest {
         buffer.append(contentsOf: bodyBytes)
     }
 
+    /// How many bytes the wire form has, counted without writing it (a transport choosing UDP or TCP by
+    /// size, RFC 3261 §18.1.1, asks this of every request it sends).
+    public var serializedCount: Int {
+        method.rawValue.utf8.count + 1 + uri.serializedCount + 10
+            + headerFields.serializedCount(contentLength: bodyBytes.count) + bodyBytes.count
+    }
+
     /// The wire form.
     public func serialized() -> [UInt8] {
         var buffer: [UInt8] = []

@@ -30,6 +30,14 @@ public enum URI: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// How many bytes `serialize(into:)` writes.
+    var serializedCount: Int {
+        if case .sip(let uri) = self { return uri.serializedCount }
+        var bytes: [UInt8] = []
+        serialize(into: &bytes)
+        return bytes.count
+    }
+
     func serialize(into buffer: inout [UInt8]) {
         switch self {
         case .sip(let uri): uri.serialize(into: &buffer)

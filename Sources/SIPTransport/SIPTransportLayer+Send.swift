@@ -20,7 +20,7 @@ extension SIPTransportLayer {
     /// address, port and transport) follow the switch.
     public func sizedForTransport(_ request: SIPRequest, to destination: Destination) -> (SIPRequest, Destination) {
         guard destination.transport == .udp, let threshold = configuration.udpSwitchThreshold,
-            request.serialized().count > threshold,
+            request.serializedCount > threshold,
             listeningAddress(.tcp, family: destination.address.family) != nil
         else { return (request, destination) }
         var request = request
