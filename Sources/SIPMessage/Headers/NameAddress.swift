@@ -116,6 +116,7 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
             }
         }
         set {
+            if let newValue, appendTagInPlace(newValue) { return }
             var p = parameters
             p["tag"] = newValue
             parameters = p
