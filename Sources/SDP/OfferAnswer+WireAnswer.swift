@@ -20,7 +20,16 @@ extension OfferAnswer {
     }
 
     private mutating func buildAnswer(_ offer: WireOffer, sessionEnd: Int) -> (SessionDescription, NegotiatedSession)? {
-        var writer = WireWriter(capacity: 256 + 64 * configuration.codecs.count)
+        // Written on the stack (a larger answer moves to the heap), then copied once into bytes of its own size.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var writer = WireWriter(scratch: scratch)
+            return buildAnswer(offer, sessionEnd: sessionEnd, into: &writer)
+        }
+    }
+
+    private mutating func buildAnswer(_ offer: WireOffer, sessionEnd: Int, into writer: inout WireWriter) -> (
+        SessionDescription, NegotiatedSession
+    )? {
         guard writeSessionLines(into: &writer) else { return nil }
         var accepted: NegotiatedSession?
         var mediaIndex = 0
