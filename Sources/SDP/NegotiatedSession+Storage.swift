@@ -30,7 +30,10 @@ extension NegotiatedSession {
     final class Storage: @unchecked Sendable {
         // Safe to send: `fields` is written only through `uniqueStorage`, after `isKnownUniquelyReferenced`
         // showed that no other value (on this thread or another) holds the storage.
-        var fields: Fields
+        //
+        // No run-time exclusivity check: the object is reached only through its value, whose accesses the
+        // compiler already keeps from overlapping, and it is written only while that value alone holds it.
+        @exclusivity(unchecked) var fields: Fields
 
         init(_ fields: Fields) {
             self.fields = fields
