@@ -4,18 +4,25 @@ public struct Codec: Sendable, Hashable {
     public var payloadType: UInt8
     /// The encoding name (`opus`, `PCMU`, `PCMA`, `telephone-event`); matched ignoring case.
     public var encodingName: String {
-        didSet { traits = Traits(encodingName: encodingName, formatParameters: formatParameters) }
+        didSet { update() }
     }
     /// The RTP clock rate in Hz.
-    public var clockRate: UInt32
+    public var clockRate: UInt32 {
+        didSet { update() }
+    }
     /// The channel count as signalled in a=rtpmap.
-    public var channels: Int
+    public var channels: Int {
+        didSet { update() }
+    }
     /// The fmtp parameter string we send (what we are able to receive), or `nil`.
     public var formatParameters: String? {
-        didSet { traits = Traits(encodingName: encodingName, formatParameters: formatParameters) }
+        didSet { update() }
     }
     /// What negotiation asks of each codec of ours, worked out when the name or parameters are set.
     private(set) var traits: Traits
+    /// What follows the payload type in an a=rtpmap of this codec, as the serializer writes it: ` <name>/<rate>`,
+    /// and `/<channels>` when not 1; `nil` when the name holds NUL, CR or LF. Made when the values are set.
+    private(set) var rtpMapTail: [UInt8]?
 
     /// The kind of codec and, for telephone-event, its events, from the name and parameters.
     struct Traits: Sendable, Hashable {
@@ -54,6 +61,25 @@ public struct Codec: Sendable, Hashable {
         self.channels = channels
         self.formatParameters = formatParameters
         self.traits = Traits(encodingName: encodingName, formatParameters: formatParameters)
+        self.rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
+    }
+
+    private mutating func update() {
+        traits = Traits(encodingName: encodingName, formatParameters: formatParameters)
+        rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
+    }
+
+    private static func rtpMapTail(_ name: String, clockRate: UInt32, channels: Int) -> [UInt8]? {
+        guard !name.utf8.contains(where: { $0 == ASCII.nul || $0 == ASCII.cr || $0 == ASCII.lf }) else { return nil }
+        var tail: [UInt8] = [ASCII.space]
+        tail.append(contentsOf: name.utf8)
+        tail.append(ASCII.slash)
+        tail.appendDecimal(clockRate)
+        if channels != 1 {
+            tail.append(ASCII.slash)
+            tail.appendDecimal(channels)
+        }
+        return tail
     }
 
     /// The default `maxplaybackrate` of `opus(payloadType:maxPlaybackRate:)`: 48000, full band. Our decoder

@@ -72,45 +72,105 @@ public struct NegotiatedSession: Sendable, Hashable {
         public var description: String { host.utf8.contains(ASCII.colon) ? "[\(host)]:\(port)" : "\(host):\(port)" }
     }
 
+    /// The values, shared with copies (see `NegotiatedSession+Storage.swift`).
+    var storage: Storage
+
     /// The index of the audio m= line in the offer and answer.
-    public var mediaIndex: Int
+    public var mediaIndex: Int {
+        get { storage.fields.mediaIndex }
+        _modify { yield &uniqueStorage.fields.mediaIndex }
+    }
     /// The codec to send with: the first common one.
-    public var codec: NegotiatedCodec
+    public var codec: NegotiatedCodec {
+        get { storage.fields.codec }
+        _modify { yield &uniqueStorage.fields.codec }
+    }
     /// Every common codec, `codec` first: the other side may send any of them.
-    public var codecs: [NegotiatedCodec]
+    public var codecs: [NegotiatedCodec] {
+        get { storage.fields.codecs }
+        _modify { yield &uniqueStorage.fields.codecs }
+    }
     /// telephone-event (RFC 4733), when both sides support it: the entry whose clock rate is the codec's,
     /// else the first.
-    public var telephoneEvent: NegotiatedCodec?
+    public var telephoneEvent: NegotiatedCodec? {
+        get { storage.fields.telephoneEvent }
+        _modify { yield &uniqueStorage.fields.telephoneEvent }
+    }
     /// The other side's a=ptime in milliseconds: how it wants to receive.
-    public var remotePacketTime: Int?
+    public var remotePacketTime: Int? {
+        get { storage.fields.remotePacketTime }
+        _modify { yield &uniqueStorage.fields.remotePacketTime }
+    }
     /// Where to send RTP; `nil` when the other side gave no address (RFC 2543 hold with 0.0.0.0).
-    public var remoteRTPAddress: TransportAddress?
+    public var remoteRTPAddress: TransportAddress? {
+        get { storage.fields.remoteRTPAddress }
+        _modify { yield &uniqueStorage.fields.remoteRTPAddress }
+    }
     /// Where to send RTCP: the RTP address with rtcp-mux, else a=rtcp (RFC 3605), else the RTP port + 1.
-    public var remoteRTCPAddress: TransportAddress?
+    public var remoteRTCPAddress: TransportAddress? {
+        get { storage.fields.remoteRTCPAddress }
+        _modify { yield &uniqueStorage.fields.remoteRTCPAddress }
+    }
     /// Our RTP port.
-    public var localRTPPort: UInt16
+    public var localRTPPort: UInt16 {
+        get { storage.fields.localRTPPort }
+        _modify { yield &uniqueStorage.fields.localRTPPort }
+    }
     /// Our RTCP port: the RTP port with rtcp-mux, else the next one (`nil` when there is none).
-    public var localRTCPPort: UInt16?
+    public var localRTCPPort: UInt16? {
+        get { storage.fields.localRTCPPort }
+        _modify { yield &uniqueStorage.fields.localRTCPPort }
+    }
     /// True when RTP and RTCP share one port (RFC 5761).
-    public var isRTCPMuxed: Bool
+    public var isRTCPMuxed: Bool {
+        get { storage.fields.isRTCPMuxed }
+        _modify { yield &uniqueStorage.fields.isRTCPMuxed }
+    }
     /// The direction from our side: `sendonly` means we send and do not receive.
-    public var direction: MediaDirection
+    public var direction: MediaDirection {
+        get { storage.fields.direction }
+        _modify { yield &uniqueStorage.fields.direction }
+    }
     /// True when we hold the call (we sent sendonly or inactive).
-    public var isLocalHold: Bool
+    public var isLocalHold: Bool {
+        get { storage.fields.isLocalHold }
+        _modify { yield &uniqueStorage.fields.isLocalHold }
+    }
     /// True when the other side holds the call (it offered sendonly, inactive or a 0.0.0.0 address).
-    public var isRemoteHold: Bool
+    public var isRemoteHold: Bool {
+        get { storage.fields.isRemoteHold }
+        _modify { yield &uniqueStorage.fields.isRemoteHold }
+    }
     /// SDES SRTP keys and suite; `nil` for plain RTP and for DTLS-SRTP.
-    public var srtp: SRTPParameters?
+    public var srtp: SRTPParameters? {
+        get { storage.fields.srtp }
+        _modify { yield &uniqueStorage.fields.srtp }
+    }
     /// DTLS-SRTP (RFC 5763): the keys come from the handshake on the media path; `nil` otherwise.
-    public var dtls: DTLSParameters? = nil
+    public var dtls: DTLSParameters? {
+        get { storage.fields.dtls }
+        _modify { yield &uniqueStorage.fields.dtls }
+    }
     /// The audio stream's `a=mid` (RFC 5888) in a DTLS-SRTP session (the WebRTC profile), when the offer gave one.
-    public var mediaID: String? = nil
+    public var mediaID: String? {
+        get { storage.fields.mediaID }
+        _modify { yield &uniqueStorage.fields.mediaID }
+    }
     /// True when both sides put the audio stream in an `a=group:BUNDLE` (RFC 9143).
-    public var isBundled = false
+    public var isBundled: Bool {
+        get { storage.fields.isBundled }
+        _modify { yield &uniqueStorage.fields.isBundled }
+    }
     /// True when both sides allow reduced-size RTCP (RFC 5506 `a=rtcp-rsize`).
-    public var isReducedSizeRTCP = false
+    public var isReducedSizeRTCP: Bool {
+        get { storage.fields.isReducedSizeRTCP }
+        _modify { yield &uniqueStorage.fields.isReducedSizeRTCP }
+    }
     /// The identifier of the MID RTP header extension (RFC 9143 §14, `a=extmap`) when both sides use it.
-    public var midExtensionID: UInt16? = nil
+    public var midExtensionID: UInt16? {
+        get { storage.fields.midExtensionID }
+        _modify { yield &uniqueStorage.fields.midExtensionID }
+    }
 
     /// Whether the media is SRTP, keyed either way.
     public var isSecure: Bool { srtp != nil || dtls != nil }

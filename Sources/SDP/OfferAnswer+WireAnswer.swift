@@ -20,7 +20,16 @@ extension OfferAnswer {
     }
 
     private mutating func buildAnswer(_ offer: WireOffer, sessionEnd: Int) -> (SessionDescription, NegotiatedSession)? {
-        var writer = WireWriter(capacity: 256 + 64 * configuration.codecs.count)
+        // Written on the stack (a larger answer moves to the heap), then copied once into bytes of its own size.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { scratch in
+            var writer = WireWriter(scratch: scratch)
+            return buildAnswer(offer, sessionEnd: sessionEnd, into: &writer)
+        }
+    }
+
+    private mutating func buildAnswer(_ offer: WireOffer, sessionEnd: Int, into writer: inout WireWriter) -> (
+        SessionDescription, NegotiatedSession
+    )? {
         guard writeSessionLines(into: &writer) else { return nil }
         var accepted: NegotiatedSession?
         var mediaIndex = 0
@@ -69,7 +78,7 @@ extension OfferAnswer {
             port: configuration.rtpPort, formats: formats, common: common, events: events, into: &writer)
         let codecs = configuration.codecs
         for (codec, format) in common {
-            guard writeRTPMap(codecs[codec], payloadType: formats[format].payloadType, into: &writer) else {
+            guard writeRTPMap(codec, payloadType: formats[format].payloadType, into: &writer) else {
                 return nil
             }
             if let parameters = codecs[codec].formatParameters {
@@ -77,7 +86,7 @@ extension OfferAnswer {
             }
         }
         for event in events {
-            guard writeRTPMap(codecs[event.codec], payloadType: formats[event.format].payloadType, into: &writer),
+            guard writeRTPMap(event.codec, payloadType: formats[event.format].payloadType, into: &writer),
                 writeFormatParameters(formats[event.format].payloadType, event.list, into: &writer)
             else { return nil }
         }
@@ -214,22 +223,12 @@ extension OfferAnswer {
     }
 
     /// `a=rtpmap` of one of our codecs under the offerer's payload type.
-    private func writeRTPMap(_ codec: Codec, payloadType: UInt8, into writer: inout WireWriter) -> Bool {
+    private func writeRTPMap(_ codec: Int, payloadType: UInt8, into writer: inout WireWriter) -> Bool {
+        guard let tail = configuration.codecs[codec].rtpMapTail else { return false }
         writer.begin("a")
         writer.append("rtpmap:")
         writer.appendDecimal(payloadType)
-        writer.append(ASCII.space)
-        if let key = codec.traits.nameKey {
-            key.write(into: &writer)
-        } else {
-            guard writer.appendText(codec.encodingName) else { return false }
-        }
-        writer.append(ASCII.slash)
-        writer.appendDecimal(codec.clockRate)
-        if codec.channels != 1 {
-            writer.append(ASCII.slash)
-            writer.appendDecimal(codec.channels)
-        }
+        tail.withUnsafeBufferPointer { writer.append($0) }
         writer.end()
         return true
     }

@@ -61,16 +61,18 @@ public struct OfferAnswer: Sendable {
     var localKeys: [CryptoSuite: [UInt8]] = [:]
     /// Our `a=tls-id` for DTLS-SRTP (RFC 8842), made when first needed; a new one names a new association.
     var dtlsTLSID: TLSID?
-    /// The offer awaiting its answer (ours or theirs).
-    @OutOfLine var pendingOffer: SessionDescription? = nil
+    /// The offer awaiting its answer (ours or theirs), with the answer prepared for theirs.
+    var pending: PendingOffer? = nil
     /// The state to return to when the pending offer fails.
     @OutOfLine var savedLocalDescription: SessionDescription? = nil
     var savedLocalHold = false
     /// Our last offer once answered, so that a repeated or replaced answer (183 then 200) can be taken.
     @OutOfLine var answeredOffer: SessionDescription? = nil
-    /// The answer `receiveOffer(_:)` built to check the pending offer, with what it was built from: `makeAnswer()`
-    /// uses it when the configuration and hold state are still the same, instead of negotiating again.
-    var preparedAnswer: PreparedAnswerBox? = nil
+    /// The offer awaiting its answer (ours or theirs).
+    var pendingOffer: SessionDescription? {
+        get { pending?.offer }
+        set { pending = newValue.map { PendingOffer($0, preparedAnswer: nil) } }
+    }
 
     /// An answer built for the pending offer, and the inputs it depends on besides the offer (our keys only grow:
     /// the ones it used are still there).
@@ -82,24 +84,26 @@ public struct OfferAnswer: Sendable {
         var isLocalHold: Bool
     }
 
-    /// A prepared answer kept out of line (the engine stays small between exchanges), and moved out of its box
-    /// rather than copied when this engine alone holds it.
-    final class PreparedAnswerBox: @unchecked Sendable {
-        // Safe to send: `answer` is only taken out (`takePreparedAnswer()`) after `isKnownUniquelyReferenced`
-        // showed that no other engine value holds the box; otherwise it is only read.
-        var answer: PreparedAnswer?
+    /// An offer awaiting its answer, kept out of line (the engine stays small between exchanges), with the answer
+    /// `receiveOffer(_:)` built to check the other side's: `makeAnswer()` uses it when the configuration and hold
+    /// state are still the same, instead of negotiating again. One allocation holds both.
+    final class PendingOffer: @unchecked Sendable {
+        // Safe to send: `offer` is a constant; `preparedAnswer` is only taken out (`takePreparedAnswer()`) after
+        // `isKnownUniquelyReferenced` showed that no other engine value holds this object; otherwise it is only read.
+        let offer: SessionDescription
+        var preparedAnswer: PreparedAnswer?
 
-        init(_ answer: PreparedAnswer) {
-            self.answer = answer
+        init(_ offer: SessionDescription, preparedAnswer: PreparedAnswer?) {
+            self.offer = offer
+            self.preparedAnswer = preparedAnswer
         }
     }
 
-    /// The prepared answer, gone from the engine.
+    /// The prepared answer, gone from the engine (moved out when this engine alone holds it).
     mutating func takePreparedAnswer() -> PreparedAnswer? {
-        guard preparedAnswer != nil else { return nil }
-        defer { preparedAnswer = nil }
-        if isKnownUniquelyReferenced(&preparedAnswer) { return preparedAnswer?.answer.take() }
-        return preparedAnswer?.answer
+        guard pending?.preparedAnswer != nil else { return nil }
+        if isKnownUniquelyReferenced(&pending) { return pending?.preparedAnswer.take() }
+        return pending?.preparedAnswer
     }
 
     /// - Parameters:
@@ -193,11 +197,11 @@ public struct OfferAnswer: Sendable {
     public mutating func receiveOffer(_ offer: SessionDescription) throws(SDPError) {
         try checkStable()
         let (description, negotiated) = try buildAnswer(to: offer)
-        preparedAnswer = PreparedAnswerBox(
-            PreparedAnswer(
+        pending = PendingOffer(
+            offer,
+            preparedAnswer: PreparedAnswer(
                 description: description, session: negotiated, configuration: configurationChanges,
                 isLocalHold: isLocalHold))
-        pendingOffer = offer
         state = .remoteOfferPending
     }
 
@@ -238,7 +242,7 @@ public struct OfferAnswer: Sendable {
         case .localOfferPending:
             localDescription = savedLocalDescription
             isLocalHold = savedLocalHold
-        case .remoteOfferPending: preparedAnswer = nil
+        case .remoteOfferPending: break
         }
         // An offer that named a new DTLS association (a new tls-id, either side's) leaves the one in force.
         if let dtls = session?.dtls { dtlsTLSID = dtls.localTLSID }

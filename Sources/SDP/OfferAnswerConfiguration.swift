@@ -12,51 +12,90 @@ public enum SRTPPolicy: String, Sendable, Hashable, CaseIterable {
 
 /// What the offer/answer engine offers and accepts for the one audio stream of a call.
 public struct OfferAnswerConfiguration: Sendable, Hashable {
+    /// The values, shared with copies (see `OfferAnswerConfiguration+Storage.swift`).
+    var storage: Storage
+
     /// The codecs in preference order, telephone-event included (`Codec.defaultCodecs` by default).
-    public var codecs: [Codec]
+    public var codecs: [Codec] {
+        get { storage.fields.codecs }
+        _modify { yield &uniqueStorage.fields.codecs }
+    }
     /// The packetization we ask for, in milliseconds (a=ptime), 20 by default.
-    public var packetTime: Int
+    public var packetTime: Int {
+        get { storage.fields.packetTime }
+        _modify { yield &uniqueStorage.fields.packetTime }
+    }
     /// The SRTP policy, `.off` by default.
-    public var srtpPolicy: SRTPPolicy
+    public var srtpPolicy: SRTPPolicy {
+        get { storage.fields.srtpPolicy }
+        _modify { yield &uniqueStorage.fields.srtpPolicy }
+    }
     /// The crypto suites offered and accepted, in preference order; suites outside `CryptoSuite.supported`
     /// are ignored.
-    public var cryptoSuites: [CryptoSuite]
+    public var cryptoSuites: [CryptoSuite] {
+        get { storage.fields.cryptoSuites }
+        _modify { yield &uniqueStorage.fields.cryptoSuites }
+    }
     /// The address we receive media on, written in o= and c= (IP4, or IP6 when it holds a colon).
     public var address: String {
-        didSet { updateSessionLineText() }
+        get { storage.fields.address }
+        _modify { yield &uniqueStorage.fields.address }
     }
     /// The port we receive RTP on; RTCP is on the next port unless rtcp-mux is negotiated.
-    public var rtpPort: UInt16
+    public var rtpPort: UInt16 {
+        get { storage.fields.rtpPort }
+        _modify { yield &uniqueStorage.fields.rtpPort }
+    }
     /// Whether we offer and accept rtcp-mux (RFC 5761), true by default.
-    public var isRTCPMuxEnabled: Bool
+    public var isRTCPMuxEnabled: Bool {
+        get { storage.fields.isRTCPMuxEnabled }
+        _modify { yield &uniqueStorage.fields.isRTCPMuxEnabled }
+    }
     /// Whether answers list the common codecs in the offerer's order instead of ours (false by default).
-    public var prefersOffererCodecOrder: Bool
+    public var prefersOffererCodecOrder: Bool {
+        get { storage.fields.prefersOffererCodecOrder }
+        _modify { yield &uniqueStorage.fields.prefersOffererCodecOrder }
+    }
     /// Attributes written at the end of the audio m= section of every offer and answer, as given: what a layer
     /// above adds without the engine knowing it (ICE's `a=ice-ufrag`, `a=ice-pwd`, `a=candidate`, RFC 8839).
     /// Empty by default.
-    public var mediaAttributes: [Attribute]
+    public var mediaAttributes: [Attribute] {
+        get { storage.fields.mediaAttributes }
+        _modify { yield &uniqueStorage.fields.mediaAttributes }
+    }
     /// How offers key SRTP when the policy asks for it: `a=crypto` (`.sdes`, the default) or `a=fingerprint`
     /// with `a=setup` and `a=tls-id` (`.dtls`, RFC 5763, RFC 8842), which needs `dtlsFingerprints`. Answers take
     /// whichever keying an offer uses, under the same policy.
-    public var keying: SRTPKeying
+    public var keying: SRTPKeying {
+        get { storage.fields.keying }
+        _modify { yield &uniqueStorage.fields.keying }
+    }
     /// The fingerprints of the certificate this side presents in DTLS handshakes (RFC 8122), `sha-256` first:
     /// written in DTLS offers and answers. Empty (the default): DTLS-SRTP is neither offered nor accepted.
-    public var dtlsFingerprints: [Fingerprint]
+    public var dtlsFingerprints: [Fingerprint] {
+        get { storage.fields.dtlsFingerprints }
+        _modify { yield &uniqueStorage.fields.dtlsFingerprints }
+    }
     /// Whether offers use the WebRTC profile (RFC 8829 §5.2.1, RFC 8834): `UDP/TLS/RTP/SAVPF` keyed by DTLS
     /// (whatever `keying` and `srtpPolicy` say; it needs `dtlsFingerprints`), `a=rtcp-mux`, `a=rtcp-rsize`
     /// (RFC 5506), `a=mid` in an `a=group:BUNDLE` (RFC 9143) and the MID header extension's `a=extmap` (RFC
     /// 8285). False by default.
-    public var offersWebRTCProfile: Bool
+    public var offersWebRTCProfile: Bool {
+        get { storage.fields.offersWebRTCProfile }
+        _modify { yield &uniqueStorage.fields.offersWebRTCProfile }
+    }
     /// The o= username, `-` by default.
     public var username: String {
-        didSet { updateSessionLineText() }
+        get { storage.fields.username }
+        _modify { yield &uniqueStorage.fields.username }
     }
     /// The s= line, `-` by default.
     public var sessionName: String {
-        didSet { updateSessionLineText() }
+        get { storage.fields.sessionName }
+        _modify { yield &uniqueStorage.fields.sessionName }
     }
     /// The session-level lines of answers written from an offer's bytes, made from the three texts above.
-    private(set) var sessionLineText: SessionLineText?
+    var sessionLineText: SessionLineText? { storage.fields.sessionLineText }
 
     /// - Parameters:
     ///   - address: the media address.
@@ -72,25 +111,10 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
         srtpPolicy: SRTPPolicy = .off, cryptoSuites: [CryptoSuite] = CryptoSuite.defaultSuites,
         isRTCPMuxEnabled: Bool = true
     ) {
-        self.codecs = codecs
-        self.packetTime = packetTime
-        self.srtpPolicy = srtpPolicy
-        self.cryptoSuites = cryptoSuites
-        self.address = address
-        self.rtpPort = rtpPort
-        self.isRTCPMuxEnabled = isRTCPMuxEnabled
-        self.prefersOffererCodecOrder = false
-        self.mediaAttributes = []
-        self.keying = .sdes
-        self.dtlsFingerprints = []
-        self.offersWebRTCProfile = false
-        self.username = "-"
-        self.sessionName = "-"
-        updateSessionLineText()
-    }
-
-    private mutating func updateSessionLineText() {
-        sessionLineText = SessionLineText(username: username, address: address, sessionName: sessionName)
+        storage = Storage(
+            Fields(
+                address: address, rtpPort: rtpPort, codecs: codecs, packetTime: packetTime, srtpPolicy: srtpPolicy,
+                cryptoSuites: cryptoSuites, isRTCPMuxEnabled: isRTCPMuxEnabled))
     }
 
     /// Whether answers may take DTLS-SRTP: SRTP is not off and there is a certificate. Offers with an

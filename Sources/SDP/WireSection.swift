@@ -345,6 +345,8 @@ struct WireSection {
         let rtp = NegotiatedSession.TransportAddress(host: host, port: UInt16(port))
         if isRTCPMuxed { return (rtp, rtp) }
         if case .some(let value) = facts.rtcp {
+            // The usual a=rtcp, a port alone: the RTP host with that port.
+            if let port = rtcpPort(value) { return (rtp, NegotiatedSession.TransportAddress(host: host, port: port)) }
             guard let rtcp = rtcpAttribute(value) else { return nil }
             if rtcp.connection?.isUnspecified == true { return (rtp, nil) }
             return (rtp, NegotiatedSession.TransportAddress(host: rtcp.connection?.address ?? host, port: rtcp.port))
@@ -367,6 +369,15 @@ struct WireSection {
     private func isUnspecified(_ address: Range<Int>) -> Bool {
         offer.bytes.equals(address, "0.0.0.0") || offer.bytes.equals(address, "::")
             || offer.bytes.equals(address, "0:0:0:0:0:0:0:0")
+    }
+
+    /// The port of an a=rtcp that is a port alone (as `RTCPAttribute(parsingAttributeValue:)` reads it); `nil`
+    /// for anything else.
+    private func rtcpPort(_ value: Range<Int>?) -> UInt16? {
+        guard let value else { return nil }
+        var fields = FieldCursor(offer.bytes, value)
+        guard let port = fields.next(), fields.next() == nil, fields.isValid else { return nil }
+        return offer.bytes.decimal(port, limit: UInt64(UInt16.max)).map { UInt16($0) }
     }
 
     /// `RTCPAttribute(parsingAttributeValue:)` of `value ?? ""`: a port alone is read in place.

@@ -5,6 +5,8 @@ struct WireWriter: ~Copyable {
     private var buffer: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private var count = 0
+    /// False while the writer writes into the caller's scratch space, true once it grew into memory of its own.
+    private var ownsBuffer: Bool
     /// Where the o= version was written, and its value.
     private var versionField = 0..<0
     private var version: UInt64 = 0
@@ -12,10 +14,25 @@ struct WireWriter: ~Copyable {
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
         buffer = .allocate(capacity: self.capacity)
+        ownsBuffer = true
+    }
+
+    /// A writer that starts in `scratch` (the caller's, which must outlive the writer), and moves to memory of its
+    /// own only when the description outgrows it.
+    init(scratch: UnsafeMutableBufferPointer<UInt8>) {
+        if let base = scratch.baseAddress, scratch.count >= 64 {
+            buffer = base
+            capacity = scratch.count
+            ownsBuffer = false
+        } else {
+            capacity = 256
+            buffer = .allocate(capacity: capacity)
+            ownsBuffer = true
+        }
     }
 
     deinit {
-        buffer.deallocate()
+        if ownsBuffer { buffer.deallocate() }
     }
 
     /// Room for `extra` more bytes.
@@ -28,7 +45,8 @@ struct WireWriter: ~Copyable {
         let grown = max(capacity * 2, count + extra)
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         larger.initialize(from: buffer, count: count)
-        buffer.deallocate()
+        if ownsBuffer { buffer.deallocate() }
+        ownsBuffer = true
         buffer = larger
         capacity = grown
     }
@@ -162,7 +180,7 @@ struct WireWriter: ~Copyable {
     }
 
     /// The description written: canonical, sent as it is.
-    consuming func finish() -> WireStorage {
+    func finish() -> WireStorage {
         let bytes = [UInt8](UnsafeBufferPointer(start: buffer, count: count))
         return WireStorage(written: bytes, versionField: versionField, version: version)
     }

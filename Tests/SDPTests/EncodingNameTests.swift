@@ -50,4 +50,39 @@ struct EncodingNameTests {
         #expect(answer.sessionDescription.description.contains("a=rtpmap:97 X-Codec-Sixteen1/8000\r\n"))
         #expect(answer.session.codec.encodingName == "X-Codec-Sixteen1")
     }
+
+    @Test("a codec changed after it was made is written as changed, as on the model path")
+    func changedCodecWrittenLikeTheModel() throws {
+        var wide = Codec(payloadType: 100, encodingName: "L16", clockRate: 8000)
+        wide.encodingName = "x-wide"
+        wide.clockRate = 16000
+        wide.channels = 2
+        var offer = "v=0\r\no=- 1 1 IN IP4 192.0.2.9\r\ns=-\r\nc=IN IP4 192.0.2.9\r\nt=0 0\r\n"
+        offer += "m=audio 5004 RTP/AVP 97\r\na=rtpmap:97 X-WIDE/16000/2\r\n"
+        let description = try SessionDescription(parsing: offer)
+        var fromBytes = OfferAnswer.testing(codecs: [wide])
+        var fromModel = OfferAnswer.testing(codecs: [wide])
+        let a = try fromBytes.answer(description)
+        let b = try fromModel.answer(description.withModel)
+        #expect(a.sessionDescription.isKeptAsBytes)
+        #expect(a.sessionDescription.description.contains("a=rtpmap:97 x-wide/16000/2\r\n"))
+        #expect(a.sessionDescription.description == b.sessionDescription.description)
+        #expect(a.session == b.session)
+    }
+
+    @Test("an answer longer than the writer's stack space is written whole, as on the model path")
+    func longAnswerWrittenLikeTheModel() throws {
+        let candidates = (0..<40).map {
+            Attribute("candidate", "\($0) 1 udp 2130706431 192.0.2.\($0 + 1) \(50000 + $0) typ host")
+        }
+        let offer = try Self.offer(["PCMU", "telephone-event"])
+        var fromBytes = OfferAnswer.testing { $0.mediaAttributes = candidates }
+        var fromModel = OfferAnswer.testing { $0.mediaAttributes = candidates }
+        let a = try fromBytes.answer(offer)
+        let b = try fromModel.answer(offer.withModel)
+        #expect(a.sessionDescription.isKeptAsBytes)
+        #expect(a.sessionDescription.serialized().count > 2048)
+        #expect(a.sessionDescription.description == b.sessionDescription.description)
+        #expect(try SessionDescription(parsingModel: a.sessionDescription.serialized()) == a.sessionDescription)
+    }
 }

@@ -1,0 +1,73 @@
+// How a `NegotiatedSession` holds its values: in one shared storage object, so that a copy (the engine keeps the
+// session in force, the answer carries it, the session layer and the media layer keep their own) costs one retain
+// instead of copying a few hundred bytes and retaining each string and array in them.
+
+extension NegotiatedSession {
+    /// The values the public properties read and write.
+    struct Fields: Sendable, Hashable {
+        var mediaIndex: Int
+        var codec: NegotiatedCodec
+        var codecs: [NegotiatedCodec]
+        var telephoneEvent: NegotiatedCodec?
+        var remotePacketTime: Int?
+        var remoteRTPAddress: TransportAddress?
+        var remoteRTCPAddress: TransportAddress?
+        var localRTPPort: UInt16
+        var localRTCPPort: UInt16?
+        var isRTCPMuxed: Bool
+        var direction: MediaDirection
+        var isLocalHold: Bool
+        var isRemoteHold: Bool
+        var srtp: SRTPParameters?
+        var dtls: DTLSParameters? = nil
+        var mediaID: String? = nil
+        var isBundled: Bool = false
+        var isReducedSizeRTCP: Bool = false
+        var midExtensionID: UInt16? = nil
+    }
+
+    /// The fields on the heap, shared by copies of the session until one of them writes to it.
+    final class Storage: @unchecked Sendable {
+        // Safe to send: `fields` is written only through `uniqueStorage`, after `isKnownUniquelyReferenced`
+        // showed that no other value (on this thread or another) holds the storage.
+        //
+        // No run-time exclusivity check: the object is reached only through its value, whose accesses the
+        // compiler already keeps from overlapping, and it is written only while that value alone holds it.
+        @exclusivity(unchecked) var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    init(
+        mediaIndex: Int, codec: NegotiatedCodec, codecs: [NegotiatedCodec], telephoneEvent: NegotiatedCodec?,
+        remotePacketTime: Int?, remoteRTPAddress: TransportAddress?, remoteRTCPAddress: TransportAddress?,
+        localRTPPort: UInt16, localRTCPPort: UInt16?, isRTCPMuxed: Bool, direction: MediaDirection, isLocalHold: Bool,
+        isRemoteHold: Bool, srtp: SRTPParameters?
+    ) {
+        storage = Storage(
+            Fields(
+                mediaIndex: mediaIndex, codec: codec, codecs: codecs, telephoneEvent: telephoneEvent,
+                remotePacketTime: remotePacketTime, remoteRTPAddress: remoteRTPAddress,
+                remoteRTCPAddress: remoteRTCPAddress, localRTPPort: localRTPPort, localRTCPPort: localRTCPPort,
+                isRTCPMuxed: isRTCPMuxed, direction: direction, isLocalHold: isLocalHold, isRemoteHold: isRemoteHold,
+                srtp: srtp))
+    }
+
+    /// The storage as one this value alone holds (copied first when shared): what the setters write to.
+    var uniqueStorage: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            return storage
+        }
+    }
+
+    public static func == (lhs: NegotiatedSession, rhs: NegotiatedSession) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.fields)
+    }
+}

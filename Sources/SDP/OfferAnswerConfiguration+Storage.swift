@@ -1,0 +1,84 @@
+// How an `OfferAnswerConfiguration` holds its values: in one shared storage object, so that a copy (each call's
+// engine takes the provider's configuration) costs one retain instead of retaining every array and string in it.
+
+extension OfferAnswerConfiguration {
+    /// The values the public properties read and write.
+    struct Fields: Sendable, Hashable {
+        var codecs: [Codec]
+        var packetTime: Int
+        var srtpPolicy: SRTPPolicy
+        var cryptoSuites: [CryptoSuite]
+        var address: String {
+            didSet { updateSessionLineText() }
+        }
+        var rtpPort: UInt16
+        var isRTCPMuxEnabled: Bool
+        var prefersOffererCodecOrder: Bool
+        var mediaAttributes: [Attribute]
+        var keying: SRTPKeying
+        var dtlsFingerprints: [Fingerprint]
+        var offersWebRTCProfile: Bool
+        var username: String {
+            didSet { updateSessionLineText() }
+        }
+        var sessionName: String {
+            didSet { updateSessionLineText() }
+        }
+        var sessionLineText: SessionLineText?
+
+        init(
+            address: String, rtpPort: UInt16, codecs: [Codec], packetTime: Int, srtpPolicy: SRTPPolicy,
+            cryptoSuites: [CryptoSuite], isRTCPMuxEnabled: Bool
+        ) {
+            self.codecs = codecs
+            self.packetTime = packetTime
+            self.srtpPolicy = srtpPolicy
+            self.cryptoSuites = cryptoSuites
+            self.address = address
+            self.rtpPort = rtpPort
+            self.isRTCPMuxEnabled = isRTCPMuxEnabled
+            self.prefersOffererCodecOrder = false
+            self.mediaAttributes = []
+            self.keying = .sdes
+            self.dtlsFingerprints = []
+            self.offersWebRTCProfile = false
+            self.username = "-"
+            self.sessionName = "-"
+            updateSessionLineText()
+        }
+
+        private mutating func updateSessionLineText() {
+            sessionLineText = SessionLineText(username: username, address: address, sessionName: sessionName)
+        }
+    }
+
+    /// The fields on the heap, shared by copies of the configuration until one of them writes to it.
+    final class Storage: @unchecked Sendable {
+        // Safe to send: `fields` is written only through `uniqueStorage`, after `isKnownUniquelyReferenced`
+        // showed that no other value (on this thread or another) holds the storage.
+        //
+        // No run-time exclusivity check: the object is reached only through its value, whose accesses the
+        // compiler already keeps from overlapping, and it is written only while that value alone holds it.
+        @exclusivity(unchecked) var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    /// The storage as one this value alone holds (copied first when shared): what the setters write to.
+    var uniqueStorage: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            return storage
+        }
+    }
+
+    public static func == (lhs: OfferAnswerConfiguration, rhs: OfferAnswerConfiguration) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.fields)
+    }
+}
