@@ -37,7 +37,7 @@ extension MediaSession {
         defer { restore(stream) }
         guard stream.telephoneEvent != nil else { return false }
         stream.tones.send(digits)
-        counters.dtmfSent += digits.count
+        counters.dtmfSent &+= UInt32(truncatingIfNeeded: digits.count)
         return true
     }
 
@@ -67,7 +67,13 @@ extension MediaSession {
 
     /// The figures so far (after ``close(at:reason:)``, the final ones).
     public var statistics: MediaSessionStatistics {
-        var figures = counters
+        if case .closed(let final) = state { return final }
+        return figures(with: stream)
+    }
+
+    /// The counters, with the receive side's figures of `stream` when there is one.
+    func figures(with stream: NegotiatedStream?) -> MediaSessionStatistics {
+        var figures = counters.figures
         guard let stream else { return figures }
         figures.roundTripMilliseconds = stream.rtcp.roundTripTime.map(\.milliseconds)
         guard let reception = stream.reception else { return figures }

@@ -80,10 +80,10 @@ extension MediaSession {
             if let samples = try? stream.decoder.decode(frame.payload) { return (samples, .media) }
             return (stream.decoder.concealLoss(next: nil), .concealment)
         case .missing(_, _, let next):
-            counters.concealed += 1
+            counters.concealed &+= 1
             return (stream.decoder.concealLoss(next: next?.payload), .concealment)
         case .expand:
-            counters.concealed += 1
+            counters.concealed &+= 1
             return (stream.decoder.concealLoss(next: nil), .concealment)
         case .silence, .idle:
             return nil
@@ -93,8 +93,8 @@ extension MediaSession {
     private mutating func transmit(_ packet: RTPPacket, of stream: NegotiatedStream, to destination: Address) {
         guard let bytes = stream.protect(packet) else { return }
         send(bytes, to: destination, from: .rtp)
-        counters.packetsSent += 1
-        counters.bytesSent += bytes.count
+        counters.packetsSent &+= 1
+        counters.bytesSent &+= UInt64(bytes.count)
     }
 
     private func silence(_ count: Int) -> [Int16] { [Int16](repeating: 0, count: count) }

@@ -18,7 +18,8 @@ public struct MediaSession<Address: Hashable & Sendable> {
         /// Not negotiated yet, or the last negotiation failed: only the seams work.
         case idle
         case streaming(NegotiatedStream)
-        case closed
+        /// Closed, with the final figures.
+        case closed(MediaSessionStatistics)
     }
 
     /// The configuration (its ``MediaSessionConfiguration/wallclockAtOrigin`` aside, when the session was
@@ -44,7 +45,7 @@ public struct MediaSession<Address: Hashable & Sendable> {
     var state = State.idle
     var rtpLatch: SymmetricRTPLatch<Address>
     var rtcpLatch: SymmetricRTPLatch<Address>
-    var counters = MediaSessionStatistics()
+    var counters = MediaSessionCounters()
     var transmissions: BoundedQueue<MediaTransmission<Address>>
     var events: BoundedQueue<MediaSessionEvent<Address>>
     let clock: SessionClock
@@ -124,12 +125,12 @@ public struct MediaSession<Address: Hashable & Sendable> {
 
     mutating func send(_ bytes: [UInt8], to destination: Address, from port: MediaPort) {
         if !transmissions.append(MediaTransmission(bytes: bytes, destination: destination, port: port)) {
-            counters.queueOverflows += 1
+            counters.queueOverflows &+= 1
         }
     }
 
     mutating func report(_ event: MediaSessionEvent<Address>) {
-        if !events.append(event) { counters.queueOverflows += 1 }
+        if !events.append(event) { counters.queueOverflows &+= 1 }
     }
 
     /// Takes the negotiated stream out of the state, so that its buffers are not copied on write while it
