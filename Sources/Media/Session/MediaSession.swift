@@ -89,7 +89,9 @@ public struct MediaSession<Address: Hashable & Sendable> {
         self.shared = shared
         let configuration = shared.value
         random = SessionRandom(using: &generator)
-        cname = configuration.cname ?? String(generator.next(), radix: 36) + "@switchboard"
+        // A random identifier (RFC 7022 §4.2) of at most 13 characters: a string that short is stored inline,
+        // where a longer one costs every stream an allocation.
+        cname = configuration.cname ?? String(generator.next(), radix: 36)
         clock = SessionClock(now: now, wallclockAtOrigin: wallclockAtOrigin)
         rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
         rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
