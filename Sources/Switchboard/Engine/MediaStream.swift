@@ -40,7 +40,7 @@ final class MediaStream: @unchecked Sendable {
     /// The loop timer armed for the session's deadline, and that deadline.
     var timer: (handle: TimerHandle, deadline: MediaInstant)?
     /// The session's figures as of its latest tick, for other threads.
-    let published = Mutex(MediaSessionStatistics())
+    let published = Mutex(MediaStreamFigures())
     /// ICE, when the call uses it (`MediaStream+ICE.swift`): the selected pair carries the media.
     var ice: ICEDriver?
     /// The provider's DTLS-SRTP identity and timers, when calls may use DTLS (`MediaStream+DTLS.swift`).
@@ -83,7 +83,7 @@ final class MediaStream: @unchecked Sendable {
     }
 
     /// The figures so far (any thread).
-    var figures: MediaSessionStatistics { published.withLock { $0 } }
+    var figures: MediaStreamFigures { published.withLock { $0 } }
 
     // MARK: Control (media loop)
 
