@@ -26,13 +26,17 @@ final class MediaStream: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is touched only on `loop` (the engine posts every call there);
     // the figures other threads read are behind a Mutex.
 
-    let loop: any EventLoopProtocol
+    /// The engine's loop, clock and DTLS settings.
+    let context: MediaStreamContext
+    var loop: any EventLoopProtocol { context.loop }
+    var clock: any MediaClock { context.clock }
+    /// The provider's DTLS-SRTP identity and timers, when calls may use DTLS (`MediaStream+DTLS.swift`).
+    var dtlsSettings: DTLSCallSettings? { context.dtls }
     let rtp: DatagramSocket
     let rtcpSocket: DatagramSocket
     /// Takes the sockets when the stream closes (the engine pools them; by default they are closed).
     let release: (DatagramSocket, DatagramSocket) -> Void
     let events: MediaStreamEvents
-    let clock: any MediaClock
     /// Everything between the sockets and the audio.
     var session: MediaSession<SocketAddress>
     /// The app's audio: source, sink and recording.
@@ -57,17 +61,14 @@ final class MediaStream: @unchecked Sendable {
     var port: UInt16 { rtp.localAddress.port }
 
     init(
-        loop: any EventLoopProtocol, clock: any MediaClock, random: EngineRandom,
-        sockets: (rtp: DatagramSocket, rtcp: DatagramSocket), audio: CallAudio,
-        configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents, dtls: DTLSCallSettings? = nil,
+        context: MediaStreamContext, random: EngineRandom, sockets: (rtp: DatagramSocket, rtcp: DatagramSocket),
+        audio: CallAudio, configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents,
         release: @escaping (DatagramSocket, DatagramSocket) -> Void = {
             $0.close(); $1.close()
         }
     ) {
         self.release = release
-        dtlsSettings = dtls
-        self.loop = loop
-        self.clock = clock
+        self.context = context
         rtp = sockets.rtp
         rtcpSocket = sockets.rtcp
         self.audio = CallAudioPort(audio)
@@ -76,7 +77,7 @@ final class MediaStream: @unchecked Sendable {
         // otherwise).
         var generator = random.generator
         session = MediaSession(
-            sharing: configuration, wallclockAtOrigin: clock.wallclockAtOrigin(), at: clock.now(),
+            sharing: configuration, wallclockAtOrigin: context.clock.wallclockAtOrigin(), at: context.clock.now(),
             random: &generator)
         // Until the app's audio is active, silence goes out (it keeps NAT bindings and the peer's latch).
         session.setAudioActive(false)
