@@ -4,15 +4,29 @@ import SIPTransport
 import Synchronization
 
 /// What a media stream reports back to the signalling side.
-struct MediaStreamEvents: Sendable {
+enum MediaStreamEvent: Sendable {
     /// A digit received as RFC 4733 telephone-events (once per event).
-    var dtmf: @Sendable (Character) -> Void = { _ in }
+    case dtmf(Character)
     /// No packet arrived for the configured media timeout.
-    var timedOut: @Sendable () -> Void = {}
+    case timedOut
     /// The DTLS-SRTP keys are in force, for this suite (RFC 5764 §4.2).
-    var secured: @Sendable (CryptoSuite) -> Void = { _ in }
+    case secured(CryptoSuite)
     /// The DTLS-SRTP handshake failed: no keys, no media.
-    var securityFailed: @Sendable (MediaSecurityFailure) -> Void = { _ in }
+    case securityFailed(MediaSecurityFailure)
+}
+
+/// Where a media stream's events go: one closure for all of them, since every stream keeps it for the
+/// whole call (one closure context instead of one per kind).
+struct MediaStreamEvents: Sendable {
+    private let report: @Sendable (MediaStreamEvent) -> Void
+
+    /// Events go to `report` (on the media loop); none go anywhere by default.
+    init(_ report: @escaping @Sendable (MediaStreamEvent) -> Void = { _ in }) { self.report = report }
+
+    func dtmf(_ digit: Character) { report(.dtmf(digit)) }
+    func timedOut() { report(.timedOut) }
+    func secured(_ suite: CryptoSuite) { report(.secured(suite)) }
+    func securityFailed(_ failure: MediaSecurityFailure) { report(.securityFailed(failure)) }
 }
 
 /// One call's media on its sockets: a thin driver of an I/O-free `MediaSession`, which holds the codec,
@@ -47,8 +61,6 @@ final class MediaStream: @unchecked Sendable {
     let published = Mutex(MediaStreamFigures())
     /// ICE, when the call uses it (`MediaStream+ICE.swift`): the selected pair carries the media.
     var ice: ICEDriver?
-    /// The provider's DTLS-SRTP identity and timers, when calls may use DTLS (`MediaStream+DTLS.swift`).
-    let dtlsSettings: DTLSCallSettings?
     /// The DTLS-SRTP association in force, if any.
     var dtls: DTLSAssociation?
     /// DTLS datagrams the demultiplexer handed over during `session.receive`, for `drainDTLS`.
