@@ -18,7 +18,7 @@ extension MediaSession {
         }
         let kind = MediaDatagramKind(classifying: datagram)
         guard kind == .rtp || kind == .rtcp else {
-            let handler = seams.handler(for: kind)
+            let handler = seamStorage?.seams.handler(for: kind)
             counters.demultiplexed.count(kind, isDropped: handler == nil)
             for reply in handler?(datagram, source, port, now) ?? [] {
                 send(reply.bytes, to: reply.destination, from: reply.port)

@@ -27,7 +27,18 @@ public struct MediaSession<Address: Hashable & Sendable> {
     public var configuration: MediaSessionConfiguration { shared.value }
     let shared: SharedMediaSessionConfiguration
     /// Handlers for STUN, DTLS and TURN ChannelData; none by default.
-    public var seams = MediaDatagramSeams<Address>()
+    public var seams: MediaDatagramSeams<Address> {
+        get { seamStorage?.seams ?? MediaDatagramSeams() }
+        set { seamStorage = SeamStorage(seams: newValue) }
+    }
+    /// The seams, out of line: a plain RTP stream has none, and three optional closures inline would cost
+    /// every stream 48 bytes.
+    var seamStorage: SeamStorage?
+
+    final class SeamStorage {
+        let seams: MediaDatagramSeams<Address>
+        init(seams: MediaDatagramSeams<Address>) { self.seams = seams }
+    }
     /// What the session does with media now (see ``setActivity(_:)``).
     public internal(set) var activity = MediaActivity.inactive
     /// True while silence goes out instead of the captured audio.
