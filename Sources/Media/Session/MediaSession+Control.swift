@@ -1,3 +1,5 @@
+import SDP
+
 extension MediaSession {
     /// Sets what the session does with media: playout and sending apart (see ``MediaActivity``). It ends
     /// early media (``setEarlyMedia(_:)``) without bringing back what early media stood in for.
@@ -36,7 +38,14 @@ extension MediaSession {
         guard var stream = takeStream() else { return false }
         defer { restore(stream) }
         guard stream.telephoneEvent != nil else { return false }
-        stream.tones.send(digits)
+        if stream.tones == nil {
+            let negotiated = stream.negotiated
+            stream.tones = NegotiatedStream.ToneSending(
+                TelephoneEventSender(
+                    clockRate: Int(negotiated.telephoneEvent?.clockRate ?? negotiated.codec.clockRate),
+                    toneDuration: configuration.toneDuration, gapDuration: configuration.toneGap))
+        }
+        stream.tones?.sender.send(digits)
         counters.dtmfSent &+= UInt32(truncatingIfNeeded: digits.count)
         return true
     }

@@ -35,9 +35,12 @@ extension MediaSession {
 
     /// The telephone-event packet of this interval, when a digit is going out (its gaps carry audio).
     private func nextTone(of stream: inout NegotiatedStream) -> RTPPacket? {
-        guard let events = stream.telephoneEvent, !stream.tones.isIdle,
-            let tone = stream.tones.nextPacket(timestamp: stream.sender.nextTimestamp)
-        else { return nil }
+        guard let events = stream.telephoneEvent, let tones = stream.tones else { return nil }
+        guard !tones.sender.isIdle else {
+            stream.tones = nil
+            return nil
+        }
+        guard let tone = tones.sender.nextPacket(timestamp: stream.sender.nextTimestamp) else { return nil }
         return stream.sender.makePacket(
             payload: tone.payload.bytes[...], payloadType: events.send, timestamp: tone.timestamp,
             marker: tone.isMarker)
