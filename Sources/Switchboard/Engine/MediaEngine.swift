@@ -64,16 +64,8 @@ package final class MediaEngine: @unchecked Sendable {
             nextPair = (nextPair &+ 1) & 0x7FFF_FFFF
         }
         let stream = MediaStream(
-            context: streamContext(dtls: dtls), random: environment.random, sockets: sockets, audio: audio,
-            configuration: sharedConfiguration(mediaTimeout: mediaTimeout), events: events,
-            release: { [weak self] rtp, rtcp in
-                guard let self else {
-                    rtp.close()
-                    rtcp.close()
-                    return
-                }
-                self.recycle(rtp: rtp, rtcp: rtcp, host: host)
-            })
+            context: streamContext(dtls: dtls), random: environment.random, sockets: sockets, host: host,
+            audio: audio, configuration: sharedConfiguration(mediaTimeout: mediaTimeout), events: events)
         perform { stream.open() }
         return stream
     }
@@ -86,7 +78,15 @@ package final class MediaEngine: @unchecked Sendable {
         {
             return shared
         }
-        let context = MediaStreamContext(loop: loop, clock: environment.mediaClock, dtls: dtls)
+        let context = MediaStreamContext(loop: loop, clock: environment.mediaClock, dtls: dtls) {
+            [weak self] rtp, rtcp, host in
+            guard let self else {
+                rtp.close()
+                rtcp.close()
+                return
+            }
+            self.recycle(rtp: rtp, rtcp: rtcp, host: host)
+        }
         streamContextCache = context
         return context
     }

@@ -48,8 +48,8 @@ final class MediaStream: @unchecked Sendable {
     var dtlsSettings: DTLSCallSettings? { context.dtls }
     let rtp: DatagramSocket
     let rtcpSocket: DatagramSocket
-    /// Takes the sockets when the stream closes (the engine pools them; by default they are closed).
-    let release: (DatagramSocket, DatagramSocket) -> Void
+    /// The address the sockets are bound on: the engine pools them by it when the stream closes.
+    let host: String
     let events: MediaStreamEvents
     /// Everything between the sockets and the audio.
     var session: MediaSession<SocketAddress>
@@ -74,12 +74,9 @@ final class MediaStream: @unchecked Sendable {
 
     init(
         context: MediaStreamContext, random: EngineRandom, sockets: (rtp: DatagramSocket, rtcp: DatagramSocket),
-        audio: CallAudio, configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents,
-        release: @escaping (DatagramSocket, DatagramSocket) -> Void = {
-            $0.close(); $1.close()
-        }
+        host: String, audio: CallAudio, configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents
     ) {
-        self.release = release
+        self.host = host
         self.context = context
         rtp = sockets.rtp
         rtcpSocket = sockets.rtcp
@@ -169,7 +166,7 @@ final class MediaStream: @unchecked Sendable {
         flush()
         ice?.close()
         audio.close()
-        release(rtp, rtcpSocket)
+        context.release(rtp, rtcpSocket, host)
         publish()
     }
 }
