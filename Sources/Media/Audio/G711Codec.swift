@@ -7,10 +7,13 @@ public enum G711Law: Sendable, Hashable {
 }
 
 /// A G.711 encoder: one byte per sample at 8 kHz, 160 bytes per 20 ms frame.
+///
+/// Small enough (at most three words) to be stored inline in an `any AudioEncoder`, so a stream's encoder
+/// is no allocation of its own.
 public struct G711Encoder: AudioEncoder, Sendable {
     /// The law the encoder writes.
     public let law: G711Law
-    public let format = AudioFormat.narrowband
+    public var format: AudioFormat { .narrowband }
     public let samplesPerFrame: Int
     public var timestampIncrement: UInt32 { UInt32(samplesPerFrame) }
 
@@ -46,20 +49,25 @@ public struct G711Encoder: AudioEncoder, Sendable {
 /// frame, faded linearly so that each further consecutive loss is quieter, reaching silence after
 /// `fadeOutFrames` lost frames (80 ms at 20 ms packets by default). The first good packet after a loss is
 /// faded in from the concealment's last gain, so neither edge clicks.
+///
+/// Small enough (at most three words) to be stored inline in an `any AudioDecoder`: every stream holds one
+/// for the whole call.
 public struct G711Decoder: AudioDecoder, Sendable {
-    /// The law the decoder reads.
-    public let law: G711Law
-    public let format = AudioFormat.narrowband
-    /// How many consecutive lost frames fade to silence.
-    public let fadeOutFrames: Int
     /// The last decoded (or concealed) frame: what a loss repeats; empty (silence) until the first packet.
     private var lastFrame: [Int16] = []
-    /// The length of a concealed frame before any packet was decoded.
-    private let initialFrameCount: Int
-    /// Consecutive frames concealed so far.
-    private var lostFrames = 0
     /// The gain at the end of the last concealed frame, where the next good frame fades in from.
     private var resumeGain = 1.0
+    /// The law the decoder reads.
+    public let law: G711Law
+    private let fadeOutFrameCount: UInt16
+    /// The length of a concealed frame before any packet was decoded.
+    private let initialFrameCount: UInt16
+    /// Consecutive frames concealed so far, counted up to one past `fadeOutFrames` (silence from there on).
+    private var lostFrames: UInt16 = 0
+
+    public var format: AudioFormat { .narrowband }
+    /// How many consecutive lost frames fade to silence.
+    public var fadeOutFrames: Int { Int(fadeOutFrameCount) }
 
     /// - Parameters:
     ///   - law: μ-law or A-law.
@@ -68,8 +76,9 @@ public struct G711Decoder: AudioDecoder, Sendable {
     ///   - fadeOutFrames: consecutive lost frames until silence, 4 by default.
     public init(law: G711Law, packetTime: Int = 20, fadeOutFrames: Int = 4) {
         self.law = law
-        self.fadeOutFrames = min(max(1, fadeOutFrames), 1000)
-        self.initialFrameCount = AudioFormat.narrowband.samplesPerChannel(milliseconds: min(max(1, packetTime), 200))
+        fadeOutFrameCount = UInt16(min(max(1, fadeOutFrames), 1000))
+        initialFrameCount = UInt16(
+            AudioFormat.narrowband.samplesPerChannel(milliseconds: min(max(1, packetTime), 200)))
     }
 
     public mutating func decode(_ payload: ArraySlice<UInt8>) throws(AudioCodecError) -> [Int16] {
@@ -94,10 +103,10 @@ public struct G711Decoder: AudioDecoder, Sendable {
         let step = 1.0 / Double(fadeOutFrames)
         let startGain = max(0, 1 - step * Double(lostFrames))
         let endGain = max(0, startGain - step)
-        lostFrames += 1
+        lostFrames = min(lostFrames + 1, fadeOutFrameCount + 1)
         resumeGain = endGain
         // Before the first packet a loss is silence (no frame is kept for it).
-        guard !lastFrame.isEmpty else { return Array(repeating: 0, count: initialFrameCount) }
+        guard !lastFrame.isEmpty else { return Array(repeating: 0, count: Int(initialFrameCount)) }
         let count = Double(lastFrame.count)
         // The faded copy is returned; the last good frame itself is kept for the next loss.
         var frame = lastFrame

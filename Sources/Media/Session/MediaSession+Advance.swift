@@ -45,7 +45,7 @@ extension MediaSession {
         stream.sender.skip(samples: UInt32(truncatingIfNeeded: Int64(stream.samplesPerPacket) &* skipped))
         let lastDue = overflow ? now.nanoseconds : now.nanoseconds - gap % interval
         nextTick = MediaInstant(nanoseconds: lastDue &- (allowed - 1) &* interval)
-        counters.skippedTicks &+= Int(skipped)
+        counters.skippedTicks &+= UInt64(skipped)
     }
 
     private mutating func reportIfDue(at now: MediaInstant, from stream: inout NegotiatedStream) {
@@ -59,7 +59,7 @@ extension MediaSession {
             let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(compound)
         else { return }
         send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
-        counters.rtcpSent += 1
+        counters.rtcpSent &+= 1
     }
 
     /// Where RTCP goes: the RTP destination with rtcp-mux, else the RTCP port's latch.
@@ -73,9 +73,9 @@ extension MediaSession {
     ///   - now: the driver's monotonic time now.
     ///   - reason: a reason for leaving, none by default.
     public mutating func close(at now: MediaInstant, reason: String? = nil) {
-        counters = statistics
+        guard !isClosed else { return }
         guard var stream = takeStream() else {
-            state = .closed
+            state = .closed(figures(with: nil))
             return
         }
         clock.set(now)
@@ -85,8 +85,8 @@ extension MediaSession {
         stream.rtcp = rtcp
         if let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(goodbye) {
             send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
-            counters.rtcpSent += 1
+            counters.rtcpSent &+= 1
         }
-        state = .closed
+        state = .closed(figures(with: stream))
     }
 }

@@ -81,10 +81,7 @@ extension MediaSession {
         var stream = NegotiatedStream(
             kind: kind, encoder: encoder, decoder: decoder, sender: makeSender(codec, keeping: previous),
             reception: kept?.reception, receivePayloadType: codec.receivePayloadType,
-            telephoneEvent: events.map { ($0.sendPayloadType, $0.receivePayloadType) },
-            tones: TelephoneEventSender(
-                clockRate: Int(events?.clockRate ?? codec.clockRate), toneDuration: configuration.toneDuration,
-                gapDuration: configuration.toneGap),
+            telephoneEvent: events.map { ($0.sendPayloadType, $0.receivePayloadType) }, tones: nil,
             outbound: keys?.outbound, inbound: keys?.inbound, sends: false, receives: false,
             isRTCPMuxed: negotiated.isRTCPMuxed, rtcp: makeRTCPSession(), negotiated: negotiated)
         stream.isDTX = NegotiatedStream.asksForDTX(kind, codec.sendFormatParameters)

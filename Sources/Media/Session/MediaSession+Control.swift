@@ -1,3 +1,5 @@
+import SDP
+
 extension MediaSession {
     /// Sets what the session does with media: playout and sending apart (see ``MediaActivity``). It ends
     /// early media (``setEarlyMedia(_:)``) without bringing back what early media stood in for.
@@ -36,8 +38,15 @@ extension MediaSession {
         guard var stream = takeStream() else { return false }
         defer { restore(stream) }
         guard stream.telephoneEvent != nil else { return false }
-        stream.tones.send(digits)
-        counters.dtmfSent += digits.count
+        if stream.tones == nil {
+            let negotiated = stream.negotiated
+            stream.tones = NegotiatedStream.ToneSending(
+                TelephoneEventSender(
+                    clockRate: Int(negotiated.telephoneEvent?.clockRate ?? negotiated.codec.clockRate),
+                    toneDuration: configuration.toneDuration, gapDuration: configuration.toneGap))
+        }
+        stream.tones?.sender.send(digits)
+        counters.dtmfSent &+= UInt32(truncatingIfNeeded: digits.count)
         return true
     }
 
@@ -67,7 +76,13 @@ extension MediaSession {
 
     /// The figures so far (after ``close(at:reason:)``, the final ones).
     public var statistics: MediaSessionStatistics {
-        var figures = counters
+        if case .closed(let final) = state { return final }
+        return figures(with: stream)
+    }
+
+    /// The counters, with the receive side's figures of `stream` when there is one.
+    func figures(with stream: NegotiatedStream?) -> MediaSessionStatistics {
+        var figures = counters.figures
         guard let stream else { return figures }
         figures.roundTripMilliseconds = stream.rtcp.roundTripTime.map(\.milliseconds)
         guard let reception = stream.reception else { return figures }

@@ -35,9 +35,12 @@ extension MediaSession {
 
     /// The telephone-event packet of this interval, when a digit is going out (its gaps carry audio).
     private func nextTone(of stream: inout NegotiatedStream) -> RTPPacket? {
-        guard let events = stream.telephoneEvent, !stream.tones.isIdle,
-            let tone = stream.tones.nextPacket(timestamp: stream.sender.nextTimestamp)
-        else { return nil }
+        guard let events = stream.telephoneEvent, let tones = stream.tones else { return nil }
+        guard !tones.sender.isIdle else {
+            stream.tones = nil
+            return nil
+        }
+        guard let tone = tones.sender.nextPacket(timestamp: stream.sender.nextTimestamp) else { return nil }
         return stream.sender.makePacket(
             payload: tone.payload.bytes[...], payloadType: events.send, timestamp: tone.timestamp,
             marker: tone.isMarker)
@@ -80,10 +83,10 @@ extension MediaSession {
             if let samples = try? stream.decoder.decode(frame.payload) { return (samples, .media) }
             return (stream.decoder.concealLoss(next: nil), .concealment)
         case .missing(_, _, let next):
-            counters.concealed += 1
+            counters.concealed &+= 1
             return (stream.decoder.concealLoss(next: next?.payload), .concealment)
         case .expand:
-            counters.concealed += 1
+            counters.concealed &+= 1
             return (stream.decoder.concealLoss(next: nil), .concealment)
         case .silence, .idle:
             return nil
@@ -93,8 +96,8 @@ extension MediaSession {
     private mutating func transmit(_ packet: RTPPacket, of stream: NegotiatedStream, to destination: Address) {
         guard let bytes = stream.protect(packet) else { return }
         send(bytes, to: destination, from: .rtp)
-        counters.packetsSent += 1
-        counters.bytesSent += bytes.count
+        counters.packetsSent &+= 1
+        counters.bytesSent &+= UInt64(bytes.count)
     }
 
     private func silence(_ count: Int) -> [Int16] { [Int16](repeating: 0, count: count) }

@@ -13,12 +13,12 @@ extension MediaSession {
     public mutating func receive(_ datagram: [UInt8], from source: Address, on port: MediaPort, at now: MediaInstant) {
         guard !isClosed else { return }
         guard datagram.count <= configuration.maximumDatagramSize else {
-            counters.oversized += 1
+            counters.oversized &+= 1
             return
         }
         let kind = MediaDatagramKind(classifying: datagram)
         guard kind == .rtp || kind == .rtcp else {
-            let handler = seams.handler(for: kind)
+            let handler = seamStorage?.seams.handler(for: kind)
             counters.demultiplexed.count(kind, isDropped: handler == nil)
             for reply in handler?(datagram, source, port, now) ?? [] {
                 send(reply.bytes, to: reply.destination, from: reply.port)
@@ -27,7 +27,7 @@ extension MediaSession {
         }
         counters.demultiplexed.count(kind, isDropped: false)
         guard var stream = takeStream() else {
-            counters.unconfigured += 1
+            counters.unconfigured &+= 1
             return
         }
         if kind == .rtcp {
@@ -35,7 +35,7 @@ extension MediaSession {
         } else if port == .rtp {
             receiveRTP(datagram, from: source, at: now, into: &stream)
         } else {
-            counters.malformed += 1
+            counters.malformed &+= 1
         }
         restore(stream)
     }
@@ -45,27 +45,27 @@ extension MediaSession {
     ) {
         var bytes = datagram
         guard stream.isKeyed else {
-            counters.srtpFailures += 1
+            counters.srtpFailures &+= 1
             return
         }
         if let inbound = stream.inbound {
             guard (try? inbound.unprotect(&bytes)) != nil else {
-                counters.srtpFailures += 1
+                counters.srtpFailures &+= 1
                 return
             }
         }
         guard let packet = try? RTPPacket(parsing: bytes) else {
-            counters.malformed += 1
+            counters.malformed &+= 1
             return
         }
         let isTone = stream.telephoneEvent?.receive == packet.payloadType
         guard isTone || packet.payloadType == stream.receivePayloadType else {
-            counters.unexpectedPayloadType += 1
+            counters.unexpectedPayloadType &+= 1
             return
         }
         guard latch(source, on: .rtp, at: now) else { return }
         watch.lastReceived = now
-        counters.bytesReceived += datagram.count
+        counters.bytesReceived &+= UInt64(datagram.count)
         if isTone {
             receiveTone(packet, size: datagram.count, at: now, into: &stream)
         } else {
@@ -77,14 +77,14 @@ extension MediaSession {
         _ packet: RTPPacket, size: Int, at now: MediaInstant, into stream: inout NegotiatedStream
     ) {
         guard stream.receives else {
-            counters.notReceiving += 1
+            counters.notReceiving &+= 1
             return
         }
         let reception = reception(of: &stream)
         let verdict = reception.receiver.receive(packet, size: size, at: now)
         if case .newSource(let previous) = verdict, previous != nil { reception.toneReceiver.reset() }
         guard verdict.isPlayable else { return }
-        if case .late = reception.jitter.put(packet, at: now) { counters.lateDropped += 1 }
+        if case .late = reception.jitter.put(packet, at: now) { counters.lateDropped &+= 1 }
     }
 
     private mutating func receiveTone(
@@ -94,12 +94,12 @@ extension MediaSession {
         let reception = reception(of: &stream)
         _ = reception.receiver.receive(packet, size: size, at: now, includeInJitter: false)
         guard let reports = try? reception.toneReceiver.receive(packet, now: now.sinceOrigin) else {
-            counters.malformed += 1
+            counters.malformed &+= 1
             return
         }
         for report in reports where report.phase == .began {
             guard let digit = report.digit else { continue }
-            counters.dtmfReceived += 1
+            counters.dtmfReceived &+= 1
             self.report(.dtmf(digit))
         }
     }
@@ -110,17 +110,17 @@ extension MediaSession {
     ) {
         var bytes = datagram
         guard stream.isKeyed else {
-            counters.srtpFailures += 1
+            counters.srtpFailures &+= 1
             return
         }
         if let inbound = stream.inbound {
             guard (try? inbound.unprotectRTCP(&bytes)) != nil else {
-                counters.srtpFailures += 1
+                counters.srtpFailures &+= 1
                 return
             }
         }
         guard let compound = try? RTCPCompoundPacket(parsing: bytes) else {
-            counters.malformed += 1
+            counters.malformed &+= 1
             return
         }
         // Without rtcp-mux, RTCP latches its own port (symmetric RTCP, RFC 4961 §3).
@@ -132,7 +132,7 @@ extension MediaSession {
             rtcp.receive(compound, size: datagram.count, sender: sender, receiver: &$0)
         }
         stream.rtcp = rtcp
-        counters.rtcpReceived += 1
+        counters.rtcpReceived &+= 1
         // A peer in DTX sends no RTP in silence, but its reports go on: it is still there.
         if stream.isReceivingDTX { watch.lastReceived = now }
         if let goodbye = reception.goodbye {
@@ -154,7 +154,7 @@ extension MediaSession {
             if address != before { report(.latched(address, port: port)) }
             return true
         case .reject:
-            counters.rejectedSource += 1
+            counters.rejectedSource &+= 1
             return false
         }
     }

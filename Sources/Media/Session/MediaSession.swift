@@ -18,7 +18,8 @@ public struct MediaSession<Address: Hashable & Sendable> {
         /// Not negotiated yet, or the last negotiation failed: only the seams work.
         case idle
         case streaming(NegotiatedStream)
-        case closed
+        /// Closed, with the final figures.
+        case closed(MediaSessionStatistics)
     }
 
     /// The configuration (its ``MediaSessionConfiguration/wallclockAtOrigin`` aside, when the session was
@@ -26,7 +27,18 @@ public struct MediaSession<Address: Hashable & Sendable> {
     public var configuration: MediaSessionConfiguration { shared.value }
     let shared: SharedMediaSessionConfiguration
     /// Handlers for STUN, DTLS and TURN ChannelData; none by default.
-    public var seams = MediaDatagramSeams<Address>()
+    public var seams: MediaDatagramSeams<Address> {
+        get { seamStorage?.seams ?? MediaDatagramSeams() }
+        set { seamStorage = SeamStorage(seams: newValue) }
+    }
+    /// The seams, out of line: a plain RTP stream has none, and three optional closures inline would cost
+    /// every stream 48 bytes.
+    var seamStorage: SeamStorage?
+
+    final class SeamStorage {
+        let seams: MediaDatagramSeams<Address>
+        init(seams: MediaDatagramSeams<Address>) { self.seams = seams }
+    }
     /// What the session does with media now (see ``setActivity(_:)``).
     public internal(set) var activity = MediaActivity.inactive
     /// True while silence goes out instead of the captured audio.
@@ -44,7 +56,7 @@ public struct MediaSession<Address: Hashable & Sendable> {
     var state = State.idle
     var rtpLatch: SymmetricRTPLatch<Address>
     var rtcpLatch: SymmetricRTPLatch<Address>
-    var counters = MediaSessionStatistics()
+    var counters = MediaSessionCounters()
     var transmissions: BoundedQueue<MediaTransmission<Address>>
     var events: BoundedQueue<MediaSessionEvent<Address>>
     let clock: SessionClock
@@ -88,7 +100,9 @@ public struct MediaSession<Address: Hashable & Sendable> {
         self.shared = shared
         let configuration = shared.value
         random = SessionRandom(using: &generator)
-        cname = configuration.cname ?? String(generator.next(), radix: 36) + "@switchboard"
+        // A random identifier (RFC 7022 §4.2) of at most 13 characters: a string that short is stored inline,
+        // where a longer one costs every stream an allocation.
+        cname = configuration.cname ?? String(generator.next(), radix: 36)
         clock = SessionClock(now: now, wallclockAtOrigin: wallclockAtOrigin)
         rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
         rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
@@ -124,12 +138,12 @@ public struct MediaSession<Address: Hashable & Sendable> {
 
     mutating func send(_ bytes: [UInt8], to destination: Address, from port: MediaPort) {
         if !transmissions.append(MediaTransmission(bytes: bytes, destination: destination, port: port)) {
-            counters.queueOverflows += 1
+            counters.queueOverflows &+= 1
         }
     }
 
     mutating func report(_ event: MediaSessionEvent<Address>) {
-        if !events.append(event) { counters.queueOverflows += 1 }
+        if !events.append(event) { counters.queueOverflows &+= 1 }
     }
 
     /// Takes the negotiated stream out of the state, so that its buffers are not copied on write while it

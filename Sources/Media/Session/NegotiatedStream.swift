@@ -13,7 +13,9 @@ struct NegotiatedStream {
     var receivePayloadType: UInt8
     /// The telephone-event payload types (RFC 4733) to send with and to receive, when negotiated.
     var telephoneEvent: (send: UInt8, receive: UInt8)?
-    var tones: TelephoneEventSender
+    /// The RFC 4733 digits going out: made with the first digits and let go once they are sent (most calls
+    /// send none, and the sender is 72 bytes).
+    var tones: ToneSending?
     var outbound: SRTPContext?
     var inbound: SRTPContext?
     /// The negotiated direction allows sending and the peer gave an address.
@@ -31,6 +33,12 @@ struct NegotiatedStream {
     /// We asked the peer for DTX (our `usedtx=1`): in its silences only RTCP may come, and that keeps the
     /// media timeout quiet.
     var isReceivingDTX = false
+
+    /// A telephone-event sender out of line. Shared by copies of the stream, like the coders.
+    final class ToneSending {
+        var sender: TelephoneEventSender
+        init(_ sender: TelephoneEventSender) { self.sender = sender }
+    }
 
     /// Whether Opus format parameters ask for DTX (`usedtx=1`).
     static func asksForDTX(_ kind: AudioCodecKind, _ formatParameters: String?) -> Bool {

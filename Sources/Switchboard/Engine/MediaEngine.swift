@@ -5,7 +5,7 @@ package import SIPTransport
 /// The media side of a provider: one event loop of its own (so a busy signalling loop or a slow delegate
 /// never delays RTP) and the RTP port pairs its streams hold.
 package final class MediaEngine: @unchecked Sendable {
-    // @unchecked Sendable: `nextPair`, `sessionConfiguration`, `pending` and `isFlushScheduled` are touched
+    // @unchecked Sendable: `nextPair`, `sessionConfiguration`, `streamContextCache`, `pending` and `isFlushScheduled` are touched
     // only on the signalling loop (the one caller of `open` and `perform`); `pairs` only under `pairsLock`
     // (the signalling loop takes pairs, the media loop returns and expires them); `scratch` and
     // `isExpiryScheduled` only on the media loop; the media loop itself is thread-safe for posting work.
@@ -18,6 +18,8 @@ package final class MediaEngine: @unchecked Sendable {
     /// The streams' session configuration, one for all with the same media timeout (each stream keeps a
     /// reference, not a copy).
     private var sessionConfiguration: SharedMediaSessionConfiguration?
+    /// The streams' loop, clock and DTLS settings, one for all with the same settings.
+    private var streamContextCache: MediaStreamContext?
     /// Port pairs of ended streams, ready for new ones (`PairPool`), guarded by `pairsLock` (the sockets
     /// are not Sendable, so not a `Mutex`).
     private var pairs = PairPool()
@@ -62,18 +64,31 @@ package final class MediaEngine: @unchecked Sendable {
             nextPair = (nextPair &+ 1) & 0x7FFF_FFFF
         }
         let stream = MediaStream(
-            loop: loop, clock: environment.mediaClock, random: environment.random, sockets: sockets, audio: audio,
-            configuration: sharedConfiguration(mediaTimeout: mediaTimeout), events: events, dtls: dtls,
-            release: { [weak self] rtp, rtcp in
-                guard let self else {
-                    rtp.close()
-                    rtcp.close()
-                    return
-                }
-                self.recycle(rtp: rtp, rtcp: rtcp, host: host)
-            })
+            context: streamContext(dtls: dtls), random: environment.random, sockets: sockets, host: host,
+            audio: audio, configuration: sharedConfiguration(mediaTimeout: mediaTimeout), events: events)
         perform { stream.open() }
         return stream
+    }
+
+    /// The context for streams with `dtls`: one for all while the settings stay those of the provider
+    /// (signalling loop only).
+    private func streamContext(dtls: DTLSCallSettings?) -> MediaStreamContext {
+        if let shared = streamContextCache, shared.dtls?.identity === dtls?.identity,
+            shared.dtls?.handshakeTimeout == dtls?.handshakeTimeout, shared.dtls?.srtpProfiles == dtls?.srtpProfiles
+        {
+            return shared
+        }
+        let context = MediaStreamContext(loop: loop, clock: environment.mediaClock, dtls: dtls) {
+            [weak self] rtp, rtcp, host in
+            guard let self else {
+                rtp.close()
+                rtcp.close()
+                return
+            }
+            self.recycle(rtp: rtp, rtcp: rtcp, host: host)
+        }
+        streamContextCache = context
+        return context
     }
 
     /// The session configuration for streams with `mediaTimeout` (signalling loop only).

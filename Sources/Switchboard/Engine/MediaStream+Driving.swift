@@ -73,7 +73,7 @@ extension MediaStream {
 
     /// Copies the session's figures out for other threads.
     func publish() {
-        let statistics = session.statistics
+        let statistics = MediaStreamFigures(session.statistics)
         published.withLock { $0 = statistics }
     }
 }

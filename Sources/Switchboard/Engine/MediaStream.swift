@@ -4,15 +4,29 @@ import SIPTransport
 import Synchronization
 
 /// What a media stream reports back to the signalling side.
-struct MediaStreamEvents: Sendable {
+enum MediaStreamEvent: Sendable {
     /// A digit received as RFC 4733 telephone-events (once per event).
-    var dtmf: @Sendable (Character) -> Void = { _ in }
+    case dtmf(Character)
     /// No packet arrived for the configured media timeout.
-    var timedOut: @Sendable () -> Void = {}
+    case timedOut
     /// The DTLS-SRTP keys are in force, for this suite (RFC 5764 §4.2).
-    var secured: @Sendable (CryptoSuite) -> Void = { _ in }
+    case secured(CryptoSuite)
     /// The DTLS-SRTP handshake failed: no keys, no media.
-    var securityFailed: @Sendable (MediaSecurityFailure) -> Void = { _ in }
+    case securityFailed(MediaSecurityFailure)
+}
+
+/// Where a media stream's events go: one closure for all of them, since every stream keeps it for the
+/// whole call (one closure context instead of one per kind).
+struct MediaStreamEvents: Sendable {
+    private let report: @Sendable (MediaStreamEvent) -> Void
+
+    /// Events go to `report` (on the media loop); none go anywhere by default.
+    init(_ report: @escaping @Sendable (MediaStreamEvent) -> Void = { _ in }) { self.report = report }
+
+    func dtmf(_ digit: Character) { report(.dtmf(digit)) }
+    func timedOut() { report(.timedOut) }
+    func secured(_ suite: CryptoSuite) { report(.secured(suite)) }
+    func securityFailed(_ failure: MediaSecurityFailure) { report(.securityFailed(failure)) }
 }
 
 /// One call's media on its sockets: a thin driver of an I/O-free `MediaSession`, which holds the codec,
@@ -26,13 +40,17 @@ final class MediaStream: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is touched only on `loop` (the engine posts every call there);
     // the figures other threads read are behind a Mutex.
 
-    let loop: any EventLoopProtocol
+    /// The engine's loop, clock and DTLS settings.
+    let context: MediaStreamContext
+    var loop: any EventLoopProtocol { context.loop }
+    var clock: any MediaClock { context.clock }
+    /// The provider's DTLS-SRTP identity and timers, when calls may use DTLS (`MediaStream+DTLS.swift`).
+    var dtlsSettings: DTLSCallSettings? { context.dtls }
     let rtp: DatagramSocket
     let rtcpSocket: DatagramSocket
-    /// Takes the sockets when the stream closes (the engine pools them; by default they are closed).
-    let release: (DatagramSocket, DatagramSocket) -> Void
+    /// The address the sockets are bound on: the engine pools them by it when the stream closes.
+    let host: String
     let events: MediaStreamEvents
-    let clock: any MediaClock
     /// Everything between the sockets and the audio.
     var session: MediaSession<SocketAddress>
     /// The app's audio: source, sink and recording.
@@ -40,11 +58,9 @@ final class MediaStream: @unchecked Sendable {
     /// The loop timer armed for the session's deadline, and that deadline.
     var timer: (handle: TimerHandle, deadline: MediaInstant)?
     /// The session's figures as of its latest tick, for other threads.
-    let published = Mutex(MediaSessionStatistics())
+    let published = Mutex(MediaStreamFigures())
     /// ICE, when the call uses it (`MediaStream+ICE.swift`): the selected pair carries the media.
     var ice: ICEDriver?
-    /// The provider's DTLS-SRTP identity and timers, when calls may use DTLS (`MediaStream+DTLS.swift`).
-    let dtlsSettings: DTLSCallSettings?
     /// The DTLS-SRTP association in force, if any.
     var dtls: DTLSAssociation?
     /// DTLS datagrams the demultiplexer handed over during `session.receive`, for `drainDTLS`.
@@ -57,17 +73,11 @@ final class MediaStream: @unchecked Sendable {
     var port: UInt16 { rtp.localAddress.port }
 
     init(
-        loop: any EventLoopProtocol, clock: any MediaClock, random: EngineRandom,
-        sockets: (rtp: DatagramSocket, rtcp: DatagramSocket), audio: CallAudio,
-        configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents, dtls: DTLSCallSettings? = nil,
-        release: @escaping (DatagramSocket, DatagramSocket) -> Void = {
-            $0.close(); $1.close()
-        }
+        context: MediaStreamContext, random: EngineRandom, sockets: (rtp: DatagramSocket, rtcp: DatagramSocket),
+        host: String, audio: CallAudio, configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents
     ) {
-        self.release = release
-        dtlsSettings = dtls
-        self.loop = loop
-        self.clock = clock
+        self.host = host
+        self.context = context
         rtp = sockets.rtp
         rtcpSocket = sockets.rtcp
         self.audio = CallAudioPort(audio)
@@ -76,14 +86,14 @@ final class MediaStream: @unchecked Sendable {
         // otherwise).
         var generator = random.generator
         session = MediaSession(
-            sharing: configuration, wallclockAtOrigin: clock.wallclockAtOrigin(), at: clock.now(),
+            sharing: configuration, wallclockAtOrigin: context.clock.wallclockAtOrigin(), at: context.clock.now(),
             random: &generator)
         // Until the app's audio is active, silence goes out (it keeps NAT bindings and the peer's latch).
         session.setAudioActive(false)
     }
 
     /// The figures so far (any thread).
-    var figures: MediaSessionStatistics { published.withLock { $0 } }
+    var figures: MediaStreamFigures { published.withLock { $0 } }
 
     // MARK: Control (media loop)
 
@@ -156,7 +166,7 @@ final class MediaStream: @unchecked Sendable {
         flush()
         ice?.close()
         audio.close()
-        release(rtp, rtcpSocket)
+        context.release(rtp, rtcpSocket, host)
         publish()
     }
 }

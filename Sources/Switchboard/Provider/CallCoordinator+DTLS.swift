@@ -6,15 +6,6 @@ import SIPUserAgent
 /// DTLS-SRTP in calls (RFC 5763): the app hears `connected` once the keys are in force, and a failed
 /// handshake (a fingerprint mismatch, a timeout, a refusal) ends the call with a typed reason.
 extension CallCoordinator {
-    /// The stream events of session `key`'s DTLS.
-    func dtlsEvents(_ key: SessionKey, into events: inout MediaStreamEvents) {
-        let engine = self.engine
-        events.secured = { [weak self] suite in engine.execute { [weak self] in self?.mediaSecured(key, suite) } }
-        events.securityFailed = { [weak self] failure in
-            engine.execute { [weak self] in self?.mediaSecurityFailed(key, failure) }
-        }
-    }
-
     /// Whether an outgoing call whose WebRTC offer was refused (488, 606) goes out again with a plain one
     /// (`RTP/AVP`, SDES or opportunistic DTLS as configured): the policy that lets `--webrtc` reach a plain
     /// endpoint. Once per call.
@@ -51,7 +42,7 @@ extension CallCoordinator {
         return .invalidAction("no new DTLS association: \(refusal)")
     }
 
-    private func mediaSecured(_ key: SessionKey, _ suite: CryptoSuite) {
+    func mediaSecured(_ key: SessionKey, _ suite: CryptoSuite) {
         guard let record = table[session: key], record.state != .ended else { return }
         let secured = SRTPSuite(suite)
         let changed = record.call.srtpSuite != secured
@@ -66,7 +57,7 @@ extension CallCoordinator {
         }
     }
 
-    private func mediaSecurityFailed(_ key: SessionKey, _ failure: MediaSecurityFailure) {
+    func mediaSecurityFailed(_ key: SessionKey, _ failure: MediaSecurityFailure) {
         guard let record = table[session: key], record.state != .ended, record.state != .ending else { return }
         logger.warning(
             "DTLS-SRTP failed: ending the call", metadata: ["call": "\(record.uuid)", "failure": "\(failure)"])

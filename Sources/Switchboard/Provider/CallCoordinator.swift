@@ -274,14 +274,9 @@ final class CallCoordinator: @unchecked Sendable {
     /// Opens the media stream of a new session and says what its SDP announces: the stream's address and port,
     /// or (ICE) the candidates once gathered; `.unavailable` when no RTP port pair is free.
     private func openMedia(_ key: SessionKey, host: String, _ setup: MediaSetup) -> MediaOpening {
-        var events = MediaStreamEvents()
-        events.dtmf = { [weak self, engine] digit in
-            engine.execute { [weak self] in self?.mediaReceivedDigit(key, digit) }
+        let events = MediaStreamEvents { [weak self, engine] event in
+            engine.execute { [weak self] in self?.mediaEvent(event, on: key) }
         }
-        events.timedOut = { [weak self, engine] in
-            engine.execute { [weak self] in self?.mediaTimedOut(key) }
-        }
-        dtlsEvents(key, into: &events)
         guard let opened = media.open(key, host: host, events: events) else { return .unavailable }
         let plain = LocalMedia(host: opened.host, port: opened.port)
         guard media.hasStream(key) else { return .ready(plain) }
@@ -291,6 +286,15 @@ final class CallCoordinator: @unchecked Sendable {
         case .ice(let settings, let isOfferer, let components):
             startICE(key, settings, isOfferer: isOfferer, components: components)
             return .gathering(placeholder: plain)
+        }
+    }
+
+    private func mediaEvent(_ event: MediaStreamEvent, on key: SessionKey) {
+        switch event {
+        case .dtmf(let digit): mediaReceivedDigit(key, digit)
+        case .timedOut: mediaTimedOut(key)
+        case .secured(let suite): mediaSecured(key, suite)
+        case .securityFailed(let failure): mediaSecurityFailed(key, failure)
         }
     }
 

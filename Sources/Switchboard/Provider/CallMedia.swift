@@ -179,8 +179,8 @@ struct CallMedia {
     func refreshQuality(_ record: CallRecord) {
         guard let stream = stream(of: record) else { return }
         let figures = stream.figures
-        guard figures.codec != nil else { return }
-        record.call.quality = CallQuality(figures)
+        guard let codec = figures.codec else { return }
+        record.call.quality = CallQuality(figures, codec: codec)
     }
 }
 
@@ -189,17 +189,14 @@ extension CallQuality {
     /// Ie,eff, Id from the one-way delay (half the RTT, or the playout delay plus 20 ms of packetization
     /// when there is no RTT), Ie,eff from the codec's Ie and Bpl and the loss, then G.107 Annex B's
     /// R-to-MOS curve. Pure.
-    init(_ figures: MediaSessionStatistics) {
-        let kind = figures.codec.flatMap { name in
-            AudioCodecKind.allCases.first { $0.sdpCodec.encodingName.lowercased() == name.lowercased() }
-        }
+    init(_ figures: MediaStreamFigures, codec: AudioCodecKind) {
         let oneWay =
             (figures.roundTripMilliseconds.map { $0 / 2 } ?? 0) + figures.playoutDelayMilliseconds + 20
         let mos = EModel.meanOpinionScore(
-            codec: kind?.impairment ?? .g711, oneWayDelay: oneWay, packetLoss: figures.lossFraction * 100)
+            codec: codec.impairment, oneWayDelay: oneWay, packetLoss: figures.lossFraction * 100)
         self.init(
-            packetsSent: figures.packetsSent, packetsReceived: figures.packetsReceived,
-            packetsLost: max(0, figures.packetsLost), lossFraction: figures.lossFraction,
+            packetsSent: Int(figures.packetsSent), packetsReceived: Int(figures.packetsReceived),
+            packetsLost: Int(max(0, figures.packetsLost)), lossFraction: figures.lossFraction,
             jitterMilliseconds: figures.jitterMilliseconds, roundTripMilliseconds: figures.roundTripMilliseconds,
             meanOpinionScore: figures.packetsReceived > 0 ? mos : 1)
     }

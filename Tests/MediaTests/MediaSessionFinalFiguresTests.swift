@@ -1,0 +1,30 @@
+import Testing
+
+@testable import Media
+
+@Suite("Media session: the final figures")
+struct MediaSessionFinalFiguresTests {
+    @Test func closingKeepsTheReceiveSideAndCountsTheGoodbye() throws {
+        var call = try Call()
+        call.network.run(until: .seconds(2))
+        let before = call.bob.session.statistics
+        #expect(before.packetsReceived > 90 && before.packetsSent > 90)
+        call.bob.session.close(at: call.network.now)
+        let final = call.bob.session.statistics
+        #expect(final.packetsReceived == before.packetsReceived && final.expected == before.expected)
+        #expect(final.jitterMilliseconds == before.jitterMilliseconds)
+        #expect(final.rtcpSent == before.rtcpSent + 1)
+        #expect(final.codec == "PCMU" && final.packetsSent == before.packetsSent)
+        // Closing again changes nothing.
+        call.bob.session.close(at: call.network.now)
+        #expect(call.bob.session.statistics == final)
+    }
+
+    @Test func countersWrapInsteadOfTrapping() {
+        var counters = MediaSessionCounters()
+        counters.malformed = .max
+        counters.malformed &+= 1
+        counters.bytesSent = 1234
+        #expect(counters.figures.malformed == 0 && counters.figures.bytesSent == 1234)
+    }
+}
