@@ -3,7 +3,7 @@ import Testing
 @testable import Switchboard
 
 /// `expectedCallRate` sizes the transaction tables for the transactions that rate keeps alive: two per call
-/// for 64*T1, a tenth more for those in progress, never more than `maximumTransactions`.
+/// for 64*T1, a tenth more for those in progress; the transaction limit rises to hold them.
 @Suite struct ExpectedCallRateTests {
     @Test func theRateBecomesTransactionsAlive() {
         var configuration = CallProviderConfiguration()
@@ -13,7 +13,15 @@ import Testing
         #expect(configuration.expectedTransactions == 7_040)
         configuration.t1 = .milliseconds(250)
         #expect(configuration.expectedTransactions == 3_520)
+        #expect(configuration.transactionLimit == configuration.maximumTransactions)
+        // 8,000 calls/s keep 563,200 alive at T1 = 500 ms: past the default limit, which rises to them.
+        configuration.t1 = .milliseconds(500)
+        configuration.expectedCallRate = 8_000
+        #expect(configuration.expectedTransactions == 563_200)
+        #expect(configuration.transactionLimit == 563_200)
+        configuration.maximumTransactions = 1_000_000
+        #expect(configuration.transactionLimit == 1_000_000)
         configuration.expectedCallRate = 100_000
-        #expect(configuration.expectedTransactions == configuration.maximumTransactions)
+        #expect(configuration.expectedTransactions == 1 << 22)
     }
 }

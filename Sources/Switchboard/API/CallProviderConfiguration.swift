@@ -92,13 +92,16 @@ public struct CallProviderConfiguration: Sendable {
     public var maximumConnections: Int
     /// Most SIP transactions alive at once; beyond it new requests get 503 with Retry-After. Each call
     /// keeps two for 32 s after it ends (the INVITE's Accepted state, RFC 6026, and the BYE), so the default
-    /// carries about 4,000 calls per second; each lingering transaction costs about 3 KB.
+    /// carries about 4,000 calls per second; each lingering transaction costs about 3 KB. An
+    /// `expectedCallRate` that keeps more alive raises the limit to what it needs.
     public var maximumTransactions: Int
     /// The new calls per second the provider should be ready for (0, the default: no preparation). The
     /// transaction tables then make room up front for the transactions such a rate keeps alive (each call's
-    /// two for 64*T1), up to `maximumTransactions`, so that the signalling loop never stops to grow them in
-    /// the middle of the load (growing a table of a hundred thousand entries holds it for tens of ms). The
-    /// room is reserved address space; memory is used as transactions fill it.
+    /// two for 64*T1, a tenth more for those in progress, at most 4,194,304), so that the signalling loop
+    /// never stops to grow them in the middle of the load (growing a table of a hundred thousand entries
+    /// holds it for tens of ms), and `maximumTransactions` is raised to that many if it is lower: a declared
+    /// rate is load the provider is meant to carry, not to shed. The room is reserved address space; memory
+    /// is used as transactions fill it.
     public var expectedCallRate: Int
     /// Answer 480 to INVITEs the delegate leaves unanswered after this long (`nil`: wait for the caller).
     public var unansweredTimeout: Duration?
@@ -217,7 +220,7 @@ public struct CallProviderConfiguration: Sendable {
 
 extension CallProviderConfiguration {
     /// The transactions `expectedCallRate` keeps alive at once: two per call for 64*T1 each, plus a tenth
-    /// for those in progress; at most `maximumTransactions`.
+    /// for those in progress; at most 4,194,304.
     var expectedTransactions: Int {
         guard expectedCallRate > 0 else { return 0 }
         let (seconds, attoseconds) = t1.components
@@ -225,6 +228,9 @@ extension CallProviderConfiguration {
         let rate = Int64(Swift.min(expectedCallRate, 1_000_000))
         // Two per call for 64*T1, a tenth more (rounded up): at most 1e6 × 128 × 60,000 × 11, within Int64.
         let alive = (rate * 128 * t1Milliseconds * 11 + 9_999) / 10_000
-        return Int(Swift.min(alive, Int64(maximumTransactions)))
+        return Int(Swift.min(alive, 1 << 22))
     }
+
+    /// The transaction layer's limit: `maximumTransactions`, or what `expectedCallRate` keeps alive if more.
+    var transactionLimit: Int { Swift.max(1, maximumTransactions, expectedTransactions) }
 }

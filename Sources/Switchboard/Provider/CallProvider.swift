@@ -62,7 +62,7 @@ public final class CallProvider: Sendable {
             engine = try Engine(
                 transport: transport,
                 transactions: TransactionConfiguration(
-                    timers: timers, maximumTransactions: max(1, configuration.maximumTransactions),
+                    timers: timers, maximumTransactions: configuration.transactionLimit,
                     initialCapacity: configuration.expectedTransactions),
                 environment: environment)
         } catch {
