@@ -27,18 +27,7 @@ extension NegotiatedSession {
     }
 
     /// The fields on the heap, shared by copies of the session until one of them writes to it.
-    final class Storage: @unchecked Sendable {
-        // Safe to send: `fields` is written only through `uniqueStorage`, after `isKnownUniquelyReferenced`
-        // showed that no other value (on this thread or another) holds the storage.
-        //
-        // No run-time exclusivity check: the object is reached only through its value, whose accesses the
-        // compiler already keeps from overlapping, and it is written only while that value alone holds it.
-        @exclusivity(unchecked) var fields: Fields
-
-        init(_ fields: Fields) {
-            self.fields = fields
-        }
-    }
+    typealias Storage = SharedFields<Fields>
 
     init(
         mediaIndex: Int, codec: NegotiatedCodec, codecs: [NegotiatedCodec], telephoneEvent: NegotiatedCodec?,
@@ -57,10 +46,7 @@ extension NegotiatedSession {
 
     /// The storage as one this value alone holds (copied first when shared): what the setters write to.
     var uniqueStorage: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            return storage
-        }
+        mutating get { Storage.unique(&storage) }
     }
 
     public static func == (lhs: NegotiatedSession, rhs: NegotiatedSession) -> Bool {

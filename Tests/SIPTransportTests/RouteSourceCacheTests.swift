@@ -35,18 +35,12 @@ struct RouteSourceCacheTests {
         var cache = RouteSourceCache()
         var count = 0
         let start = ContinuousClock.Instant.now
-        #expect(
-            cache.source(
-                to: remote, now: start,
-                lookup: { _ in
-                    count += 1; return nil
-                }) == nil)
-        #expect(
-            cache.source(
-                to: remote, now: start,
-                lookup: { _ in
-                    count += 1; return nil
-                }) == nil)
+        let lookup: (SocketAddress) -> SocketAddress? = { _ in
+            count += 1
+            return nil
+        }
+        #expect(cache.source(to: remote, now: start, lookup: lookup) == nil)
+        #expect(cache.source(to: remote, now: start, lookup: lookup) == nil)
         #expect(count == 1)
     }
 
