@@ -151,6 +151,30 @@ func checkAnswerPathsAgree(_ offer: SessionDescription) {
     }
 }
 
+/// An answer to our offer taken from its bytes and from its model gives the same session or the same error.
+func checkNegotiatePathsAgree(_ answer: SessionDescription) {
+    guard answer.isKeptAsBytes else { return }
+    let model = answer.withModel
+    for policy in SRTPPolicy.allCases {
+        let configuration = OfferAnswerConfiguration(
+            address: "192.0.2.1", rtpPort: 40000,
+            codecs: Codec.defaultCodecs + [.telephoneEvent(payloadType: 102, clockRate: 48000)], srtpPolicy: policy)
+        var fromBytes = OfferAnswer(configuration: configuration, random: FixedRandom(), keySource: CountingKeys())
+        var fromModel = OfferAnswer(configuration: configuration, random: FixedRandom(), keySource: CountingKeys())
+        guard (try? fromBytes.makeOffer()) != nil, (try? fromModel.makeOffer()) != nil else { continue }
+        let a = Result { () throws(SDPError) in try fromBytes.receiveAnswer(answer) }
+        let b = Result { () throws(SDPError) in try fromModel.receiveAnswer(model) }
+        switch (a, b) {
+        case (.success(let a), .success(let b)):
+            guard a == b else { fatalError("the answer's bytes negotiate another session than its model") }
+        case (.failure(let a), .failure(let b)):
+            guard a == b else { fatalError("the answer's bytes and model fail differently: \(a) / \(b)") }
+        default:
+            fatalError("the answer's bytes and model disagree on whether it is usable")
+        }
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
@@ -158,6 +182,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     checkParsePathsAgree(bytes)
     guard let session = try? SessionDescription(parsing: bytes) else { return 0 }
     checkAnswerPathsAgree(session)
+    checkNegotiatePathsAgree(session)
 
     touchTypedViews(session)
     for media in session.media {

@@ -9,18 +9,28 @@ extension OfferAnswer {
 
     /// An offer from the configuration. A re-offer keeps every m= line of the last description we sent in
     /// place (RFC 3264 §8): the audio line is made afresh, the others stay rejected with port 0.
-    mutating func buildOffer() throws(SDPError) -> SessionDescription {
+    /// The offer's terms come with it when its answer can be read against them (`OfferTerms`).
+    mutating func buildOffer() throws(SDPError) -> (SessionDescription, OfferTerms?) {
         guard !configuration.codecs.isEmpty else { throw SDPError(.noCommonCodec, "no codecs configured") }
         guard let previous = localDescription, let index = session?.mediaIndex, previous.media.indices.contains(index)
         else {
-            return bundling(makeDescription(media: [try audioOffer(previous: nil, remote: nil)]), at: 0)
+            let (audio, terms) = try audioOffer(previous: nil, remote: nil, index: 0, count: 1)
+            return (bundling(makeDescription(media: [audio]), at: 0), terms)
         }
         let remote = remoteDescription.flatMap { $0.media.indices.contains(index) ? $0.media[index] : nil }
         var media: [MediaDescription] = []
+        var terms: OfferTerms?
         for (i, line) in previous.media.enumerated() {
-            media.append(i == index ? try audioOffer(previous: line, remote: remote) : OfferAnswer.rejected(line))
+            guard i == index else {
+                media.append(OfferAnswer.rejected(line))
+                continue
+            }
+            let (audio, audioTerms) = try audioOffer(
+                previous: line, remote: remote, index: index, count: previous.media.count)
+            media.append(audio)
+            terms = audioTerms
         }
-        return bundling(makeDescription(media: media), at: index)
+        return (bundling(makeDescription(media: media), at: index), terms)
     }
 
     /// The offer with `a=group:BUNDLE` naming the audio stream, for the WebRTC profile.
@@ -79,8 +89,8 @@ extension OfferAnswer {
         }
     }
 
-    private mutating func audioOffer(previous: MediaDescription?, remote: MediaDescription?) throws(SDPError)
-        -> MediaDescription
+    private mutating func audioOffer(previous: MediaDescription?, remote: MediaDescription?, index: Int, count: Int)
+        throws(SDPError) -> (MediaDescription, OfferTerms?)
     {
         let codecs = payloadTypes(previous: previous, remote: remote)
         var media = MediaDescription(
@@ -99,17 +109,24 @@ extension OfferAnswer {
         if configuration.offersWebRTCProfile { appendWebRTCOffer(to: &media, previous: previous) }
         if offersDTLS {
             try appendDTLSOffer(to: &media)
-        } else if configuration.srtpPolicy != .off {
+        }
+        var cryptos: [CryptoAttribute] = []
+        if !offersDTLS && configuration.srtpPolicy != .off {
             for (i, suite) in configuration.usableCryptoSuites.enumerated() {
                 let key = try localKey(for: suite)
-                media.append(
-                    CryptoAttribute(
-                        tag: UInt32(i + 1), suite: suite, keyParameters: [SRTPKeyParameters(keySalt: key)]))
+                let crypto = CryptoAttribute(
+                    tag: UInt32(i + 1), suite: suite, keyParameters: [SRTPKeyParameters(keySalt: key)])
+                media.append(crypto)
+                cryptos.append(crypto)
             }
         }
         media.setDirection(offerDirection)
         media.attributes.append(contentsOf: configuration.mediaAttributes)
-        return media
+        let terms = OfferTerms(
+            codecs: codecs, cryptos: cryptos, index: index, count: count, port: media.port,
+            transport: media.transport, direction: offerDirection, configuration: configuration,
+            isPlain: !offersDTLS)
+        return (media, terms)
     }
 
     /// Checks the answer against our offer and works out the session (RFC 3264 §7).
@@ -183,17 +200,25 @@ extension OfferAnswer {
             }
             return nil
         }
-        let suites = ourCryptos.map(\.suite)
-        for line in theirLines {
+        guard let usable = Self.usableSRTP(ours: ourCryptos, theirs: theirLines) else {
+            throw SDPError(.noAcceptableCrypto, "no a=crypto of the answer fits the offer", line: answered.mediaLine)
+        }
+        return usable
+    }
+
+    /// The keys of the first of the answer's a=crypto lines that echoes one of ours; `nil` when none does.
+    static func usableSRTP(ours: [CryptoAttribute], theirs: [Attribute]) -> NegotiatedSession.SRTPParameters? {
+        let suites = ours.map(\.suite)
+        for line in theirs {
             guard let usable = UsableCrypto(line, suites: suites),
-                let own = ourCryptos.first(where: { $0.tag == usable.attribute.tag && $0.suite.matches(usable.suite) }),
+                let own = ours.first(where: { $0.tag == usable.attribute.tag && $0.suite.matches(usable.suite) }),
                 let ownKey = own.keyParameters.first?.keySaltBytes
             else { continue }
             return NegotiatedSession.SRTPParameters(
                 suite: usable.suite, tag: own.tag, localKeySalt: ownKey, remoteKeySalt: usable.keySalt,
                 remoteLifetime: usable.key.lifetime, remoteMKI: usable.key.mki)
         }
-        throw SDPError(.noAcceptableCrypto, "no a=crypto of the answer fits the offer", line: answered.mediaLine)
+        return nil
     }
 }
 

@@ -92,10 +92,13 @@ public struct OfferAnswer: Sendable {
         // `isKnownUniquelyReferenced` showed that no other engine value holds this object; otherwise it is only read.
         let offer: SessionDescription
         var preparedAnswer: PreparedAnswer?
+        /// For an offer of ours: what its answer is read against, when known as it was made.
+        let terms: OfferTerms?
 
-        init(_ offer: SessionDescription, preparedAnswer: PreparedAnswer?) {
+        init(_ offer: SessionDescription, preparedAnswer: PreparedAnswer?, terms: OfferTerms? = nil) {
             self.offer = offer
             self.preparedAnswer = preparedAnswer
+            self.terms = terms
         }
     }
 
@@ -146,11 +149,11 @@ public struct OfferAnswer: Sendable {
         let previous = isLocalHold
         isLocalHold = hold
         do {
-            let built = try buildOffer()
+            let (built, terms) = try buildOffer()
             savedLocalDescription = localDescription
             savedLocalHold = previous
             let offer = commit(built)
-            pendingOffer = offer
+            pending = PendingOffer(offer, preparedAnswer: nil, terms: terms)
             state = .localOfferPending
             return offer
         } catch {
@@ -179,7 +182,13 @@ public struct OfferAnswer: Sendable {
         case .remoteOfferPending:
             throw SDPError(.noOfferPending, "the other side's offer awaits our answer")
         }
-        let negotiated = try negotiate(answer: answer, to: offer)
+        let negotiated: NegotiatedSession
+        let terms = state == .localOfferPending ? pending?.terms : nil
+        if let wire = answer.wire, let taken = negotiate(answerWire: wire, to: offer, terms: terms) {
+            negotiated = taken
+        } else {
+            negotiated = try negotiate(answer: answer, to: offer)
+        }
         remoteDescription = answer
         session = negotiated
         answeredOffer = offer

@@ -31,6 +31,10 @@ extension SessionDescription {
     /// Whether the description is kept as the bytes it was read from or written to.
     package var isKeptAsBytes: Bool { wire != nil }
 
+    /// Whether a description kept as bytes has built its model yet (a read of a typed property builds it). For
+    /// checking that the bytes paths read the bytes alone.
+    package var hasBuiltModel: Bool { wire?.hasBuiltModel ?? true }
+
     /// Parses a session description from text (see `init(parsing:limits:)` for bytes).
     public init(parsing text: String, limits: SDPLimits = SDPLimits()) throws(SDPError) {
         try self.init(parsing: Array(text.utf8), limits: limits)

@@ -77,6 +77,9 @@ final class WireStorage: DescriptionStorage, @unchecked Sendable {
         }
     }
 
+    /// Whether `model` was asked for.
+    var hasBuiltModel: Bool { cache.withLock { $0 != nil } }
+
     /// The model `SDPParser` makes of the bytes. It cannot fail: the bytes passed the same checks when they were
     /// scanned (`FuzzSDP` checks that both agree), or were written by `WireWriter` (whose output parses).
     private func materialize() -> SessionDescription.Model {

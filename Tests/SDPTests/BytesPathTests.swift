@@ -121,3 +121,121 @@ struct BytesPathTests {
         #expect(changed.sessionDescription.description.contains("a=ptime:30"))
     }
 }
+
+/// The answer to our offer taken from its bytes (`negotiate(answerWire:to:)`), checked against the model path.
+@Suite("Answers taken from their bytes")
+struct AnswerBytesPathTests {
+    static let files = TestData.files(in: "answers") + TestData.files(in: "offers") + TestData.files(in: "parsing")
+
+    /// Answers to our usual offer (opus 111, PCMU 0, PCMA 8, telephone-event 101, rtcp-mux, two a=crypto when
+    /// SRTP is on) that each take another turn of the bytes path.
+    static let edgeAnswers: [String] = [
+        // PCMU by its static payload type, no rtpmap.
+        "m=audio 5000 RTP/AVP 0\n",
+        // Our dynamic payload types echoed without rtpmap: our mappings apply (left to the model path).
+        "m=audio 5000 RTP/AVP 111 101\n",
+        "m=audio 5000 RTP/AVP 0 101\n",
+        // A dynamic payload type of its own for telephone-event, a ptime, a=rtcp with an address, sendonly.
+        "m=audio 5000 RTP/AVP 8 96\na=rtpmap:8 PCMA/8000\na=rtpmap:96 telephone-event/8000\na=fmtp:96 0-15\n"
+            + "a=ptime:30\na=rtcp:6001 IN IP4 192.0.2.77\na=sendonly\n",
+        // RTCP on its own port alone, and a hold by the unspecified address.
+        "m=audio 5000 RTP/AVP 0\nc=IN IP4 0.0.0.0\na=rtcp:5003\n",
+        // rtcp-mux and inactive.
+        "m=audio 5000 RTP/AVP 111\na=rtpmap:111 OPUS/48000/2\na=rtcp-mux\na=inactive\n",
+        // Opus signalled with one channel still matches (RFC 7587 §7); a codec we did not offer is skipped.
+        "m=audio 5000 RTP/AVP 9 111\na=rtpmap:9 G722/8000\na=rtpmap:111 opus/48000\n",
+        // None of our codecs.
+        "m=audio 5000 RTP/AVP 9\na=rtpmap:9 G722/8000\n",
+        // The stream refused, another media type, another transport, two m= lines for our one.
+        "m=audio 0 RTP/AVP 0\n",
+        "m=video 5000 RTP/AVP 96\na=rtpmap:96 VP8/90000\n",
+        "m=audio 5000 RTP/SAVP 0\n",
+        "m=audio 5000 RTP/AVP 0\nm=video 0 RTP/AVP 96\n",
+        // Malformed attributes the typed views throw for.
+        "m=audio 5000 RTP/AVP 0\na=ptime:x\n",
+        "m=audio 5000 RTP/AVP 0\na=rtpmap:0 PCMU\n",
+        "m=audio 5000 RTP/AVP 0\na=rtcp:x y\n",
+        // SRTP: our first tag echoed, a tag of ours with another suite, none.
+        "m=audio 5000 RTP/AVP 0\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:ISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+\n",
+        "m=audio 5000 RTP/AVP 0\na=crypto:2 AES_CM_128_HMAC_SHA1_80 inline:ISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+\n",
+        "m=audio 5000 RTP/AVP 0\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:ISIj\n",
+    ]
+
+    static let cases: [(file: String?, answer: Int?)] =
+        files.map { ($0, nil) } + edgeAnswers.indices.map { (nil, $0) }
+
+    static func answer(_ index: Int) throws -> SessionDescription {
+        let text = "v=0\no=peer 7 7 IN IP4 192.0.2.9\ns=-\nc=IN IP4 192.0.2.9\nt=0 0\n" + edgeAnswers[index]
+        return try SessionDescription(parsing: Array(text.replacingOccurrences(of: "\n", with: "\r\n").utf8))
+    }
+
+    /// Configurations whose offers the answers answer: the usual one, without rtcp-mux, with ICE's attributes
+    /// (our offer's terms then still kept), with an attribute a typed view reads (the terms then read back from
+    /// the offer), and one whose codecs differ.
+    static let configurations: [@Sendable (inout OfferAnswerConfiguration) -> Void] = [
+        { _ in },
+        { $0.isRTCPMuxEnabled = false },
+        { $0.mediaAttributes = [Attribute("ice-ufrag", "8hhY"), Attribute("rtcp", "40005"), Attribute("sendonly")] },
+        { $0.mediaAttributes = [Attribute("crypto", "9 AES_CM_128_HMAC_SHA1_80 inline:ISIj")] },
+        { $0.codecs = [.pcma, .pcmu, .telephoneEvent(payloadType: 96, clockRate: 8000)] },
+    ]
+
+    @Test("an answer taken from its bytes gives the model path's session or error", arguments: cases.indices)
+    func takenLikeTheModel(_ index: Int) throws {
+        let (file, edge) = Self.cases[index]
+        let answer = try file.map { try TestData.description($0) } ?? Self.answer(edge ?? 0)
+        let name = file ?? "edge \(edge ?? 0)"
+        for policy in [SRTPPolicy.off, .optional, .mandatory] {
+            for (c, configure) in Self.configurations.enumerated() {
+                var fromBytes = OfferAnswer.testing(policy: policy, configure: configure)
+                var fromModel = OfferAnswer.testing(policy: policy, configure: configure)
+                // The first offer, then (once answered) a hold re-offer answered by the same description.
+                for round in 0..<2 {
+                    if round == 1 {
+                        guard fromBytes.state == .stable, fromModel.state == .stable,
+                            (try? fromBytes.makeHoldOffer()) != nil, (try? fromModel.makeHoldOffer()) != nil
+                        else { break }
+                    } else {
+                        _ = try fromBytes.makeOffer()
+                        _ = try fromModel.makeOffer()
+                    }
+                    let a = Result { try fromBytes.receiveAnswer(answer) }
+                    let b = Result { try fromModel.receiveAnswer(answer.withModel) }
+                    switch (a, b) {
+                    case (.success(let a), .success(let b)):
+                        #expect(a == b, "\(name), \(policy), configuration \(c), round \(round)")
+                        #expect(fromBytes.session == fromModel.session)
+                        #expect(fromBytes.remoteDescription == fromModel.remoteDescription)
+                    case (.failure(let a), .failure(let b)):
+                        #expect(a as? SDPError == b as? SDPError, "\(name), \(policy), configuration \(c)")
+                        fromBytes.cancelPendingOffer()
+                        fromModel.cancelPendingOffer()
+                    default:
+                        Issue.record(
+                            "\(name), \(policy), configuration \(c): one path took the answer, the other did not")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aUsualAnswerIsTakenWithoutBuildingItsModel() throws {
+        var engine = OfferAnswer.testing()
+        _ = try engine.makeOffer()
+        let answer = try Self.answer(3)
+        let session = try engine.receiveAnswer(answer)
+        #expect(!answer.hasBuiltModel)
+        #expect(session.codec.encodingName == "PCMA")
+        #expect(session.telephoneEvent?.sendPayloadType == 96)
+        #expect(session.remoteRTCPAddress?.host == "192.0.2.77")
+        #expect(session.remoteRTCPAddress?.port == 6001)
+        #expect(session.direction == .recvonly)
+        #expect(session.remotePacketTime == 30)
+        // An answer that reuses our dynamic payload types without rtpmap is left to the model path.
+        var other = OfferAnswer.testing()
+        _ = try other.makeOffer()
+        let echoed = try Self.answer(1)
+        #expect(try other.receiveAnswer(echoed).codec.encodingName == "opus")
+        #expect(echoed.hasBuiltModel)
+    }
+}
