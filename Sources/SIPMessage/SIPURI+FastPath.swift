@@ -8,6 +8,32 @@ extension SIPURI {
     static func fastLayout(
         _ bytes: UnsafeBufferPointer<UInt8>, owner: UnsafePointer<[UInt8]>, _ start: Int, _ end: Int
     ) -> SIPURILayout? {
+        guard let (layout, stop) = fastLayout(bytes, owner: owner, start, end, inAngleBrackets: false), stop == end
+        else { return nil }
+        return layout
+    }
+
+    /// The layout of the SIP URI of a name-addr that starts at `start` and ends at the first `>` before `end`,
+    /// with where that `>` is; as `fastLayout(bytes, owner:, start, thatPosition)` reads it, without a search
+    /// for the `>` first: no character the fast grammar takes is a `>`, so the read stops there by itself.
+    @inline(__always)
+    static func fastLayoutBeforeGreaterThan(
+        _ bytes: UnsafeBufferPointer<UInt8>, owner: UnsafePointer<[UInt8]>, _ start: Int, _ end: Int
+    ) -> (SIPURILayout, greaterThan: Int)? {
+        guard let (layout, stop) = fastLayout(bytes, owner: owner, start, end, inAngleBrackets: true),
+            stop < end, bytes[stop] == ASCII.greaterThan
+        else { return nil }
+        return (layout, stop)
+    }
+
+    /// The fast read up to the first byte it does not take (`end` at most). With `inAngleBrackets`, the URI
+    /// ends at the first `>` (the user part's `@` is looked for before it) and a bracketed host, whose reader
+    /// could look past that `>`, is left to the general reader.
+    @inline(__always)
+    static func fastLayout(
+        _ bytes: UnsafeBufferPointer<UInt8>, owner: UnsafePointer<[UInt8]>, _ start: Int, _ end: Int,
+        inAngleBrackets: Bool
+    ) -> (SIPURILayout, Int)? {
         guard start >= 0, end <= bytes.count, start &+ 5 <= end, bytes[start] | 0x20 == UInt8(ascii: "s"),
             bytes[start &+ 1] | 0x20 == UInt8(ascii: "i"), bytes[start &+ 2] | 0x20 == UInt8(ascii: "p")
         else { return nil }
@@ -29,9 +55,18 @@ extension SIPURI {
         if userEnd > i, userEnd < end, bytes[userEnd] == ASCII.at {
             user = ByteRange(start: i, end: userEnd)
             i = userEnd &+ 1
-        } else if userEnd < end, MessageParser.find(ASCII.at, in: bytes, from: userEnd, to: end) != nil {
-            return nil
+        } else if userEnd < end {
+            let uriEnd: Int
+            if inAngleBrackets {
+                guard let greaterThan = MessageParser.find(ASCII.greaterThan, in: bytes, from: userEnd, to: end)
+                else { return nil }
+                uriEnd = greaterThan
+            } else {
+                uriEnd = end
+            }
+            if MessageParser.find(ASCII.at, in: bytes, from: userEnd, to: uriEnd) != nil { return nil }
         }
+        if inAngleBrackets, i < end, bytes[i] == ASCII.leftBracket { return nil }
         var scanner = ByteScanner(bytes, owner: owner, i..<end)
         guard let (host, hostKind) = scanner.readHost() else { return nil }
         i = scanner.index
@@ -55,11 +90,12 @@ extension SIPURI {
                 i = valueEnd
             }
         }
-        // Anything left ('%', '?', or a byte the grammar does not allow here) is the general reader's.
-        guard i == end else { return nil }
+        // Anything left ('%', '?', or a byte the grammar does not allow here) is the general reader's: the
+        // callers check what stopped the read.
         let parameters = ByteRange(start: parametersStart, end: i)
-        return SIPURILayout(
-            whole: ByteRange(start: start, end: end), isSecure: isSecure, user: user, password: nil, host: host,
+        let layout = SIPURILayout(
+            whole: ByteRange(start: start, end: i), isSecure: isSecure, user: user, password: nil, host: host,
             hostKind: hostKind, port: port, parameters: parameters, headers: ByteRange(start: i, end: i))
+        return (layout, i)
     }
 }

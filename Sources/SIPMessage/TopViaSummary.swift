@@ -100,9 +100,6 @@ private struct Parts {
         case unusual
     }
 
-    /// "SIP/2.0/" as a little-endian word.
-    static let sipVersionWord: UInt64 = 0x2F30_2E32_2F50_4953
-
     /// The common shape, in one pass: `SIP/2.0/transport SP host[:port]` and `;name[=token]` parameters
     /// without white space inside, ending at the end or at SP/HT then a comma. Anything else (folds, white
     /// space around separators, quoted values, bracketed or unusual hosts, a malformed part) is `.unusual`,
@@ -112,9 +109,7 @@ private struct Parts {
         let end = min(range.upperBound, p.count)
         var i = max(0, range.lowerBound)
         // "SIP/2.0/" (one 8-byte word) then the transport token and white space.
-        guard end - i > 8, let base = p.baseAddress,
-            UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) == sipVersionWord
-        else { return .unusual }
+        guard Via.startsWithSIPVersion(p, i, end) else { return .unusual }
         i += 8
         let transportStart = i
         while i < end, p[i].isTokenChar { i += 1 }

@@ -21,6 +21,9 @@ struct HeaderFastPathTests {
         "sip:a@b;tag=1", "Bob <sip:b@c>", "\"A\\\"B\" <sip:a@b>", "\"A\r\n B\" <sip:a@b>", "\"A\"\r\n <sip:a@b>",
         "\"unterminated <sip:a@b>", "<sip:a@b>;x=[2001:db8::1]", "<sip:a@b>;x=a:b", "<sip:a@b>;x/y",
         "<sip:a@b>;+sip.instance=\"<urn:uuid:1>\"", "<sip:a b@c>", "<sip:a@b c>", " <sip:a@b>",
+        // No user: the search for an '@' stops at the '>' (not at one in the parameters after it).
+        "<sip:b>;tag=1", "<sip:b:5060;lr>;x=\"a@b\"", "<sip:b>;x=a@b", "<sip:b>>", "<sip:b>x@y>", "<sip:[::1]>",
+        "<sip:[::1]>;x=]", "<sip:a@b;lr>;tag=1>", "<sips:b>",
     ]
 
     static let vias = [

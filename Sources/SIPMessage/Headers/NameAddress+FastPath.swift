@@ -20,8 +20,8 @@ extension NameAddress {
             while i < end, bytes[i] == ASCII.space || bytes[i] == ASCII.tab { i &+= 1 }
         }
         guard i < end, bytes[i] == ASCII.lessThan,
-            let greaterThan = MessageParser.find(ASCII.greaterThan, in: bytes, from: i &+ 1, to: end),
-            let layout = SIPURI.fastLayout(bytes, owner: scanner.ownerPointer, i &+ 1, greaterThan)
+            let (layout, greaterThan) = SIPURI.fastLayoutBeforeGreaterThan(
+                bytes, owner: scanner.ownerPointer, i &+ 1, end)
         else { return nil }
         let parametersStart = greaterThan &+ 1
         var tag = KnownParameter.absent

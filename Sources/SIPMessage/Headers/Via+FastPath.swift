@@ -9,10 +9,18 @@ extension Via {
         let bytes = scanner.bytes
         let start = scanner.index
         let end = scanner.end
-        let nameEnd = ByteScanner.skip(bytes, from: start, to: end, while: { $0.isTokenChar })
-        guard nameEnd > start, nameEnd < end, bytes[nameEnd] == ASCII.slash else { return nil }
-        let versionEnd = ByteScanner.skip(bytes, from: nameEnd &+ 1, to: end, while: { $0.isTokenChar })
-        guard versionEnd > nameEnd &+ 1, versionEnd < end, bytes[versionEnd] == ASCII.slash else { return nil }
+        let nameEnd: Int
+        let versionEnd: Int
+        if Via.startsWithSIPVersion(bytes, start, end) {
+            // The usual `SIP/2.0/`, one word: the token-and-slash reads below would find the same two ends.
+            nameEnd = start &+ 3
+            versionEnd = start &+ 7
+        } else {
+            nameEnd = ByteScanner.skip(bytes, from: start, to: end, while: { $0.isTokenChar })
+            guard nameEnd > start, nameEnd < end, bytes[nameEnd] == ASCII.slash else { return nil }
+            versionEnd = ByteScanner.skip(bytes, from: nameEnd &+ 1, to: end, while: { $0.isTokenChar })
+            guard versionEnd > nameEnd &+ 1, versionEnd < end, bytes[versionEnd] == ASCII.slash else { return nil }
+        }
         let transportEnd = ByteScanner.skip(bytes, from: versionEnd &+ 1, to: end, while: { $0.isTokenChar })
         guard transportEnd > versionEnd &+ 1 else { return nil }
         var i = transportEnd
@@ -49,5 +57,17 @@ extension Via {
             parameters: ByteRange(start: parametersStart, end: parametersEnd))
         via.branchParameter = known.branch
         return via
+    }
+}
+
+extension Via {
+    /// "SIP/2.0/" as a little-endian word.
+    static let sipVersionWord: UInt64 = 0x2F30_2E32_2F50_4953
+
+    /// Whether `bytes[start..<end]` is longer than and begins with `SIP/2.0/`, compared as one word.
+    @inline(__always)
+    static func startsWithSIPVersion(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        guard start >= 0, end <= bytes.count, end &- start > 8, let base = bytes.baseAddress else { return false }
+        return UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)) == sipVersionWord
     }
 }
