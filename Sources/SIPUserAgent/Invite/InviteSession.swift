@@ -44,7 +44,11 @@ public struct InviteSession: Sendable {
     /// Which side of the INVITE this session is.
     public let role: Role
     /// What the session does on its own; changes apply to the next message it builds.
-    public var configuration: InviteSessionConfiguration
+    public var configuration: InviteSessionConfiguration {
+        didSet { configurationGeneration &+= 1 }
+    }
+    /// Counts changes of `configuration`, so that what was built from it is rebuilt after one.
+    var configurationGeneration: UInt32 = 0
     /// The dialog: the confirmed one, the UAS's early one, or the UAC's most recently active early one.
     public internal(set) var dialog: Dialog?
     /// The offer/answer state of `dialog`: the negotiated session, hold flags, last descriptions.
