@@ -42,6 +42,17 @@ extension SIPFields {
         return true
     }
 
+    /// Whether the first field named `name` holds `value`, byte for byte (a Call-ID compared without making a
+    /// string of it).
+    package func firstValue(of name: SIPField.Name, is value: String) -> Bool {
+        guard let index = firstIndex(of: name) else { return false }
+        let range = entries[index].valueRange
+        var value = value
+        return value.withUTF8 { wanted in
+            storage.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[range]).elementsEqual(wanted) }
+        }
+    }
+
     /// The position of the one field named `name`; `nil` when there is none or more than one.
     package func onlyIndex(of name: SIPField.Name) -> Int? {
         var found: Int?

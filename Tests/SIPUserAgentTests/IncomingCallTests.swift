@@ -288,6 +288,41 @@ import Testing
         #expect(actions.names == ["ended remote-ended"])
     }
 
+    @Test(
+        "an in-dialog request is matched by Call-ID and tags however they are written",
+        arguments: [
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-1", 200),
+            (
+                "From: <sip:alice@atlanta.example> ; TAG = atag", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-1",
+                200
+            ),
+            (
+                "From: <sip:alice@atlanta.example>;tag=atag", "To: \"B;o\" <sip:bob@biloxi.example>;tag=btag",
+                "incoming-1", 200
+            ),
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=other", "incoming-1", 481),
+            ("From: <sip:alice@atlanta.example>;tag=other", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-1", 481),
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-2", 481),
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>", "incoming-1", 481),
+        ])
+    func inDialogRequestsAreMatched(from: String, to: String, callID: String, status: Int) throws {
+        var (session, _) = try incoming()
+        _ = session.answer()
+        let info = try request(
+            """
+            INFO sip:bob@192.0.2.20 SIP/2.0
+            Via: SIP/2.0/UDP 192.0.2.10;branch=z9hG4bKi1
+            \(from)
+            \(to)
+            Call-ID: \(callID)
+            CSeq: 6 INFO
+
+
+            """)
+        let actions = session.receiveRequest(info, transaction: ServerTransactionToken(rawValue: 2))
+        #expect(actions.responses.map(\.statusCode) == [status])
+    }
+
     @Test func hangUpBeforeAnsweringDeclines() throws {
         var (session, _) = try incoming()
         let actions = session.hangUp()
