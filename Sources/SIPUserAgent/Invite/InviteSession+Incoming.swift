@@ -55,8 +55,9 @@ extension InviteSession {
             rejectIncoming(
                 response, EndReason(.failed, statusCode: 422, reasonPhrase: response.reasonPhrase), into: &actions)
             return
-        case .use(let expires, let requiresTimer):
+        case .use(let expires, let refresher, let requiresTimer):
             incoming.sessionExpires = expires
+            incoming.sessionRefresher = refresher
             incoming.requiresTimer = requiresTimer
         case .none:
             break
@@ -230,7 +231,8 @@ extension InviteSession {
         announceDialog(into: &actions)
         startRetransmitting(waiting, into: &actions)
         if let expires = incoming.sessionExpires {
-            activateSessionTimer(expires, localRefresher: .uas, into: &actions)
+            activateSessionTimer(
+                expires, refresher: incoming.sessionRefresher, localRefresher: .uas, into: &actions)
         }
     }
 

@@ -298,7 +298,8 @@ extension InviteSession {
         else { return }
         phase = .finished(ending.reason)
         acks = []
-        outgoingInvite = nil
+        // Only a UAC has one: a UAS skips the out-of-line box's setter.
+        if role == .uac { outgoingInvite = nil }
         dialog?.state = .terminated
         if isDialogAnnounced, let dialog { actions.append(.dialogTerminated(dialog.id)) }
         actions.append(.finished)

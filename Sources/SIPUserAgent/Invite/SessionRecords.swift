@@ -88,6 +88,8 @@ struct IncomingInvite: Sendable {
     var peerSupportsTimer = false
     /// Session-Expires and `Require: timer` for the 2xx, decided when the INVITE arrived.
     var sessionExpires: SessionExpires?
+    /// The refresher `sessionExpires` names.
+    var sessionRefresher: SessionExpires.Refresher?
     var requiresTimer = false
     /// Via, From, To with this side's tag, Call-ID, CSeq (RFC 3261 §8.2.6.2), Server, Record-Route and
     /// Contact (§12.1.1) of the responses above 100 to it: the same for each, made once.
