@@ -97,6 +97,7 @@ extension InviteSession {
     ) -> [SessionAction] {
         guard (101...199).contains(status), var incoming = incomingInvite else { return [] }
         var actions: [SessionAction] = []
+        actions.reserveCapacity(4)  // the response, the dialog, a reliable response's timers: one allocation
         var response = makeDialogResponse(status: status, reason: reasonPhrase, for: &incoming)
         for field in headers { response.headerFields.append(field) }
         var carriesSDP = false

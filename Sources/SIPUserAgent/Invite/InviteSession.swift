@@ -78,7 +78,20 @@ public struct InviteSession: Sendable {
     /// Where the call stands, with what only that stage of it needs.
     var phase: Phase
     /// UAC: the initial INVITE while its client transaction lives (past `confirmed`, for the 2xx of other forks).
-    @OutOfLine var outgoingInvite: OutgoingInvite? = nil
+    var outgoingInvite: OutgoingInvite? {
+        get {
+            guard case .value(let invite)? = outgoingInviteStorage else { return nil }
+            return invite
+        }
+        set { outgoingInviteStorage = newValue.map { .value($0) } }
+    }
+    /// Out of line, in a box of its own for the reason `authenticatorStorage` has one: a UAS has none.
+    var outgoingInviteStorage: OutgoingInviteBox?
+
+    /// An `OutgoingInvite` in a box.
+    indirect enum OutgoingInviteBox: Sendable {
+        case value(OutgoingInvite)
+    }
     var transactions: [ClientTransaction] = []
     var acks: [SentACK] = []
     var queuedOffer: LocalOffer?
@@ -298,8 +311,7 @@ extension InviteSession {
         else { return }
         phase = .finished(ending.reason)
         acks = []
-        // Only a UAC has one: a UAS skips the out-of-line box's setter.
-        if role == .uac { outgoingInvite = nil }
+        outgoingInviteStorage = nil
         dialog?.state = .terminated
         if isDialogAnnounced, let dialog { actions.append(.dialogTerminated(dialog.id)) }
         actions.append(.finished)
