@@ -24,6 +24,11 @@ struct HeaderFastPathTests {
         // No user: the search for an '@' stops at the '>' (not at one in the parameters after it).
         "<sip:b>;tag=1", "<sip:b:5060;lr>;x=\"a@b\"", "<sip:b>;x=a@b", "<sip:b>>", "<sip:b>x@y>", "<sip:[::1]>",
         "<sip:[::1]>;x=]", "<sip:a@b;lr>;tag=1>", "<sips:b>",
+        // Token display names and bare addr-specs, as sipp and many phones write them.
+        "sipp <sip:sipp@127.0.0.1:5061>;tag=4242SIPpTag001", "sut <sip:service@127.0.0.1:5060>",
+        "sip:sipp@127.0.0.1:5061", "Bob  Jones\t<sip:b@c>", "a.b-c! <sip:x@y>", "sip:a@b;tag=1,sip:c@d",
+        "sip:a@b?x=y", "sip:a@b ;tag=1", "tel:+1234;tag=1", "sips:b:5061;x", "sip:a@[::1]:5060;tag=1", "sip:a@b,",
+        "Bob <sip:b@c> ;tag=1", "Bob\r\n <sip:b@c>", "Bob sip:b@c", "sip:a@b;tag=\"q\"", "sip:a@b:99999",
     ]
 
     static let vias = [

@@ -18,12 +18,67 @@ extension NameAddress {
             display = .quoted(ByteRange(start: i, end: k &+ 1))
             i = k &+ 1
             while i < end, bytes[i] == ASCII.space || bytes[i] == ASCII.tab { i &+= 1 }
+        } else if bytes[i] != ASCII.lessThan {
+            // Tokens then `<` (`Bob Jones <sip:...>`), or an addr-spec (`sip:bob@host;tag=1`).
+            guard let (tokens, lessThan) = tokenDisplayName(bytes, from: i, to: end) else {
+                return parseFastAddrSpec(&scanner)
+            }
+            display = .tokens(tokens)
+            i = lessThan
         }
         guard i < end, bytes[i] == ASCII.lessThan,
             let (layout, greaterThan) = SIPURI.fastLayoutBeforeGreaterThan(
                 bytes, owner: scanner.ownerPointer, i &+ 1, end)
         else { return nil }
         let parametersStart = greaterThan &+ 1
+        return finishFast(&scanner, start: start, display: display, layout: layout, parametersStart: parametersStart)
+    }
+
+    /// `*(token LWS)` up to a `<`, with only spaces and tabs between the tokens: the display name's range (first
+    /// token to last) and where the `<` is; `nil` for anything else.
+    @inline(__always)
+    private static func tokenDisplayName(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (
+        ByteRange, lessThan: Int
+    )? {
+        var k = start
+        var lastTokenEnd = start
+        while k < end {
+            let tokenEnd = ByteScanner.skip(bytes, from: k, to: end, while: { $0.isTokenChar })
+            guard tokenEnd > k else { break }
+            lastTokenEnd = tokenEnd
+            k = tokenEnd
+            while k < end, bytes[k] == ASCII.space || bytes[k] == ASCII.tab { k &+= 1 }
+        }
+        guard lastTokenEnd > start, k < end, bytes[k] == ASCII.lessThan else { return nil }
+        return (ByteRange(start: start, end: lastTokenEnd), k)
+    }
+
+    /// A bare SIP addr-spec and its parameters: the URI runs to the first `;` or `,` (or the end) and holds no `?`
+    /// (RFC 3261 §20.10); `nil`, with the scanner where it was, for anything else.
+    @inline(__always)
+    private static func parseFastAddrSpec(_ scanner: inout ByteScanner) -> NameAddress? {
+        let bytes = scanner.bytes
+        let start = scanner.index
+        let end = scanner.end
+        var uriEnd = start
+        while uriEnd < end {
+            let b = bytes[uriEnd]
+            if b == ASCII.semicolon || b == ASCII.comma { break }
+            // White space (the general reader's) or a header part (an error there).
+            guard b > ASCII.space, b != ASCII.question else { return nil }
+            uriEnd &+= 1
+        }
+        guard let layout = SIPURI.fastLayout(bytes, owner: scanner.ownerPointer, start, uriEnd) else { return nil }
+        return finishFast(&scanner, start: start, display: .none, layout: layout, parametersStart: uriEnd)
+    }
+
+    /// The address with the parameters from `parametersStart`, when `fastHeaderParameters` reads them.
+    @inline(__always)
+    private static func finishFast(
+        _ scanner: inout ByteScanner, start: Int, display: DisplayName, layout: SIPURILayout, parametersStart: Int
+    ) -> NameAddress? {
+        let bytes = scanner.bytes
+        let end = scanner.end
         var tag = KnownParameter.absent
         guard
             let parametersEnd = ByteScanner.fastHeaderParameters(
