@@ -295,6 +295,19 @@ public struct Parameters: Sendable, Sequence, ExpressibleByArrayLiteral {
         }
     }
 
+    /// About how many bytes `writeHeaderParameters` writes for these parameters (exactly, when no value
+    /// needs quoting), to size a buffer up front.
+    var writtenSizeEstimate: Int {
+        switch storage {
+        case .list(let list):
+            var n = 0
+            for p in list { n += p.name.utf8.count + (p.value?.utf8.count ?? 0) + 2 }
+            return n
+        case .wire(_, let range, _):
+            return range.count
+        }
+    }
+
     /// Writes `;name=value` for each parameter (no white space, whatever the input had).
     func serialize(into buffer: inout [UInt8]) {
         switch storage {

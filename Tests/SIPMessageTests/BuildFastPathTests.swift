@@ -103,6 +103,26 @@ struct BuildFastPathTests {
         }
     }
 
+    static let texts = [
+        "", "Alice", "Bob Smith", "quote\"inside", "back\\slash", "line\r\nbreak", "tab\there", "é ü 日本",
+        "\u{0}nul", "~!@#$%^&*()", String(repeating: "x", count: 300),
+    ]
+
+    @Test("Quoted strings: the copy in one piece agrees with the escaping loop")
+    func quoted() {
+        for text in Self.texts {
+            var expected: [UInt8] = [ASCII.quote]
+            for b in text.utf8 where b != ASCII.cr && b != ASCII.lf {
+                if b == ASCII.quote || b == ASCII.backslash { expected.append(ASCII.backslash) }
+                expected.append(b)
+            }
+            expected.append(ASCII.quote)
+            var out: [UInt8] = [7]
+            appendQuoted(text, to: &out)
+            #expect(out == [7] + expected, "\(text)")
+        }
+    }
+
     @Test("Tokens or their fallback, recorded where they land")
     func tokens() {
         for text in ["SIP", "2.0", "UDP", "", "a b", "é", "x~y", "%", "a/b", String(repeating: "T", count: 40)] {
@@ -112,5 +132,47 @@ struct BuildFastPathTests {
             #expect(out == [1, 2] + Array((isToken ? text : "FB").utf8), "\(text)")
             #expect(range.range == 2..<out.count)
         }
+    }
+
+    @Test("Name-addresses built through the API keep their bytes and read back")
+    func nameAddresses() throws {
+        let host = try #require(SIPHost("192.0.2.1"))
+        let uris: [URI] = [
+            .sip(SIPURI(user: "alice", host: host)), .sip(SIPURI(user: "bob", host: host, port: 5070)),
+            try URI("tel:+15551234567"), try URI("sips:[2001:db8::1]:5061;transport=tls"),
+        ]
+        let parameterSets: [Parameters] = [
+            [], [Parameter("tag", "1928301774")], [Parameter("expires", "60"), Parameter("x", "a b")],
+            [Parameter("bad name", "v"), Parameter("q", "0.5")],
+        ]
+        for text in Self.texts + [nil] as [String?] {
+            for uri in uris {
+                for parameters in parameterSets {
+                    let address = NameAddress(displayName: text, uri: uri, parameters: parameters)
+                    var expected: [UInt8] = []
+                    if let text, !text.isEmpty {
+                        expected.append(ASCII.quote)
+                        for b in text.utf8 where b != ASCII.cr && b != ASCII.lf {
+                            if b == ASCII.quote || b == ASCII.backslash { expected.append(ASCII.backslash) }
+                            expected.append(b)
+                        }
+                        expected += [ASCII.quote, ASCII.space]
+                    }
+                    expected.append(ASCII.lessThan)
+                    uri.serialize(into: &expected)
+                    expected.append(ASCII.greaterThan)
+                    expected += Self.generalWrite(parameters.elements)
+                    #expect(address.wireForm == String(decoding: expected, as: UTF8.self))
+                    #expect(address.uri == uri)
+                    #expect(address.parameters == Parameters(Self.generalWriteParsed(parameters.elements)))
+                }
+            }
+        }
+    }
+
+    /// The parameters as they read back from their written form.
+    static func generalWriteParsed(_ list: [Parameter]) -> [Parameter] {
+        let bytes = generalWrite(list)
+        return Parameters(wire: bytes, range: 0..<bytes.count, isURI: false).elements
     }
 }
