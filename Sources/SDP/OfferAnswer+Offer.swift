@@ -14,6 +14,7 @@ extension OfferAnswer {
         guard !configuration.codecs.isEmpty else { throw SDPError(.noCommonCodec, "no codecs configured") }
         guard let previous = localDescription, let index = session?.mediaIndex, previous.media.indices.contains(index)
         else {
+            if let written = try writeFirstOffer() { return written }
             let (audio, terms) = try audioOffer(previous: nil, remote: nil, index: 0, count: 1)
             return (bundling(makeDescription(media: [audio]), at: 0), terms)
         }
@@ -44,7 +45,7 @@ extension OfferAnswer {
     /// The payload type of each configured codec: in a re-offer the number already used for the codec, and
     /// never a number either side has mapped to another codec (RFC 3264 §8.3.2); a free dynamic number when
     /// the configured one is taken. Codecs left without a number are left out.
-    private func payloadTypes(previous: MediaDescription?, remote: MediaDescription?) -> [(Codec, UInt8)] {
+    func payloadTypes(previous: MediaDescription?, remote: MediaDescription?) -> [(Codec, UInt8)] {
         var known: [(pt: UInt8, map: RTPMap)] = []
         for line in [previous, remote] {
             guard let line, let formats = try? RTPFormat.formats(of: line) else { continue }
@@ -70,7 +71,7 @@ extension OfferAnswer {
     }
 
     /// The transport to offer: the policy's, or the one already in use when the policy allows it.
-    private func offerTransport(previous: TransportProtocol?) -> TransportProtocol {
+    func offerTransport(previous: TransportProtocol?) -> TransportProtocol {
         if configuration.offersWebRTCProfile { return .udpTLSRTPSAVPF }
         if offersDTLS {
             // Mandatory: DTLS-SRTP's own profile (RFC 5764 §8). Optional: opportunistic, a=fingerprint in a plain
@@ -110,16 +111,8 @@ extension OfferAnswer {
         if offersDTLS {
             try appendDTLSOffer(to: &media)
         }
-        var cryptos: [CryptoAttribute] = []
-        if !offersDTLS && configuration.srtpPolicy != .off {
-            for (i, suite) in configuration.usableCryptoSuites.enumerated() {
-                let key = try localKey(for: suite)
-                let crypto = CryptoAttribute(
-                    tag: UInt32(i + 1), suite: suite, keyParameters: [SRTPKeyParameters(keySalt: key)])
-                media.append(crypto)
-                cryptos.append(crypto)
-            }
-        }
+        let cryptos = offersDTLS ? [] : try offeredCryptos()
+        for crypto in cryptos { media.append(crypto) }
         media.setDirection(offerDirection)
         media.attributes.append(contentsOf: configuration.mediaAttributes)
         let terms = OfferTerms(
@@ -127,6 +120,18 @@ extension OfferAnswer {
             transport: media.transport, direction: offerDirection, configuration: configuration,
             isPlain: !offersDTLS)
         return (media, terms)
+    }
+
+    /// Our a=crypto lines for an SDES-SRTP offer: one per usable suite, tagged from 1 (none with the policy off).
+    mutating func offeredCryptos() throws(SDPError) -> [CryptoAttribute] {
+        guard configuration.srtpPolicy != .off else { return [] }
+        var cryptos: [CryptoAttribute] = []
+        for (i, suite) in configuration.usableCryptoSuites.enumerated() {
+            let key = try localKey(for: suite)
+            cryptos.append(
+                CryptoAttribute(tag: UInt32(i + 1), suite: suite, keyParameters: [SRTPKeyParameters(keySalt: key)]))
+        }
+        return cryptos
     }
 
     /// Checks the answer against our offer and works out the session (RFC 3264 §7).

@@ -53,7 +53,7 @@ extension OfferAnswer {
 
     /// v=, o=, s=, c= and t= as `makeDescription(media:)` makes them; false when the serializer would change a
     /// configured text.
-    private func writeSessionLines(into writer: inout WireWriter) -> Bool {
+    func writeSessionLines(into writer: inout WireWriter) -> Bool {
         guard let text = configuration.sessionLineText else { return false }
         text.bytes.withUnsafeBufferPointer { bytes in
             writer.append(UnsafeBufferPointer(rebasing: bytes[..<text.split]))
@@ -126,15 +126,7 @@ extension OfferAnswer {
         writer.append(direction.attributeName)
         writer.end()
         // What the layer above adds to every audio section (ICE's attributes), last, as the model path does.
-        for attribute in configuration.mediaAttributes {
-            writer.begin("a")
-            guard writer.appendField(attribute.name) else { return nil }
-            if let value = attribute.value {
-                writer.append(":")
-                guard writer.appendText(value) else { return nil }
-            }
-            writer.end()
-        }
+        guard writer.appendAttributes(configuration.mediaAttributes) else { return nil }
 
         let negotiated = common.map { codec, format in
             NegotiatedSession.NegotiatedCodec(
@@ -224,27 +216,53 @@ extension OfferAnswer {
 
     /// `a=rtpmap` of one of our codecs under the offerer's payload type.
     private func writeRTPMap(_ codec: Int, payloadType: UInt8, into writer: inout WireWriter) -> Bool {
-        guard let tail = configuration.codecs[codec].rtpMapTail else { return false }
-        writer.begin("a")
-        writer.append("rtpmap:")
-        writer.appendDecimal(payloadType)
-        tail.withUnsafeBufferPointer { writer.append($0) }
-        writer.end()
-        return true
+        writer.appendRTPMap(configuration.codecs[codec], payloadType: payloadType)
     }
 
     /// `a=fmtp` under the offerer's payload type.
     private func writeFormatParameters(_ payloadType: UInt8, _ parameters: String, into writer: inout WireWriter)
         -> Bool
     {
-        writer.begin("a")
-        writer.append("fmtp:")
-        writer.appendDecimal(payloadType)
+        writer.appendFormatParameters(payloadType, parameters)
+    }
+}
+
+extension WireWriter {
+    /// `a=rtpmap` of `codec` under `payloadType`; false when the codec's text would be written otherwise.
+    mutating func appendRTPMap(_ codec: Codec, payloadType: UInt8) -> Bool {
+        guard let tail = codec.rtpMapTail else { return false }
+        begin("a")
+        append("rtpmap:")
+        appendDecimal(payloadType)
+        tail.withUnsafeBufferPointer { append($0) }
+        end()
+        return true
+    }
+
+    /// `a=fmtp` under `payloadType`; false when the text would be written otherwise.
+    mutating func appendFormatParameters(_ payloadType: UInt8, _ parameters: String) -> Bool {
+        begin("a")
+        append("fmtp:")
+        appendDecimal(payloadType)
         if !parameters.isEmpty {
-            writer.append(ASCII.space)
-            guard writer.appendText(parameters) else { return false }
+            append(ASCII.space)
+            guard appendText(parameters) else { return false }
         }
-        writer.end()
+        end()
+        return true
+    }
+
+    /// Attribute lines as `Attribute.serialize(into:)` writes them; false when one would be written otherwise.
+    mutating func appendAttributes(_ attributes: [Attribute]) -> Bool {
+        for attribute in attributes {
+            begin("a")
+            guard appendToken(attribute.name) else { return false }
+            if let value = attribute.value {
+                append(":")
+                guard appendText(value) else { return false }
+            }
+            end()
+        }
         return true
     }
 }

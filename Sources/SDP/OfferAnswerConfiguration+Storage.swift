@@ -25,6 +25,8 @@ extension OfferAnswerConfiguration {
             didSet { updateSessionLineText() }
         }
         var sessionLineText: SessionLineText?
+        /// Whether a first offer is written straight into bytes when it can be (`writeFirstOffer()`).
+        var writesOffersAsBytes = true
 
         init(
             address: String, rtpPort: UInt16, codecs: [Codec], packetTime: Int, srtpPolicy: SRTPPolicy,

@@ -63,6 +63,12 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
         get { storage.fields.mediaAttributes }
         _modify { yield &uniqueStorage.fields.mediaAttributes }
     }
+    /// Whether a first offer is written straight into bytes when it can be (true, the default) or always made as a
+    /// model and serialized: for checking the two paths against each other.
+    package var writesOffersAsBytes: Bool {
+        get { storage.fields.writesOffersAsBytes }
+        _modify { yield &uniqueStorage.fields.writesOffersAsBytes }
+    }
     /// How offers key SRTP when the policy asks for it: `a=crypto` (`.sdes`, the default) or `a=fingerprint`
     /// with `a=setup` and `a=tls-id` (`.dtls`, RFC 5763, RFC 8842), which needs `dtlsFingerprints`. Answers take
     /// whichever keying an offer uses, under the same policy.

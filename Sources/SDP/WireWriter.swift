@@ -163,6 +163,12 @@ struct WireWriter: ~Copyable {
         appendWhole(field) { $0.isFieldChar }
     }
 
+    /// Appends a token as `appendToken` writes it when that changes nothing; false (nothing appended) when it
+    /// would drop a byte or write `-` instead.
+    mutating func appendToken(_ token: String) -> Bool {
+        appendWhole(token) { $0.isTokenChar }
+    }
+
     /// Appends text as `appendText` writes it when that changes nothing; false (nothing appended) when the text
     /// holds NUL, CR or LF.
     mutating func appendText(_ text: String) -> Bool {

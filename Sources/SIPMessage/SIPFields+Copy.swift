@@ -42,6 +42,17 @@ extension SIPFields {
         return true
     }
 
+    /// Whether the first field named `name` holds `value`, byte for byte (a Call-ID compared without making a
+    /// string of it).
+    package func firstValue(of name: SIPField.Name, is value: String) -> Bool {
+        guard let index = firstIndex(of: name) else { return false }
+        let range = entries[index].valueRange
+        var value = value
+        return value.withUTF8 { wanted in
+            storage.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[range]).elementsEqual(wanted) }
+        }
+    }
+
     /// The position of the one field named `name`; `nil` when there is none or more than one.
     package func onlyIndex(of name: SIPField.Name) -> Int? {
         var found: Int?
@@ -95,36 +106,110 @@ extension SIPResponse {
         let source = request.headerFields
         // Room for the copied fields and the few a response adds (Contact, Allow, Supported, ...).
         var fields = SIPFields(reservingCapacity: 1024, fields: 16)
-        fields.appendCopies(of: .via, from: source)
-        fields.appendCopies(of: .from, from: source)
-        if status > 100, let toTag {
-            // The common case, one To field whose tag parameter is plainly there or plainly absent, needs no
-            // parse: the tag goes on the end, where a header parameter belongs in both forms of the value.
-            switch TagScan(source, .to) {
-            case .present: fields.appendCopies(of: .to, from: source)
-            case .absent:
-                var suffix: [UInt8] = [UInt8(ascii: ";"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "g")]
-                suffix.append(UInt8(ascii: "="))
-                var tag = toTag
-                tag.withUTF8 { suffix.append(contentsOf: $0) }
-                _ = fields.appendCopy(of: .to, from: source, appendingToValue: suffix)
-            case .unclear:
-                if var to = try? source.to, to.tag == nil {
-                    to.tag = toTag
-                    fields.append(.to, to)
-                } else {
-                    fields.appendCopies(of: .to, from: source)
-                }
-            }
+        // The usual request has one From, To, Call-ID and CSeq: one pass copies the Vias and finds those.
+        if let found = fields.appendViasFindingDialogFields(of: source) {
+            fields.appendCopy(of: found.from, from: source)
+            fields.appendTo(source, at: found.to, status: status, toTag: toTag)
+            fields.appendCopy(of: found.callID, from: source)
+            fields.appendCopy(of: found.cseq, from: source)
         } else {
-            fields.appendCopies(of: .to, from: source)
+            fields.appendEveryDialogField(of: source, status: status, toTag: toTag)
         }
-        fields.appendCopies(of: .callID, from: source)
-        fields.appendCopies(of: .cseq, from: source)
         if status == 100 {
             fields.appendCopies(of: .timestamp, from: source)
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+    }
+}
+
+/// Where the one From, To, Call-ID and CSeq of a request are (an absent one is `nil`).
+private struct DialogFieldIndices {
+    var from: Int?
+    var to: Int?
+    var callID: Int?
+    var cseq: Int?
+}
+
+extension SIPFields {
+    /// Appends a copy of every Via of `source`, in order, and returns where its From, To, Call-ID and CSeq
+    /// are; `nil` (the Vias appended all the same) when any of those four appears more than once.
+    fileprivate mutating func appendViasFindingDialogFields(of source: SIPFields) -> DialogFieldIndices? {
+        var found = DialogFieldIndices()
+        var isRepeated = false
+        func note(_ index: Int, _ slot: inout Int?) {
+            if slot == nil { slot = index } else { isRepeated = true }
+        }
+        for (index, entry) in source.entries.enumerated() {
+            switch entry.id {
+            case KnownHeader.via.rawValue: appendCopy(of: entry, from: source.storage, valueSuffix: [])
+            case KnownHeader.from.rawValue: note(index, &found.from)
+            case KnownHeader.to.rawValue: note(index, &found.to)
+            case KnownHeader.callID.rawValue: note(index, &found.callID)
+            case KnownHeader.cseq.rawValue: note(index, &found.cseq)
+            default: break
+            }
+        }
+        return isRepeated ? nil : found
+    }
+
+    /// Appends a copy of the field at `index` of `source`, if any.
+    fileprivate mutating func appendCopy(of index: Int?, from source: SIPFields) {
+        guard let index else { return }
+        appendCopy(of: source.entries[index], from: source.storage, valueSuffix: [])
+    }
+
+    /// Appends the one To of `source` (at `index`), with `toTag` added when a response above 100 needs it.
+    fileprivate mutating func appendTo(_ source: SIPFields, at index: Int?, status: Int, toTag: String?) {
+        guard status > 100, let toTag, let index else {
+            appendCopy(of: index, from: source)
+            return
+        }
+        // The common case, a tag parameter plainly there or plainly absent, needs no parse: the tag goes on
+        // the end, where a header parameter belongs in both forms of the value.
+        let entry = source.entries[index]
+        let scan = source.storage.withUnsafeBufferPointer {
+            TagScan.scanWithRange(UnsafeBufferPointer(rebasing: $0[entry.valueRange])).0
+        }
+        switch scan {
+        case .present: appendCopy(of: entry, from: source.storage, valueSuffix: [])
+        case .absent: appendCopy(of: entry, from: source.storage, valueSuffix: Self.tagSuffix(toTag))
+        case .unclear: appendParsedTo(source, toTag: toTag)
+        }
+    }
+
+    /// `;tag=` and `tag`, as bytes.
+    private static func tagSuffix(_ tag: String) -> [UInt8] {
+        var suffix: [UInt8] = [UInt8(ascii: ";"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "g")]
+        suffix.append(UInt8(ascii: "="))
+        var tag = tag
+        tag.withUTF8 { suffix.append(contentsOf: $0) }
+        return suffix
+    }
+
+    /// To parsed, given `toTag` when it has none; copied as it is when it has one or does not parse.
+    private mutating func appendParsedTo(_ source: SIPFields, toTag: String) {
+        if var to = try? source.to, to.tag == nil {
+            to.tag = toTag
+            append(.to, to)
+        } else {
+            appendCopies(of: .to, from: source)
+        }
+    }
+
+    /// From, To, Call-ID and CSeq of a request that repeats one of them: every copy of each, in that order.
+    fileprivate mutating func appendEveryDialogField(of source: SIPFields, status: Int, toTag: String?) {
+        appendCopies(of: .from, from: source)
+        if status > 100, let toTag {
+            switch TagScan(source, .to) {
+            case .present: appendCopies(of: .to, from: source)
+            case .absent: _ = appendCopy(of: .to, from: source, appendingToValue: Self.tagSuffix(toTag))
+            case .unclear: appendParsedTo(source, toTag: toTag)
+            }
+        } else {
+            appendCopies(of: .to, from: source)
+        }
+        appendCopies(of: .callID, from: source)
+        appendCopies(of: .cseq, from: source)
     }
 }
 

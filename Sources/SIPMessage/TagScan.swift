@@ -56,7 +56,33 @@ package enum TagScan: Equatable, Sendable {
         return scan(bytes, tagRange: &range)
     }
 
+    /// Whether the one field `header` of `fields` has one plain tag whose value is `tag`, byte for byte: what
+    /// `TagScan(fields, header) == .present(tag)` says, without making a string of the value.
+    package static func field(_ header: SIPField.Name, of fields: SIPFields, hasTag tag: String) -> Bool {
+        guard let index = fields.onlyIndex(of: header) else { return false }
+        let range = fields.entries[index].valueRange
+        var tag = tag
+        return fields.storage.withUnsafeBufferPointer { storage in
+            let value = UnsafeBufferPointer(rebasing: storage[range])
+            var tagRange: Range<Int>?
+            var valueRange: Range<Int>?
+            guard case .present = scan(value, tagRange: &tagRange, valueRange: &valueRange, makesValue: false),
+                let valueRange
+            else { return false }
+            return tag.withUTF8 { UnsafeBufferPointer(rebasing: value[valueRange]).elementsEqual($0) }
+        }
+    }
+
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, tagRange: inout Range<Int>?) -> TagScan {
+        var valueRange: Range<Int>?
+        return scan(bytes, tagRange: &tagRange, valueRange: &valueRange, makesValue: true)
+    }
+
+    /// The scan; with `makesValue` false a tag found is `present("")`, its value at `valueRange`.
+    private static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, tagRange: inout Range<Int>?, valueRange: inout Range<Int>?,
+        makesValue: Bool
+    ) -> TagScan {
         let count = bytes.count
         var index = 0
         var inQuotes = false
@@ -107,8 +133,11 @@ package enum TagScan: Equatable, Sendable {
                         skipBlanks(&next)
                         guard end > start, next == count || bytes[next] == UInt8(ascii: ";") else { return .unclear }
                         found = .present(
-                            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                            makesValue
+                                ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                                : "")
                         tagRange = index..<end
+                        valueRange = start..<end
                         index = next
                         continue
                     }

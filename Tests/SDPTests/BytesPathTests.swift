@@ -180,6 +180,42 @@ struct AnswerBytesPathTests {
         { $0.codecs = [.pcma, .pcmu, .telephoneEvent(payloadType: 96, clockRate: 8000)] },
     ]
 
+    /// Configurations whose texts the bytes path must write as the serializer does, or leave to it.
+    static let offerConfigurations: [@Sendable (inout OfferAnswerConfiguration) -> Void] =
+        configurations + [
+            { $0.mediaAttributes = [Attribute("x(y", "v"), Attribute("empty", "")] },
+            { $0.mediaAttributes = [Attribute("note", "a\u{0}b")] },
+            {
+                $0.codecs = [
+                    Codec(payloadType: 97, encodingName: "L16", clockRate: 16000, channels: 2, formatParameters: " x"),
+                    Codec(payloadType: 98, encodingName: "a b", clockRate: 8000, formatParameters: ""),
+                ]
+            },
+            { $0.codecs = [.opus(), .pcmu, .pcmu] },
+            { $0.packetTime = 30 },
+            { $0.sessionName = "a session" },
+        ]
+
+    @Test("a first offer written as bytes is the model path's offer", arguments: offerConfigurations.indices)
+    func offerWrittenLikeTheModel(_ index: Int) throws {
+        for policy in [SRTPPolicy.off, .optional, .mandatory] {
+            for hold in [false, true] {
+                var fromBytes = OfferAnswer.testing(policy: policy, configure: Self.offerConfigurations[index])
+                var fromModel = OfferAnswer.testing(policy: policy) {
+                    Self.offerConfigurations[index](&$0)
+                    $0.writesOffersAsBytes = false
+                }
+                let a = try hold ? fromBytes.makeHoldOffer() : fromBytes.makeOffer()
+                let b = try hold ? fromModel.makeHoldOffer() : fromModel.makeOffer()
+                #expect(!b.isKeptAsBytes)
+                #expect(a.description == b.description, "configuration \(index), \(policy), hold \(hold)")
+                #expect(a == b)
+                #expect(a.media == b.media)
+                #expect(fromBytes.localDescription == fromModel.localDescription)
+            }
+        }
+    }
+
     @Test("an answer taken from its bytes gives the model path's session or error", arguments: cases.indices)
     func takenLikeTheModel(_ index: Int) throws {
         let (file, edge) = Self.cases[index]
@@ -188,7 +224,10 @@ struct AnswerBytesPathTests {
         for policy in [SRTPPolicy.off, .optional, .mandatory] {
             for (c, configure) in Self.configurations.enumerated() {
                 var fromBytes = OfferAnswer.testing(policy: policy, configure: configure)
-                var fromModel = OfferAnswer.testing(policy: policy, configure: configure)
+                var fromModel = OfferAnswer.testing(policy: policy) {
+                    configure(&$0)
+                    $0.writesOffersAsBytes = false
+                }
                 // The first offer, then (once answered) a hold re-offer answered by the same description.
                 for round in 0..<2 {
                     if round == 1 {
@@ -221,7 +260,9 @@ struct AnswerBytesPathTests {
 
     @Test func aUsualAnswerIsTakenWithoutBuildingItsModel() throws {
         var engine = OfferAnswer.testing()
-        _ = try engine.makeOffer()
+        let offer = try engine.makeOffer()
+        #expect(offer.isKeptAsBytes)
+        #expect(!offer.hasBuiltModel)
         let answer = try Self.answer(3)
         let session = try engine.receiveAnswer(answer)
         #expect(!answer.hasBuiltModel)
@@ -231,6 +272,7 @@ struct AnswerBytesPathTests {
         #expect(session.remoteRTCPAddress?.port == 6001)
         #expect(session.direction == .recvonly)
         #expect(session.remotePacketTime == 30)
+        #expect(!offer.hasBuiltModel)
         // An answer that reuses our dynamic payload types without rtpmap is left to the model path.
         var other = OfferAnswer.testing()
         _ = try other.makeOffer()

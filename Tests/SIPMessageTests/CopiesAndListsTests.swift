@@ -42,6 +42,7 @@ import Testing
             "\"Alice Smith\" <sip:alice@example.com>;tag=1928301774",
             "Bob <sip:bob@example.org;transport=tcp>;x=1;tag=abc;y", "sip:carol@example.net;tag=7",
             "<sips:dave@example.com:5061>", "<sip:eve@example.com>;tag=\"quoted\"", "<sip:f@x>;tag=1;TAG=2",
+            "\"Q\" <sip:g@x;lr>;x=1;Tag=t", "<sip:h@x> ;tag=t2", "<sip:i@x>;tag=a;y=2", "sip:j@x;p=q;tag=t",
         ])
     func addressCopies(_ value: String) throws {
         let request = try Self.request("From: \(value)\r\nTo: <sip:bob@example.org>\r\nContact: \(value)\r\n")
@@ -61,6 +62,20 @@ import Testing
             var expected = from.parameters.elements
             expected.removeAll { $0.name.lowercased() == "tag" }
             #expect(withoutTag.parameters.elements == expected)
+            // A value ending with its one plain tag is copied without a parse.
+            if value.hasSuffix(";tag=7") || value.hasSuffix("=t") || value.hasSuffix("=1928301774") {
+                #expect(from.compactCopyDroppingTrailingTag != nil)
+            }
+            // Without a parse, the copy is what parsing the bytes without the tag gives.
+            if let dropped = from.compactCopyDroppingTrailingTag {
+                let reparsed = try #require(from.reparsedCopyWithoutTag)
+                #expect(dropped.wireForm == reparsed.wireForm)
+                #expect(dropped == reparsed)
+                #expect(dropped.tag == nil)
+                #expect(dropped.parameters.elements == reparsed.parameters.elements)
+                #expect(dropped.uri.description == reparsed.uri.description)
+                #expect(dropped.displayName == reparsed.displayName)
+            }
         } else {
             // Only values whose tag is not one plain token are left to the caller.
             #expect(value.contains("\"quoted\"") || value.contains("TAG=2"))

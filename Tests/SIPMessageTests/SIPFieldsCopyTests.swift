@@ -95,4 +95,24 @@ import Testing
         #expect(TagScan(twoTos, .to) == .unclear)
         #expect(TagScan(SIPFields(), .to) == .unclear)
     }
+
+    @Test func tagsAndValuesComparedAsBytesAgreeWithTheStrings() throws {
+        let source = try Self.fields()
+        #expect(TagScan.field(.from, of: source, hasTag: "1928301774"))
+        #expect(!TagScan.field(.from, of: source, hasTag: "192830177"))
+        #expect(!TagScan.field(.from, of: source, hasTag: "19283017745"))
+        #expect(!TagScan.field(.to, of: source, hasTag: ""))
+        var fields = SIPFields()
+        fields.append(name: .to, value: "Bob <sip:b@example.com> ; TAG = t1 ;x=1")
+        #expect(TagScan.field(.to, of: fields, hasTag: "t1"))
+        #expect(!TagScan.field(.to, of: fields, hasTag: "T1"))
+        fields.append(name: .to, value: "<sip:c@example.com>;tag=t1")
+        #expect(!TagScan.field(.to, of: fields, hasTag: "t1"))
+        fields.append(name: .callID, value: "abc@host")
+        fields.append(name: .callID, value: "other")
+        #expect(fields.firstValue(of: .callID, is: "abc@host"))
+        #expect(!fields.firstValue(of: .callID, is: "other"))
+        #expect(!fields.firstValue(of: .callID, is: "abc@hos"))
+        #expect(!SIPFields().firstValue(of: .callID, is: ""))
+    }
 }

@@ -149,6 +149,34 @@ import Testing
         #expect(session.dialog?.routeSet.map(\.description) == ["<sip:p1.example;lr>"])
     }
 
+    @Test func theOKAfterRingingCarriesTheSameDialogHeaders() throws {
+        let withRoute = Self.invite.replacingOccurrences(
+            of: "Contact: <sip:alice@192.0.2.10>",
+            with: "Contact: <sip:alice@192.0.2.10>\nRecord-Route: <sip:p1.example;lr>")
+        var (session, _) = try incoming(withRoute) { $0.userAgent = "Bob/1" }
+        let ringing = try #require(session.ring().responses.first)
+        let ok = try #require(session.answer().responses.first)
+        #expect(ok.statusCode == 200)
+        let names: [SIPField.Name] = [.via, .from, .to, .callID, .cseq, .server, .recordRoute, .contact]
+        for name in names {
+            #expect(ok.headerFields[values: name] == ringing.headerFields[values: name])
+        }
+        #expect(ok.headerFields[.server] == "Bob/1")
+        #expect(Array(ok.headerFields.prefix(8)).map(\.name) == Array(ringing.headerFields.prefix(8)).map(\.name))
+    }
+
+    @Test func aContactChangedAfterRingingGoesInTheOK() throws {
+        var (session, _) = try incoming { $0.userAgent = "Bob/1" }
+        let ringing = try #require(session.ring().responses.first)
+        session.configuration.contact = try address("<sip:bob@192.0.2.99>")
+        session.configuration.userAgent = "Bob/2"
+        let ok = try #require(session.answer().responses.first)
+        #expect(ringing.headerFields[.contact] == "<sip:bob@192.0.2.20>")
+        #expect(ok.headerFields[.contact] == "<sip:bob@192.0.2.99>")
+        #expect(ok.headerFields[.server] == "Bob/2")
+        #expect(try ok.to?.tag == "btag")
+    }
+
     @Test func unknownRequiredExtensionGets420() throws {
         let text = Self.invite.replacingOccurrences(of: "Supported: timer, replaces", with: "Require: foo, timer")
         let (session, actions) = try incoming(text)
@@ -258,6 +286,41 @@ import Testing
         let actions = session.receiveRequest(bye, transaction: ServerTransactionToken(rawValue: 2))
         #expect(actions.responses.map(\.statusCode) == [200, 487])
         #expect(actions.names == ["ended remote-ended"])
+    }
+
+    @Test(
+        "an in-dialog request is matched by Call-ID and tags however they are written",
+        arguments: [
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-1", 200),
+            (
+                "From: <sip:alice@atlanta.example> ; TAG = atag", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-1",
+                200
+            ),
+            (
+                "From: <sip:alice@atlanta.example>;tag=atag", "To: \"B;o\" <sip:bob@biloxi.example>;tag=btag",
+                "incoming-1", 200
+            ),
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=other", "incoming-1", 481),
+            ("From: <sip:alice@atlanta.example>;tag=other", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-1", 481),
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=btag", "incoming-2", 481),
+            ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>", "incoming-1", 481),
+        ])
+    func inDialogRequestsAreMatched(from: String, to: String, callID: String, status: Int) throws {
+        var (session, _) = try incoming()
+        _ = session.answer()
+        let info = try request(
+            """
+            INFO sip:bob@192.0.2.20 SIP/2.0
+            Via: SIP/2.0/UDP 192.0.2.10;branch=z9hG4bKi1
+            \(from)
+            \(to)
+            Call-ID: \(callID)
+            CSeq: 6 INFO
+
+
+            """)
+        let actions = session.receiveRequest(info, transaction: ServerTransactionToken(rawValue: 2))
+        #expect(actions.responses.map(\.statusCode) == [status])
     }
 
     @Test func hangUpBeforeAnsweringDeclines() throws {

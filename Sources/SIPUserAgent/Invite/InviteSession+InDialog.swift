@@ -22,9 +22,7 @@ extension InviteSession {
     private mutating func dispatch(
         _ request: SIPRequest, transaction: ServerTransactionToken, into actions: inout [SessionAction]
     ) {
-        guard let id = DialogID(receivedRequest: request), id.callID == callID, id.localTag == localTag,
-            makeCurrent(remoteTag: id.remoteTag)
-        else {
+        guard isForCurrentDialog(request) else {
             actions.append(.sendResponse(makeResponse(to: request, status: 481), transaction: transaction))
             return
         }
@@ -66,6 +64,22 @@ extension InviteSession {
             response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
             actions.append(.sendResponse(response, transaction: transaction))
         }
+    }
+
+    /// Whether `request` belongs to the current dialog (§12.2.2), or to another early dialog of the UAC's,
+    /// which then becomes the current one.
+    private mutating func isForCurrentDialog(_ request: SIPRequest) -> Bool {
+        // The usual request names the current dialog with plain tags: compared as bytes, no strings made.
+        let fields = request.headerFields
+        if let remoteTag = dialog?.id.remoteTag, fields.firstValue(of: .callID, is: callID),
+            TagScan.field(.to, of: fields, hasTag: localTag), TagScan.field(.from, of: fields, hasTag: remoteTag)
+        {
+            return true
+        }
+        guard let id = DialogID(receivedRequest: request), id.callID == callID, id.localTag == localTag else {
+            return false
+        }
+        return makeCurrent(remoteTag: id.remoteTag)
     }
 
     /// §15.1.2: 200 to the BYE, 487 to what is still pending, and the call ends as `remoteEnded`.

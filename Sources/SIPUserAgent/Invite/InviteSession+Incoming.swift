@@ -55,8 +55,9 @@ extension InviteSession {
             rejectIncoming(
                 response, EndReason(.failed, statusCode: 422, reasonPhrase: response.reasonPhrase), into: &actions)
             return
-        case .use(let expires, let requiresTimer):
+        case .use(let expires, let refresher, let requiresTimer):
             incoming.sessionExpires = expires
+            incoming.sessionRefresher = refresher
             incoming.requiresTimer = requiresTimer
         case .none:
             break
@@ -96,6 +97,7 @@ extension InviteSession {
     ) -> [SessionAction] {
         guard (101...199).contains(status), var incoming = incomingInvite else { return [] }
         var actions: [SessionAction] = []
+        actions.reserveCapacity(4)  // the response, the dialog, a reliable response's timers: one allocation
         var response = makeDialogResponse(status: status, reason: reasonPhrase, for: &incoming)
         for field in headers { response.headerFields.append(field) }
         var carriesSDP = false
@@ -157,19 +159,19 @@ extension InviteSession {
     /// A response to the INVITE that creates the dialog (§12.1.1): Record-Route copied, Contact added.
     /// - Parameter incoming: the INVITE; keeps the fields its responses share for the next one.
     func makeDialogResponse(status: Int, reason: String? = nil, for incoming: inout IncomingInvite) -> SIPResponse {
-        let request = incoming.request
-        // What `makeResponse(to:status:reason:)` makes, from the fields the INVITE's responses share.
-        let fields: SIPFields
-        if status > 100, let cached = incoming.responseFields {
-            fields = cached
-        } else {
-            fields = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag).headerFields
-            if status > 100 { incoming.responseFields = fields }
+        // Those of a response above 100 are the same for the next while the configuration stays the same.
+        if status > 100, let cached = incoming.responseFields, cached.generation == configurationGeneration {
+            return SIPResponse(statusCode: status, reasonPhrase: reason, headerFields: cached.fields)
         }
-        var response = SIPResponse(statusCode: status, reasonPhrase: reason, headerFields: fields)
+        let request = incoming.request
+        var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
         if let userAgent = configuration.userAgent { response.headerFields.append(.server, userAgent) }
         response.headerFields.appendCopies(of: .recordRoute, from: request.headerFields)
         response.headerFields.append(.contact, configuration.contact)
+        if status > 100 {
+            incoming.responseFields = SharedResponseFields(
+                fields: response.headerFields, generation: configurationGeneration)
+        }
         return response
     }
 
@@ -230,7 +232,8 @@ extension InviteSession {
         announceDialog(into: &actions)
         startRetransmitting(waiting, into: &actions)
         if let expires = incoming.sessionExpires {
-            activateSessionTimer(expires, localRefresher: .uas, into: &actions)
+            activateSessionTimer(
+                expires, refresher: incoming.sessionRefresher, localRefresher: .uas, into: &actions)
         }
     }
 

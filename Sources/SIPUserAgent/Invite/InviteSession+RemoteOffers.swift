@@ -106,7 +106,7 @@ extension InviteSession {
             response.headerFields.append(.minSE, minimum)
             actions.append(.sendResponse(response, transaction: transaction))
             return nil
-        case .use(let expires, let requiresTimer):
+        case .use(let expires, _, let requiresTimer):
             pending.sessionExpires = expires
             pending.requiresTimer = requiresTimer
         case .none:

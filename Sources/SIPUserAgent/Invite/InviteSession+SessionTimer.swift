@@ -7,8 +7,9 @@ import SIPMessage
 enum SessionTimerDecision: Sendable, Hashable {
     /// No session timer (this side does not support it, or nobody asked for one).
     case none
-    /// Put `expires` in the 2xx (with `Require: timer` when the UAC supports timers).
-    case use(SessionExpires, requiresTimer: Bool)
+    /// Put `expires` in the 2xx (with `Require: timer` when the UAC supports timers); `refresher` is its
+    /// refresher, known without reading the value back.
+    case use(SessionExpires, refresher: SessionExpires.Refresher, requiresTimer: Bool)
     /// The interval is below this side's Min-SE: 422 with Min-SE `minimum` (§6).
     case tooSmall(minimum: UInt32)
 }
@@ -30,25 +31,27 @@ extension InviteSession {
             guard requested.deltaSeconds >= preferences.minimumInterval else {
                 return .tooSmall(minimum: preferences.minimumInterval)
             }
-            let refresher = requested.refresher ?? (peerSupports ? chosen : .uas)
+            let refresher = peerSupports ? (requested.refresher ?? chosen) : .uas
             return .use(
-                SessionExpires(deltaSeconds: requested.deltaSeconds, refresher: peerSupports ? refresher : .uas),
+                SessionExpires(deltaSeconds: requested.deltaSeconds, refresher: refresher), refresher: refresher,
                 requiresTimer: peerSupports)
         }
         guard peerSupports else { return .none }
-        return .use(SessionExpires(deltaSeconds: preferences.interval, refresher: chosen), requiresTimer: true)
+        return .use(
+            SessionExpires(deltaSeconds: preferences.interval, refresher: chosen), refresher: chosen,
+            requiresTimer: true)
     }
 
     /// Puts a session timer in force: `localRefresher` is the `refresher` value that names this side in the
     /// transaction that set it (`uac` in a response this side received, `uas` in a request it answered).
     /// The refresher refreshes at half the interval; both sides end the session at the interval minus
-    /// min(32 s, interval/3) without a refresh (§10).
+    /// min(32 s, interval/3) without a refresh (§10). `refresher`, when given, is the one `expires` names.
     mutating func activateSessionTimer(
-        _ expires: SessionExpires, localRefresher: SessionExpires.Refresher, isRefresh: Bool = false,
-        into actions: inout [SessionAction]
+        _ expires: SessionExpires, refresher: SessionExpires.Refresher? = nil,
+        localRefresher: SessionExpires.Refresher, isRefresh: Bool = false, into actions: inout [SessionAction]
     ) {
         let interval = max(expires.deltaSeconds, 1)
-        let isLocal = (expires.refresher ?? localRefresher) == localRefresher
+        let isLocal = (refresher ?? expires.refresher ?? localRefresher) == localRefresher
         sessionTimer = ActiveSessionTimer(interval: interval, isLocalRefresher: isLocal)
         if isLocal {
             timers.start(.sessionRefresh, after: .milliseconds(Int64(interval) * 500), into: &actions)

@@ -44,7 +44,11 @@ public struct InviteSession: Sendable {
     /// Which side of the INVITE this session is.
     public let role: Role
     /// What the session does on its own; changes apply to the next message it builds.
-    public var configuration: InviteSessionConfiguration
+    public var configuration: InviteSessionConfiguration {
+        didSet { configurationGeneration &+= 1 }
+    }
+    /// Counts changes of `configuration`, so that what was built from it is rebuilt after one.
+    var configurationGeneration: UInt32 = 0
     /// The dialog: the confirmed one, the UAS's early one, or the UAC's most recently active early one.
     public internal(set) var dialog: Dialog?
     /// The offer/answer state of `dialog`: the negotiated session, hold flags, last descriptions.
@@ -74,7 +78,20 @@ public struct InviteSession: Sendable {
     /// Where the call stands, with what only that stage of it needs.
     var phase: Phase
     /// UAC: the initial INVITE while its client transaction lives (past `confirmed`, for the 2xx of other forks).
-    @OutOfLine var outgoingInvite: OutgoingInvite? = nil
+    var outgoingInvite: OutgoingInvite? {
+        get {
+            guard case .value(let invite)? = outgoingInviteStorage else { return nil }
+            return invite
+        }
+        set { outgoingInviteStorage = newValue.map { .value($0) } }
+    }
+    /// Out of line, in a box of its own for the reason `authenticatorStorage` has one: a UAS has none.
+    var outgoingInviteStorage: OutgoingInviteBox?
+
+    /// An `OutgoingInvite` in a box.
+    indirect enum OutgoingInviteBox: Sendable {
+        case value(OutgoingInvite)
+    }
     var transactions: [ClientTransaction] = []
     var acks: [SentACK] = []
     var queuedOffer: LocalOffer?
@@ -294,7 +311,7 @@ extension InviteSession {
         else { return }
         phase = .finished(ending.reason)
         acks = []
-        outgoingInvite = nil
+        outgoingInviteStorage = nil
         dialog?.state = .terminated
         if isDialogAnnounced, let dialog { actions.append(.dialogTerminated(dialog.id)) }
         actions.append(.finished)

@@ -88,10 +88,12 @@ struct IncomingInvite: Sendable {
     var peerSupportsTimer = false
     /// Session-Expires and `Require: timer` for the 2xx, decided when the INVITE arrived.
     var sessionExpires: SessionExpires?
+    /// The refresher `sessionExpires` names.
+    var sessionRefresher: SessionExpires.Refresher?
     var requiresTimer = false
-    /// Via, From, To with this side's tag, Call-ID and CSeq of the responses above 100 to it (RFC 3261
-    /// §8.2.6.2): the same for each, made once.
-    var responseFields: SIPFields?
+    /// Via, From, To with this side's tag, Call-ID, CSeq (RFC 3261 §8.2.6.2), Server, Record-Route and
+    /// Contact (§12.1.1) of the responses above 100 to it: the same for each, made once.
+    var responseFields: SharedResponseFields?
     /// The reliable provisional responses, once `start()` accepted the INVITE.
     var reliable: ReliableProvisionals?
 
@@ -106,6 +108,13 @@ struct IncomingInvite: Sendable {
         guard let pending = reliable?.pending, let cseq = (try? request.cseq) ?? nil else { return nil }
         return RAck(responseNumber: pending.rseq, cseqNumber: cseq.sequenceNumber, method: .invite)
     }
+}
+
+/// The header fields the responses to an INVITE share, and the configuration they were made with
+/// (`InviteSession.configurationGeneration`): a changed Contact or User-Agent applies to the next response.
+struct SharedResponseFields: Sendable {
+    var fields: SIPFields
+    var generation: UInt32
 }
 
 /// A UAC early dialog other than the current one.
