@@ -27,6 +27,25 @@ extension Array where Element == UInt8 {
         String(bytes: self, range: range.range)
     }
 
+    /// Appends `string` when it is a non-empty token, `fallback` otherwise, and returns where it landed.
+    mutating func appendTokenRecording(_ string: String, or fallback: String) -> ByteRange {
+        let start = count
+        // Read in place where the string allows it (native strings do): no per-character iteration.
+        let isToken = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.isEmpty, utf8.allSatisfy({ $0.isTokenChar }) else { return false }
+            append(contentsOf: utf8)
+            return true
+        }
+        switch isToken {
+        case true?: break
+        case false?: append(contentsOf: fallback.utf8)
+        case nil:
+            let token = !string.isEmpty && string.utf8.allSatisfy({ $0.isTokenChar })
+            append(contentsOf: (token ? string : fallback).utf8)
+        }
+        return ByteRange(start: start, end: count)
+    }
+
     /// Appends `string` and returns where it landed.
     mutating func appendRecording(_ string: String) -> ByteRange {
         let start = count

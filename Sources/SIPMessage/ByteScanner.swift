@@ -294,6 +294,15 @@ func unquote<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>) 
 
 /// Writes `text` as a quoted-string, escaping `"` and `\`.
 func appendQuoted(_ text: String, to buffer: inout [UInt8]) {
+    // The usual text needs no escape: copied in one piece.
+    let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+        guard utf8.allSatisfy({ $0.isIn(.quotedText) }) else { return false }
+        buffer.append(ASCII.quote)
+        buffer.append(contentsOf: utf8)
+        buffer.append(ASCII.quote)
+        return true
+    }
+    if copied == true { return }
     buffer.append(ASCII.quote)
     for b in text.utf8 {
         if b == ASCII.cr || b == ASCII.lf { continue }

@@ -251,17 +251,60 @@ public struct Parameters: Sendable, Sequence, ExpressibleByArrayLiteral {
     /// Writes header parameters from the API: names that are not tokens are dropped, values that are neither
     /// tokens, hosts nor quoted-strings are written as quoted-strings.
     static func writeHeaderParameters(_ list: [Parameter], into buffer: inout [UInt8]) {
-        for p in list where !p.name.isEmpty && p.name.utf8.allSatisfy({ $0.isTokenChar }) {
-            buffer.append(ASCII.semicolon)
-            buffer.append(p.name)
-            guard let value = p.value else { continue }
-            buffer.append(ASCII.equals)
-            let utf8 = Array(value.utf8)
-            if !utf8.isEmpty, isQuotedString(utf8) || utf8.allSatisfy({ $0.isGenericValueChar }) {
-                buffer.append(contentsOf: utf8)
-            } else {
-                appendQuoted(value, to: &buffer)
+        for p in list where !writeTokenParameter(p, into: &buffer) {
+            writeHeaderParameterInGeneral(p, into: &buffer)
+        }
+    }
+
+    /// `writeHeaderParameters` for one parameter with a token name and no value or a value it would write as
+    /// it is (all gen-value characters), read in place without copies; returns false, having written nothing, for any other parameter.
+    @inline(__always)
+    static func writeTokenParameter(_ p: Parameter, into buffer: inout [UInt8]) -> Bool {
+        let written = p.name.utf8.withContiguousStorageIfAvailable { name -> Bool in
+            guard !name.isEmpty, name.allSatisfy({ $0.isTokenChar }) else { return false }
+            guard let value = p.value else {
+                buffer.append(ASCII.semicolon)
+                buffer.append(contentsOf: name)
+                return true
             }
+            let valueWritten = value.utf8.withContiguousStorageIfAvailable { value -> Bool in
+                guard !value.isEmpty, value.allSatisfy({ $0.isGenericValueChar }) else { return false }
+                buffer.append(ASCII.semicolon)
+                buffer.append(contentsOf: name)
+                buffer.append(ASCII.equals)
+                buffer.append(contentsOf: value)
+                return true
+            }
+            return valueWritten ?? false
+        }
+        return written ?? false
+    }
+
+    /// `writeHeaderParameters` for one parameter of any shape.
+    static func writeHeaderParameterInGeneral(_ p: Parameter, into buffer: inout [UInt8]) {
+        guard !p.name.isEmpty, p.name.utf8.allSatisfy({ $0.isTokenChar }) else { return }
+        buffer.append(ASCII.semicolon)
+        buffer.append(p.name)
+        guard let value = p.value else { return }
+        buffer.append(ASCII.equals)
+        let utf8 = Array(value.utf8)
+        if !utf8.isEmpty, isQuotedString(utf8) || utf8.allSatisfy({ $0.isGenericValueChar }) {
+            buffer.append(contentsOf: utf8)
+        } else {
+            appendQuoted(value, to: &buffer)
+        }
+    }
+
+    /// About how many bytes `writeHeaderParameters` writes for these parameters (exactly, when no value
+    /// needs quoting), to size a buffer up front.
+    var writtenSizeEstimate: Int {
+        switch storage {
+        case .list(let list):
+            var n = 0
+            for p in list { n += p.name.utf8.count + (p.value?.utf8.count ?? 0) + 2 }
+            return n
+        case .wire(_, let range, _):
+            return range.count
         }
     }
 

@@ -200,6 +200,7 @@ public struct SIPFields: Sendable {
     }
 
     mutating func makeEntry(_ field: SIPField) -> Entry {
+        reserveForBuilding()
         let nameStart = storage.count
         storage.append(contentsOf: field.name.rawName.utf8)
         let nameLength = storage.count - nameStart
@@ -215,8 +216,20 @@ public struct SIPFields: Sendable {
             id: field.name.id)
     }
 
+    /// Room for a typical message's fields, taken when the first field is added to an empty collection, so
+    /// that building a request or response does not grow the tables field by field.
+    static let initialEntryCapacity = 16
+    static let initialStorageCapacity = 512
+
+    @inline(__always)
+    mutating func reserveForBuilding() {
+        if entries.capacity == 0 { entries.reserveCapacity(SIPFields.initialEntryCapacity) }
+        if storage.capacity == 0 { storage.reserveCapacity(SIPFields.initialStorageCapacity) }
+    }
+
     /// Appends a field whose value is written by `write` straight into the storage (typed values).
     mutating func appendEncoded(_ header: KnownHeader, at position: Int? = nil, _ write: (inout [UInt8]) -> Void) {
+        reserveForBuilding()
         var name = header.displayName
         let nameStart = storage.count
         name.withUTF8 { storage.append(contentsOf: $0) }

@@ -32,6 +32,7 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
 
     public init(displayName: String? = nil, uri: URI, parameters: Parameters = []) {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(NameAddress.estimatedSize(displayName, uri, parameters))
         var display = DisplayName.none
         if let displayName, !displayName.isEmpty {
             let start = bytes.count
@@ -62,6 +63,14 @@ public struct NameAddress: Sendable, CustomStringConvertible, SIPHeaderEncodable
 
     public init(displayName: String? = nil, uri: SIPURI, parameters: Parameters = []) {
         self.init(displayName: displayName, uri: .sip(uri), parameters: parameters)
+    }
+
+    /// The bytes `init(displayName:uri:parameters:)` writes when nothing needs escaping or quoting: enough
+    /// that the usual value is written without the buffer growing.
+    static func estimatedSize(_ displayName: String?, _ uri: URI, _ parameters: Parameters) -> Int {
+        var n = (displayName?.utf8.count ?? 0) + 5 + parameters.writtenSizeEstimate
+        if case .sip(let sip) = uri { n += sip.layout.whole.count } else { n += 48 }
+        return n
     }
 
     /// Parses one name-addr or addr-spec with its parameters.

@@ -24,12 +24,19 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
     public init(
         transport: String, host: SIPHost, port: UInt16? = nil, branch: String? = nil, parameters: Parameters = []
     ) {
-        var parameters = parameters
-        if let branch { parameters["branch"] = branch }
+        var list: [Parameter]
+        if let branch, parameters.isEmpty {
+            // The usual Via of a new request: no list to search.
+            list = [Parameter("branch", branch)]
+        } else {
+            var parameters = parameters
+            if let branch { parameters["branch"] = branch }
+            list = parameters.elements
+        }
         self.init(
             Components(
                 protocolName: "SIP", protocolVersion: "2.0", transport: transport, host: host, port: port,
-                parameters: parameters.elements))
+                parameters: list))
     }
 
     /// Parses one via-parm.
@@ -189,18 +196,18 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
     }
 
     init(_ c: Components) {
-        func token(_ s: String, _ fallback: String) -> String {
-            !s.isEmpty && s.utf8.allSatisfy({ $0.isTokenChar }) ? s : fallback
-        }
         var bytes: [UInt8] = []
-        let name = bytes.appendRecording(token(c.protocolName, "SIP"))
+        bytes.reserveCapacity(Via.estimatedSize(c))
+        let name = bytes.appendTokenRecording(c.protocolName, or: "SIP")
         bytes.append(ASCII.slash)
-        let version = bytes.appendRecording(token(c.protocolVersion, "2.0"))
+        let version = bytes.appendTokenRecording(c.protocolVersion, or: "2.0")
         bytes.append(ASCII.slash)
-        let transport = bytes.appendRecording(token(c.transport, "UDP"))
+        let transport = bytes.appendTokenRecording(c.transport, or: "UDP")
         bytes.append(ASCII.space)
         if c.host.kind == .ipv6 { bytes.append(ASCII.leftBracket) }
-        let host = bytes.appendRecording(c.host.text)
+        let hostStart = bytes.count
+        bytes.append(contentsOf: c.host.source[c.host.span.range])
+        let host = ByteRange(start: hostStart, end: bytes.count)
         if c.host.kind == .ipv6 { bytes.append(ASCII.rightBracket) }
         if let port = c.port {
             bytes.append(ASCII.colon)
@@ -212,6 +219,15 @@ public struct Via: Sendable, CustomStringConvertible, SIPHeaderEncodable {
             source: bytes, whole: ByteRange(start: 0, end: bytes.count), protocolName: name, protocolVersion: version,
             transport: transport, hostKind: c.host.kind, host: host, port: c.port,
             parameters: ByteRange(start: parametersStart, end: bytes.count))
+    }
+
+    /// The bytes `init(_:)` writes when no parameter value needs quoting: enough that the usual Via is
+    /// written without the buffer growing.
+    static func estimatedSize(_ c: Components) -> Int {
+        var n = c.protocolName.utf8.count + c.protocolVersion.utf8.count + c.transport.utf8.count + 10
+        n += c.host.span.count
+        for p in c.parameters { n += p.name.utf8.count + (p.value?.utf8.count ?? 0) + 2 }
+        return n
     }
 
     mutating func modify(_ change: (inout Components) -> Void) {
