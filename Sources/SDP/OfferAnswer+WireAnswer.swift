@@ -216,7 +216,8 @@ extension OfferAnswer {
 
     /// `a=rtpmap` of one of our codecs under the offerer's payload type.
     private func writeRTPMap(_ codec: Int, payloadType: UInt8, into writer: inout WireWriter) -> Bool {
-        writer.appendRTPMap(configuration.codecs[codec], payloadType: payloadType)
+        guard let tail = configuration.codecs[codec].rtpMapTail else { return false }
+        return writer.appendRTPMap(tail: tail, payloadType: payloadType)
     }
 
     /// `a=fmtp` under the offerer's payload type.
@@ -228,9 +229,9 @@ extension OfferAnswer {
 }
 
 extension WireWriter {
-    /// `a=rtpmap` of `codec` under `payloadType`; false when the codec's text would be written otherwise.
-    mutating func appendRTPMap(_ codec: Codec, payloadType: UInt8) -> Bool {
-        guard let tail = codec.rtpMapTail else { return false }
+    /// `a=rtpmap` of a codec under `payloadType`, its text after the payload type being `tail`
+    /// (`Codec.rtpMapTail`).
+    mutating func appendRTPMap(tail: [UInt8], payloadType: UInt8) -> Bool {
         begin("a")
         append("rtpmap:")
         appendDecimal(payloadType)

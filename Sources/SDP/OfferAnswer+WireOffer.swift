@@ -43,7 +43,9 @@ extension OfferAnswer {
         }
         writer.end()
         for (codec, payloadType) in codecs {
-            guard writer.appendRTPMap(codec, payloadType: payloadType) else { return false }
+            guard let tail = codec.rtpMapTail, writer.appendRTPMap(tail: tail, payloadType: payloadType) else {
+                return false
+            }
             if let parameters = codec.formatParameters {
                 guard writer.appendFormatParameters(payloadType, parameters) else { return false }
             }
