@@ -48,7 +48,9 @@ struct SessionSetup {
         }
     }
 
-    var settings: Settings
+    var settings: Settings {
+        didSet { configurationCache = nil }
+    }
     let random: EngineRandom
     /// The `.invalid` host a WebSocket client's Contact names (`SIPTransportLayer.webSocketClientHost`).
     var webSocketClientHost = "switchboard.invalid"
@@ -59,6 +61,19 @@ struct SessionSetup {
     }
     /// The SDP codec list last built: sessions with the same codecs share its storage.
     private var codecListCache: (codecs: [Codec], list: [SDP.Codec])?
+    /// The offer/answer configuration last built, shared with the next session whose inputs match: building
+    /// one writes its session-level lines, and sessions at one media address differ only in port and
+    /// attributes.
+    private var configurationCache: (inputs: ConfigurationInputs, configuration: OfferAnswerConfiguration)?
+
+    /// What an offer/answer configuration is built from, apart from the settings and the per-session port and
+    /// media attributes.
+    private struct ConfigurationInputs: Equatable {
+        var address: String
+        var codecs: [SDP.Codec]
+        var policy: SDP.SRTPPolicy
+        var offersWebRTCProfile: Bool
+    }
 
     init(settings: Settings, random: EngineRandom) {
         self.settings = settings
@@ -92,19 +107,33 @@ struct SessionSetup {
         if settings.usesWebRTCProfile, policy == .off { policy = .optional }
         var list = codecList(codecs ?? settings.codecs)
         if settings.usesWebRTCProfile { list = Self.askingForDTX(list) }
-        var configuration = OfferAnswerConfiguration(
-            address: media.host, rtpPort: media.port, codecs: list,
-            srtpPolicy: Self.policy(policy), cryptoSuites: settings.cryptoSuites,
-            isRTCPMuxEnabled: settings.offersRTCPMux)
-        configuration.mediaAttributes = media.attributes
-        if !settings.dtlsFingerprints.isEmpty {
-            configuration.dtlsFingerprints = settings.dtlsFingerprints
-            configuration.keying = settings.srtpKeying == .dtls ? .dtls : .sdes
-            configuration.offersWebRTCProfile = settings.usesWebRTCProfile && offersWebRTCProfile
+        let inputs = ConfigurationInputs(
+            address: media.host, codecs: list, policy: Self.policy(policy), offersWebRTCProfile: offersWebRTCProfile)
+        var configuration: OfferAnswerConfiguration
+        if let cached = configurationCache, cached.inputs == inputs {
+            configuration = cached.configuration
+        } else {
+            configuration = makeConfiguration(inputs)
+            configurationCache = (inputs, configuration)
         }
+        if configuration.rtpPort != media.port { configuration.rtpPort = media.port }
+        if !media.attributes.isEmpty { configuration.mediaAttributes = media.attributes }
         return OfferAnswer(
             configuration: configuration, random: random.generator,
             keySource: CryptographicKeySource(random: random))
+    }
+
+    /// The configuration for `inputs` under the settings, with no media attributes and port 0.
+    private func makeConfiguration(_ inputs: ConfigurationInputs) -> OfferAnswerConfiguration {
+        var configuration = OfferAnswerConfiguration(
+            address: inputs.address, rtpPort: 0, codecs: inputs.codecs, srtpPolicy: inputs.policy,
+            cryptoSuites: settings.cryptoSuites, isRTCPMuxEnabled: settings.offersRTCPMux)
+        if !settings.dtlsFingerprints.isEmpty {
+            configuration.dtlsFingerprints = settings.dtlsFingerprints
+            configuration.keying = settings.srtpKeying == .dtls ? .dtls : .sdes
+            configuration.offersWebRTCProfile = settings.usesWebRTCProfile && inputs.offersWebRTCProfile
+        }
+        return configuration
     }
 
     /// `codecs` as SDP codecs with telephone-event last, shared with the last session that had the same.
