@@ -62,6 +62,13 @@ public final class SIPCore: @unchecked Sendable {
     private var records: [TransactionID: TransactionRecord] = [:]
     /// Timers beyond the few a record holds inline (no machine arms that many at once).
     private var extraTimers: [TimerID: TimerHandle] = [:]
+    /// Timers started while a received message is handled, armed on the loop once its handling ends: the
+    /// transaction user mostly answers at once, so the INVITE's Trying timer (§17.2.1), stopped by that
+    /// answer, never reaches the loop. The delays count from the end of the handling, a few microseconds
+    /// later (no clock moves within a handling in virtual time).
+    private var deferredTimers: [(timer: TimerID, delay: Duration)] = []
+    /// How deep in `receive` the core is (a handler may make the transport deliver another message).
+    private var receiveDepth = 0
     private var tokens: RandomTokens
 
     /// Checks applied to every incoming request; `nil` checks syntax only.
@@ -198,6 +205,11 @@ public final class SIPCore: @unchecked Sendable {
     // MARK: Driving
 
     private func receive(_ incoming: IncomingMessage) {
+        receiveDepth += 1
+        defer {
+            receiveDepth -= 1
+            if receiveDepth == 0, !deferredTimers.isEmpty { armDeferredTimers() }
+        }
         let peer = Peer(transport: incoming.transport, address: incoming.source, flow: incoming.flow)
         switch incoming.message {
         case .response(let response):
@@ -214,8 +226,17 @@ public final class SIPCore: @unchecked Sendable {
             case .send(let message, let peer, let transaction):
                 send(message, to: peer, transaction: transaction)
             case .startTimer(let timer, let delay):
-                startTimer(timer, after: delay)
+                if receiveDepth > 0 {
+                    deferredTimers.removeAll { $0.timer == timer }
+                    deferredTimers.append((timer, delay))
+                } else {
+                    startTimer(timer, after: delay)
+                }
             case .cancelTimer(let timer):
+                if let index = deferredTimers.firstIndex(where: { $0.timer == timer }) {
+                    deferredTimers.remove(at: index)
+                    continue
+                }
                 let handle =
                     records[timer.transaction]?.timers.remove(timer.kind) ?? extraTimers.removeValue(forKey: timer)
                 if let handle { loop.cancelTimer(handle) }
@@ -223,6 +244,13 @@ public final class SIPCore: @unchecked Sendable {
                 deliver(event)
             }
         }
+    }
+
+    /// Arms the timers started while messages were being handled, in the order they were started.
+    private func armDeferredTimers() {
+        let timers = deferredTimers
+        deferredTimers.removeAll(keepingCapacity: true)
+        for (timer, delay) in timers { startTimer(timer, after: delay) }
     }
 
     private func startTimer(_ timer: TimerID, after delay: Duration) {
@@ -322,6 +350,7 @@ public final class SIPCore: @unchecked Sendable {
             records[transaction]?.handler?(.transportError(lastTransportErrors.removeValue(forKey: transaction)))
         case .terminated(let transaction):
             let record = records.removeValue(forKey: transaction)
+            if !deferredTimers.isEmpty { deferredTimers.removeAll { $0.timer.transaction == transaction } }
             lastTransportErrors[transaction] = nil
             record?.timers.forEach { loop.cancelTimer($0) }
             if !extraTimers.isEmpty {
