@@ -288,9 +288,11 @@ public final class SIPCore: @unchecked Sendable {
             }
         case .response(let response):
             if let transaction, response.statusCode >= 200 {
-                let count = records[transaction, default: TransactionRecord()].finalResponses
-                if count > 0 { statistics.responseRetransmissions += 1 }
-                records[transaction, default: TransactionRecord()].finalResponses = count + 1
+                if records[transaction, default: TransactionRecord()].hasSentFinalResponse {
+                    statistics.responseRetransmissions += 1
+                } else {
+                    records[transaction, default: TransactionRecord()].hasSentFinalResponse = true
+                }
             }
             let incoming = IncomingMessage(
                 message: .response(response), transport: peer.transport, source: peer.address,

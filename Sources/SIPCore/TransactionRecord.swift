@@ -2,16 +2,17 @@ import SIPTransaction
 import SIPTransport
 
 /// What the core keeps for one live transaction, in one table entry, so that each action costs one look-up
-/// and the transaction's end finds everything it must undo (its armed timers included) in one place.
+/// and the transaction's end finds everything it must undo (its armed timers included) in one place. Small
+/// (48 bytes): a busy UAS holds one per lingering transaction.
 struct TransactionRecord {
     /// The client transaction's handler; `nil` for server transactions.
     var handler: ((ClientTransactionEvent) -> Void)?
-    /// Whether the request went out once already (a later send is a retransmission).
-    var hasSentRequest = false
-    /// The final responses sent so far (the second and later are retransmissions).
-    var finalResponses = 0
     /// The timers armed on the loop.
     var timers = ArmedTimers()
+    /// Whether the request went out once already (a later send is a retransmission).
+    var hasSentRequest = false
+    /// Whether a final response went out once already (a later one is a retransmission).
+    var hasSentFinalResponse = false
 
     init(handler: ((ClientTransactionEvent) -> Void)? = nil) {
         self.handler = handler
@@ -21,36 +22,29 @@ struct TransactionRecord {
 /// A transaction's armed timers, held inline: a transaction arms few at once (A and B, E and F, G and H),
 /// so three places hold them without an allocation; the core keeps any more elsewhere.
 struct ArmedTimers {
-    private var first: Armed?
-    private var second: Armed?
-    private var third: Armed?
-
-    struct Armed {
-        var kind: TimerKind
-        var handle: TimerHandle
-    }
+    private var handles: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    private var kinds: (TimerKind?, TimerKind?, TimerKind?) = (nil, nil, nil)
 
     /// Records `handle` for `kind`. Returns the handle it replaces (to cancel), and whether there was room.
     mutating func insert(_ kind: TimerKind, _ handle: TimerHandle) -> (replaced: TimerHandle?, stored: Bool) {
-        let armed = Armed(kind: kind, handle: handle)
-        if let old = first, old.kind == kind {
-            first = armed
-            return (old.handle, true)
+        if kinds.0 == kind {
+            defer { handles.0 = handle.id }
+            return (TimerHandle(id: handles.0), true)
         }
-        if let old = second, old.kind == kind {
-            second = armed
-            return (old.handle, true)
+        if kinds.1 == kind {
+            defer { handles.1 = handle.id }
+            return (TimerHandle(id: handles.1), true)
         }
-        if let old = third, old.kind == kind {
-            third = armed
-            return (old.handle, true)
+        if kinds.2 == kind {
+            defer { handles.2 = handle.id }
+            return (TimerHandle(id: handles.2), true)
         }
-        if first == nil {
-            first = armed
-        } else if second == nil {
-            second = armed
-        } else if third == nil {
-            third = armed
+        if kinds.0 == nil {
+            (kinds.0, handles.0) = (kind, handle.id)
+        } else if kinds.1 == nil {
+            (kinds.1, handles.1) = (kind, handle.id)
+        } else if kinds.2 == nil {
+            (kinds.2, handles.2) = (kind, handle.id)
         } else {
             return (nil, false)
         }
@@ -59,25 +53,25 @@ struct ArmedTimers {
 
     /// Forgets the timer of `kind` and returns its handle, if one is held here.
     mutating func remove(_ kind: TimerKind) -> TimerHandle? {
-        if let old = first, old.kind == kind {
-            first = nil
-            return old.handle
+        if kinds.0 == kind {
+            kinds.0 = nil
+            return TimerHandle(id: handles.0)
         }
-        if let old = second, old.kind == kind {
-            second = nil
-            return old.handle
+        if kinds.1 == kind {
+            kinds.1 = nil
+            return TimerHandle(id: handles.1)
         }
-        if let old = third, old.kind == kind {
-            third = nil
-            return old.handle
+        if kinds.2 == kind {
+            kinds.2 = nil
+            return TimerHandle(id: handles.2)
         }
         return nil
     }
 
     /// Calls `cancel` with each handle held.
     func forEach(_ cancel: (TimerHandle) -> Void) {
-        if let first { cancel(first.handle) }
-        if let second { cancel(second.handle) }
-        if let third { cancel(third.handle) }
+        if kinds.0 != nil { cancel(TimerHandle(id: handles.0)) }
+        if kinds.1 != nil { cancel(TimerHandle(id: handles.1)) }
+        if kinds.2 != nil { cancel(TimerHandle(id: handles.2)) }
     }
 }
