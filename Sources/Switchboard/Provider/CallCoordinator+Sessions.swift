@@ -145,7 +145,20 @@ extension CallCoordinator: SessionDriverDelegate {
         record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
     }
 
+    /// Cancels the outgoing call when it has no answer within `outgoingAnswerTimeout`; each INVITE it sends
+    /// (a redirect's too) starts the wait again.
+    func armOutgoingAnswerTimer(_ record: CallRecord) {
+        record.cancelUnansweredTimer()
+        guard let wait = configuration.outgoingAnswerTimeout else { return }
+        let uuid = record.uuid
+        let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
+            self?.end(uuid, rejectStatus: 480, reason: .unanswered)
+        }
+        record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
+    }
+
     private func connected(_ record: CallRecord, _ session: NegotiatedSession?) {
+        record.cancelUnansweredTimer()
         if let session { apply(session, to: record) }
         // With ICE the app hears `connected` with the media path, once a pair is selected.
         if holdsConnectForICE(record) || holdsConnectForDTLS(record) { return }
