@@ -48,7 +48,9 @@ struct SessionSetup {
         }
     }
 
-    var settings: Settings
+    var settings: Settings {
+        didSet { configurationCache = nil }
+    }
     let random: EngineRandom
     /// The `.invalid` host a WebSocket client's Contact names (`SIPTransportLayer.webSocketClientHost`).
     var webSocketClientHost = "switchboard.invalid"
@@ -59,6 +61,18 @@ struct SessionSetup {
     }
     /// The SDP codec list last built: sessions with the same codecs share its storage.
     private var codecListCache: (codecs: [Codec], list: [SDP.Codec])?
+    /// The offer/answer configuration last built, but for its RTP port: sessions made from the same terms share
+    /// its storage (one allocation and its session-line text for all of them, instead of one per call).
+    private var configurationCache: (terms: ConfigurationTerms, configuration: OfferAnswerConfiguration)?
+
+    /// What a session's offer/answer configuration is made from besides `settings` and its RTP port.
+    private struct ConfigurationTerms: Equatable {
+        var host: String
+        var codecs: [SDP.Codec]
+        var policy: SRTPPolicy
+        var attributes: [Attribute]
+        var offersWebRTCProfile: Bool
+    }
 
     init(settings: Settings, random: EngineRandom) {
         self.settings = settings
@@ -92,19 +106,35 @@ struct SessionSetup {
         if settings.usesWebRTCProfile, policy == .off { policy = .optional }
         var list = codecList(codecs ?? settings.codecs)
         if settings.usesWebRTCProfile { list = Self.askingForDTX(list) }
-        var configuration = OfferAnswerConfiguration(
-            address: media.host, rtpPort: media.port, codecs: list,
-            srtpPolicy: Self.policy(policy), cryptoSuites: settings.cryptoSuites,
-            isRTCPMuxEnabled: settings.offersRTCPMux)
-        configuration.mediaAttributes = media.attributes
-        if !settings.dtlsFingerprints.isEmpty {
-            configuration.dtlsFingerprints = settings.dtlsFingerprints
-            configuration.keying = settings.srtpKeying == .dtls ? .dtls : .sdes
-            configuration.offersWebRTCProfile = settings.usesWebRTCProfile && offersWebRTCProfile
+        let terms = ConfigurationTerms(
+            host: media.host, codecs: list, policy: policy, attributes: media.attributes,
+            offersWebRTCProfile: offersWebRTCProfile)
+        var configuration: OfferAnswerConfiguration
+        if let cached = configurationCache, cached.terms == terms {
+            configuration = cached.configuration
+            configuration.rtpPort = media.port
+        } else {
+            configuration = makeConfiguration(terms, rtpPort: media.port)
+            configurationCache = (terms, configuration)
         }
         return OfferAnswer(
             configuration: configuration, random: random.generator,
             keySource: CryptographicKeySource(random: random))
+    }
+
+    /// The offer/answer configuration `terms` and `settings` make, receiving RTP on `rtpPort`.
+    private func makeConfiguration(_ terms: ConfigurationTerms, rtpPort: UInt16) -> OfferAnswerConfiguration {
+        var configuration = OfferAnswerConfiguration(
+            address: terms.host, rtpPort: rtpPort, codecs: terms.codecs,
+            srtpPolicy: Self.policy(terms.policy), cryptoSuites: settings.cryptoSuites,
+            isRTCPMuxEnabled: settings.offersRTCPMux)
+        configuration.mediaAttributes = terms.attributes
+        if !settings.dtlsFingerprints.isEmpty {
+            configuration.dtlsFingerprints = settings.dtlsFingerprints
+            configuration.keying = settings.srtpKeying == .dtls ? .dtls : .sdes
+            configuration.offersWebRTCProfile = settings.usesWebRTCProfile && terms.offersWebRTCProfile
+        }
+        return configuration
     }
 
     /// `codecs` as SDP codecs with telephone-event last, shared with the last session that had the same.
