@@ -144,6 +144,23 @@ struct VanishedCalleeTests {
         #expect(alice.request("CANCEL", within: .milliseconds(10)) == nil)
     }
 
+    @Test func aFarEndThatRingsAgainEveryMinuteKeepsTheCallRinging() throws {
+        let alice = try Alice { $0.outgoingAnswerTimeout = .seconds(90) }
+        defer { alice.close() }
+        let (uuid, invite) = try alice.call()
+        // §13.3.1.1: a 180 a minute, for five minutes; each starts the 90 s wait again.
+        for _ in 0..<5 {
+            alice.peer.send(Self.reply("180 Ringing", to: invite), to: alice.address)
+            alice.world.advance(by: .seconds(60))
+            #expect(alice.endDetails(uuid) == nil)
+        }
+        #expect(alice.request("CANCEL", within: .milliseconds(10)) == nil)
+        // Then it stops: 90 s after the last 180 (30 s of them already gone), the call is cancelled.
+        let cancel = alice.request("CANCEL", within: .seconds(61))
+        #expect(cancel != nil)
+        #expect(alice.endDetails(uuid)?.reason == .unanswered)
+    }
+
     @Test func aCallAnsweredBeforeTheTimeoutIsNotCancelled() throws {
         let alice = try Alice { $0.outgoingAnswerTimeout = .seconds(60) }
         defer { alice.close() }
