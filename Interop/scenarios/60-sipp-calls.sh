@@ -2,7 +2,7 @@
 # qop, SHA-256 before MD5, FreeSWITCH 407), 100rel/PRACK, forked early dialogs, CANCEL crossing a 200,
 # session-timer refresh, re-INVITE glare (491 then retry), and a 200 that is never ACKed. Each XML checks the
 # headers under test with ereg / verifyauth / test actions; a case passes when sipp's one call succeeded and
-# switchboard exited as CLI.md says. Ports: sipp 5570-5586 and 5592 (its SDP names 5589, where nothing
+# switchboard exited as CLI.md says. Ports: sipp 5570-5586, 5592 and 5593 (its SDP names 5589, where nothing
 # listens); switchboard takes any free port (--listen 127.0.0.1:0): other runs on this machine take free pairs
 # anywhere in 5400-5499, so a fixed one collides.
 
@@ -236,6 +236,40 @@ sipp_transfer_no_bye() {
   grep -q '^SIP/2.0 200 OK' sipp.msg || { echo "no 200 in a NOTIFY body"; return 1; }
 }
 
+# A callee that rings and vanishes (no final response, no answer to the CANCEL): `load --answer-timeout 2`
+# cancels each of its 3 calls about 2 s after the INVITE, counts them `unanswered` and finishes (exit 1: 3
+# failures past --max-failures 0), where before the calls rang for ever.
+sipp_ring_then_vanish() {
+  capture_start "$CASE_DIR/capture.pcap" "port 5593"
+  sipp -sf "$SIPP_DIR/uas_ring_vanish.xml" -p 5593 -m 3 -i 127.0.0.1 -nostdin -nd -timeout 60s -trace_err \
+    -error_file sipp.err > sipp.out 2>&1 &
+  local sp=$!
+  wait_udp_port 5593 || { echo "sipp did not bind 5593:"; cat sipp.out; }
+  "$(switchboard_bin)" load sip:pbx@127.0.0.1:5593 --calls 3 --rate 10 --concurrent 3 --media off \
+    --answer-timeout 2 --listen 127.0.0.1:0 > events.out 2> trace.out
+  SB_RC=$?
+  local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+  stop_pid $sp
+  capture_stop "$CASE_DIR/capture.pcap"
+  capture_sip "$CASE_DIR/capture.pcap" > capture.txt
+  echo "--- events (exit $SB_RC)"; cat events.out
+  grep -q "Successful call *| *[0-9]* *| *3" sipp.out || { echo "sipp did not get 3 CANCELs:"; cat sipp.err; return 1; }
+  [ $SB_RC -eq 1 ] || { echo "switchboard load exited $SB_RC, expected 1"; return 1; }
+  expect_event events.out 'load-summary started=3 connected=0 ended=3 failed=3 live=0 ' \
+    && expect_event events.out 'failures=unanswered:3' || return 1
+  # Each CANCEL left 2 s after its INVITE (give or take the scheduler's tick).
+  tshark -r "$CASE_DIR/capture.pcap" -Y 'sip.Method == "INVITE" || sip.Method == "CANCEL"' -T fields \
+    -e sip.Call-ID -e sip.Method -e frame.time_relative 2>/dev/null | python3 -c '
+import sys
+t = {}
+for line in sys.stdin:
+    cid, method, at = line.split("\t")
+    t.setdefault(cid, {}).setdefault(method, float(at))  # the first one: the CANCEL is resent unanswered
+waits = [v["CANCEL"] - v["INVITE"] for v in t.values() if "INVITE" in v and "CANCEL" in v]
+print("INVITE to CANCEL, s:", ["%.3f" % w for w in waits])
+sys.exit(0 if len(waits) == 3 and all(1.9 <= w <= 3.0 for w in waits) else 1)'
+}
+
 case_add sipp_calls asterisk-401-opaque-qop sipp udp sipp_asterisk_401
 case_add sipp_calls asterisk-sha256-then-md5 sipp udp sipp_sha256_first
 case_add sipp_calls freeswitch-407-realm-domain sipp udp sipp_freeswitch_407
@@ -249,3 +283,4 @@ case_add sipp_calls bye-without-ack sipp udp sipp_no_ack
 case_add sipp_calls media-timeout-bye sipp udp sipp_media_timeout
 case_add sipp_calls early-media-announcement sipp udp sipp_early_media
 case_add sipp_calls transfer-without-bye sipp udp sipp_transfer_no_bye
+case_add sipp_calls ring-then-vanish-load sipp udp sipp_ring_then_vanish

@@ -32,20 +32,13 @@ extension OfferAnswer {
     )? {
         guard writeSessionLines(into: &writer) else { return nil }
         var accepted: NegotiatedSession?
-        var mediaIndex = 0
-        var start = sessionEnd
-        while start < offer.lines.count {
-            var end = start + 1
-            while end < offer.lines.count, offer.lines[end].type != UInt8(ascii: "m") { end += 1 }
-            let section = WireSection(offer: offer, lines: start..<end, index: mediaIndex, sessionEnd: sessionEnd)
+        for section in offer.sections(from: sessionEnd) {
             if accepted == nil, section.port != 0, section.isAudio {
                 guard let negotiated = answerAudio(section, into: &writer) else { return nil }
                 accepted = negotiated
             } else {
                 section.writeRejected(into: &writer)
             }
-            mediaIndex += 1
-            start = end
         }
         guard let accepted else { return nil }
         return (SessionDescription(storage: writer.finish()), accepted)

@@ -154,18 +154,12 @@ extension WireOffer {
     /// The media section at `index`, when the description has exactly `count` of them (the offer's count).
     func section(at index: Int, count: Int, sessionEnd: Int) -> WireSection? {
         var found: WireSection?
-        var mediaIndex = 0
-        var start = sessionEnd
-        while start < lines.count {
-            var end = start + 1
-            while end < lines.count, lines[end].type != UInt8(ascii: "m") { end += 1 }
-            if mediaIndex == index {
-                found = WireSection(offer: self, lines: start..<end, index: mediaIndex, sessionEnd: sessionEnd)
-            }
-            mediaIndex += 1
-            start = end
+        var seen = 0
+        for section in sections(from: sessionEnd) {
+            if section.index == index { found = section }
+            seen += 1
         }
-        return mediaIndex == count ? found : nil
+        return seen == count ? found : nil
     }
 }
 

@@ -1,5 +1,6 @@
 // How an `OfferAnswerConfiguration` holds its values: in one shared storage object, so that a copy (each call's
 // engine takes the provider's configuration) costs one retain instead of retaining every array and string in it.
+// The RTP port, the one value that differs from call to call, is kept beside it.
 
 extension OfferAnswerConfiguration {
     /// The values the public properties read and write.
@@ -11,7 +12,6 @@ extension OfferAnswerConfiguration {
         var address: String {
             didSet { updateSessionLineText() }
         }
-        var rtpPort: UInt16
         var isRTCPMuxEnabled: Bool
         var prefersOffererCodecOrder: Bool
         var mediaAttributes: [Attribute]
@@ -29,7 +29,7 @@ extension OfferAnswerConfiguration {
         var writesOffersAsBytes = true
 
         init(
-            address: String, rtpPort: UInt16, codecs: [Codec], packetTime: Int, srtpPolicy: SRTPPolicy,
+            address: String, codecs: [Codec], packetTime: Int, srtpPolicy: SRTPPolicy,
             cryptoSuites: [CryptoSuite], isRTCPMuxEnabled: Bool
         ) {
             self.codecs = codecs
@@ -37,7 +37,6 @@ extension OfferAnswerConfiguration {
             self.srtpPolicy = srtpPolicy
             self.cryptoSuites = cryptoSuites
             self.address = address
-            self.rtpPort = rtpPort
             self.isRTCPMuxEnabled = isRTCPMuxEnabled
             self.prefersOffererCodecOrder = false
             self.mediaAttributes = []
@@ -63,10 +62,11 @@ extension OfferAnswerConfiguration {
     }
 
     public static func == (lhs: OfferAnswerConfiguration, rhs: OfferAnswerConfiguration) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+        lhs.rtpPort == rhs.rtpPort && (lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields)
     }
 
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(rtpPort)
         hasher.combine(storage.fields)
     }
 }

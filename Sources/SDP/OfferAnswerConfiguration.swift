@@ -41,11 +41,9 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
         get { storage.fields.address }
         _modify { yield &uniqueStorage.fields.address }
     }
-    /// The port we receive RTP on; RTCP is on the next port unless rtcp-mux is negotiated.
-    public var rtpPort: UInt16 {
-        get { storage.fields.rtpPort }
-        _modify { yield &uniqueStorage.fields.rtpPort }
-    }
+    /// The port we receive RTP on; RTCP is on the next port unless rtcp-mux is negotiated. Kept beside the
+    /// shared storage, not in it: calls that differ only in their port share one storage.
+    public var rtpPort: UInt16
     /// Whether we offer and accept rtcp-mux (RFC 5761), true by default.
     public var isRTCPMuxEnabled: Bool {
         get { storage.fields.isRTCPMuxEnabled }
@@ -119,8 +117,9 @@ public struct OfferAnswerConfiguration: Sendable, Hashable {
     ) {
         storage = Storage(
             Fields(
-                address: address, rtpPort: rtpPort, codecs: codecs, packetTime: packetTime, srtpPolicy: srtpPolicy,
+                address: address, codecs: codecs, packetTime: packetTime, srtpPolicy: srtpPolicy,
                 cryptoSuites: cryptoSuites, isRTCPMuxEnabled: isRTCPMuxEnabled))
+        self.rtpPort = rtpPort
     }
 
     /// Whether answers may take DTLS-SRTP: SRTP is not off and there is a certificate. Offers with an

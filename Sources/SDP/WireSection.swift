@@ -157,6 +157,36 @@ struct WireFormat {
     }
 }
 
+extension WireOffer {
+    /// The media sections, one per m= line in order, the first beginning at `sessionEnd`.
+    func sections(from sessionEnd: Int) -> WireSections { WireSections(offer: self, sessionEnd: sessionEnd) }
+}
+
+/// The media sections of a scanned description, read in place one after another.
+struct WireSections: Sequence, IteratorProtocol {
+    let offer: WireOffer
+    let sessionEnd: Int
+    private var start: Int
+    private var index = 0
+
+    init(offer: WireOffer, sessionEnd: Int) {
+        self.offer = offer
+        self.sessionEnd = sessionEnd
+        self.start = sessionEnd
+    }
+
+    mutating func next() -> WireSection? {
+        let lines = offer.lines
+        guard start < lines.count else { return nil }
+        var end = start + 1
+        while end < lines.count, lines[end].type != UInt8(ascii: "m") { end += 1 }
+        let section = WireSection(offer: offer, lines: start..<end, index: index, sessionEnd: sessionEnd)
+        start = end
+        index += 1
+        return section
+    }
+}
+
 /// One media section of a scanned offer: its m= line read, its other lines in place.
 struct WireSection {
     let offer: WireOffer

@@ -5,7 +5,8 @@ public import SIPMessage
 /// Calling: the INVITE is sent, retransmitted on Timer A over unreliable transports, abandoned on Timer B.
 /// A 1xx moves it to Proceeding; a 2xx to Accepted, where 2xx retransmissions keep reaching the TU (which
 /// sends the ACK for them) until Timer M; a 300-699 to Completed, where the transaction itself sends the
-/// ACK and resends it for each retransmitted response until Timer D.
+/// ACK and resends it for each retransmitted response until Timer D. Once the INVITE is cancelled, a final
+/// response that has not come within 64*T1 never will: the transaction then ends as a timeout (§9.1).
 public struct InviteClientTransaction: Sendable {
     /// Figure 5 of RFC 3261 as corrected by RFC 6026 §7.2.
     public enum State: Sendable, Hashable {
@@ -27,6 +28,8 @@ public struct InviteClientTransaction: Sendable {
 
     private var timerAInterval: Duration
     private var isStarted = false
+    /// Whether the CANCEL's wait (`TimerKind.cancelled`) is armed.
+    private var isCancelWaitArmed = false
 
     /// A transaction for `request`, an INVITE whose top Via carries the branch; `start()` sends it.
     public init(request: SIPRequest, isReliable: Bool, timers: TransactionTimers = TransactionTimers()) {
@@ -55,6 +58,10 @@ public struct InviteClientTransaction: Sendable {
         case .calling, .proceeding:
             var actions = [TransactionAction].reserved()
             if state == .calling { stopCallingTimers(&actions) }
+            if (200...699).contains(code), isCancelWaitArmed {
+                isCancelWaitArmed = false
+                actions.append(.cancelTimer(.cancelled))
+            }
             switch code {
             case 100...199:
                 state = .proceeding
@@ -87,16 +94,33 @@ public struct InviteClientTransaction: Sendable {
         }
     }
 
+    /// A CANCEL of this INVITE went out (§9.1): without a final response within 64*T1 the transaction is
+    /// considered cancelled, reports a timeout and ends. Only the first CANCEL arms the wait; nothing once a
+    /// final response came.
+    public mutating func cancelSent() -> [TransactionAction] {
+        guard state == .calling || state == .proceeding, !isCancelWaitArmed else { return [] }
+        isCancelWaitArmed = true
+        return [.startTimer(.cancelled, after: timers.initialValue(of: .cancelled, isReliable: isReliable))]
+    }
+
     /// One of this transaction's timers fired. Timers that do not apply to the current state are ignored.
     public mutating func timerFired(_ kind: TimerKind) -> [TransactionAction] {
         switch (state, kind) {
         case (.calling, .a):
             timerAInterval = timers.nextInterval(after: timerAInterval, for: .a)
             return [.sendRequest(request), .startTimer(.a, after: timerAInterval)]
-        case (.calling, .b):
-            state = .terminated
+        case (.calling, .b), (.calling, .cancelled), (.proceeding, .cancelled):
             var actions = [TransactionAction].reserved()
-            if !isReliable { actions.append(.cancelTimer(.a)) }
+            if state == .calling {
+                if kind == .b {
+                    if !isReliable { actions.append(.cancelTimer(.a)) }
+                    if isCancelWaitArmed { actions.append(.cancelTimer(.cancelled)) }
+                } else {
+                    stopCallingTimers(&actions)
+                }
+            }
+            isCancelWaitArmed = false
+            state = .terminated
             actions.append(.timeout)
             actions.append(.terminated)
             return actions
@@ -114,6 +138,8 @@ public struct InviteClientTransaction: Sendable {
         case .calling:
             var actions = [TransactionAction].reserved()
             stopCallingTimers(&actions)
+            if isCancelWaitArmed { actions.append(.cancelTimer(.cancelled)) }
+            isCancelWaitArmed = false
             state = .terminated
             actions.append(.transportError)
             actions.append(.terminated)

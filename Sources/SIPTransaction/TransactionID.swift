@@ -48,6 +48,9 @@ public enum TimerKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConv
     case m
     /// The TU's time to answer an INVITE before the transaction sends 100 Trying (§17.2.1: 200 ms).
     case trying
+    /// 64*T1 after a CANCEL of an INVITE with no final response yet: the INVITE client transaction is then
+    /// considered cancelled and destroyed (§9.1), so a far end that vanished cannot hold it forever.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -64,6 +67,7 @@ public enum TimerKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConv
         case .l: "L"
         case .m: "M"
         case .trying: "Trying"
+        case .cancelled: "Cancelled"
         }
     }
 }

@@ -57,7 +57,8 @@ public struct TransactionLayer<Address: Hashable & Sendable>: Sendable {
     /// INVITE, a non-INVITE one for anything else but ACK.
     ///
     /// The request must be complete: its top Via carries a branch beginning with `z9hG4bK` (§8.1.1.7), which
-    /// the TU or transport chose, and its CSeq names its method. A CANCEL reuses its INVITE's branch (§9.1).
+    /// the TU or transport chose, and its CSeq names its method. A CANCEL reuses its INVITE's branch (§9.1);
+    /// the INVITE's transaction then gives up 64*T1 later if no final response came (`TimerKind.cancelled`).
     /// - Parameters:
     ///   - request: the request as it goes on the wire.
     ///   - destination: where the transport sends it and its retransmissions, and the ACK of a non-2xx.
@@ -69,7 +70,13 @@ public struct TransactionLayer<Address: Hashable & Sendable>: Sendable {
     ) throws(TransactionError) -> (id: TransactionID, actions: [Action]) {
         let (id, results) = try table.startClient(request, isReliable: isReliable)
         setAddress(destination, for: id)
-        return (id, translate(results, for: id))
+        var actions = translate(results, for: id)
+        if request.method == .cancel, let branch = request.topViaSummary?.branch,
+            let (invite, waits) = table.inviteCancelled(branch: branch)
+        {
+            actions += translate(waits, for: invite)
+        }
+        return (id, actions)
     }
 
     /// Sends the TU's response through server transaction `id` (§17.2.1, §17.2.2). A response the

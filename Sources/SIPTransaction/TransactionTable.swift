@@ -207,6 +207,16 @@ struct TransactionTable: Sendable {
         return (id, actions)
     }
 
+    /// A CANCEL with `branch` went out: the INVITE client transaction it cancels (same branch, §9.1) starts
+    /// its wait for a final response. `nil` when no such INVITE transaction lives.
+    @usableFromInline
+    mutating func inviteCancelled(branch: String) -> (id: TransactionID, actions: [TransactionAction])? {
+        guard let id = clientIndex[ClientKey(branch: branch, method: .invite)],
+            let actions = Self.run(&inviteClients, id, { $0.cancelSent() })
+        else { return nil }
+        return (id, actions)
+    }
+
     /// The TU's response for server transaction `id`.
     @usableFromInline
     mutating func respond(_ response: SIPResponse, in id: TransactionID) throws(TransactionError) -> [TransactionAction]

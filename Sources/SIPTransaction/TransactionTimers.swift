@@ -42,7 +42,7 @@ public struct TransactionTimers: Sendable, Hashable {
     public func initialValue(of kind: TimerKind, isReliable: Bool) -> Duration {
         switch kind {
         case .a, .e, .g: t1
-        case .b, .f, .h, .l, .m: transactionTimeout
+        case .b, .f, .h, .l, .m, .cancelled: transactionTimeout
         case .d: isReliable ? .zero : timerD
         case .i, .k: isReliable ? .zero : t4
         case .j: isReliable ? .zero : transactionTimeout

@@ -23,6 +23,9 @@ enum LoadCommand {
             FlagSpec(
                 name: "media", valueName: "rtp|file|off",
                 help: "rtp: --play's tone or silence; file: --play FILE.wav; off: SDP, no RTP"),
+            FlagSpec(
+                name: "answer-timeout", valueName: "S|off",
+                help: "cancel a call with no answer after S seconds (180; off: never)"),
             FlagSpec(name: "max-failures", valueName: "N", help: "exit 1 past N failed calls (0)"),
             FlagSpec(name: "stats", valueName: "S", help: "a load event every S seconds"),
         ]
@@ -152,7 +155,10 @@ enum LoadCommand {
         let harness: ProviderHarness
         do throws(HarnessError) {
             harness = try ProviderHarness.start(
-                options, needs: .init(registers: registers, defaultListen: nil, target: plan.target), io: io,
+                options,
+                needs: .init(
+                    registers: registers, defaultListen: nil, target: plan.target,
+                    minimumCallLimit: plan.concurrent), io: io,
                 printer: printer
             ) { event in
                 record(event, state: state, duration: plan.duration, controller: { harnessSlot.wait() })

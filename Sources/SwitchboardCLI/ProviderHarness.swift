@@ -77,6 +77,9 @@ final class ProviderHarness: Sendable {
         /// The media timeout without `--media-timeout` (`answer --auto-answer`: 30 s, so calls whose caller
         /// vanished after the ACK end by themselves).
         var defaultMediaTimeout: Duration? = nil
+        /// The fewest calls the provider must carry at once unless `--max-calls` says otherwise (`load`:
+        /// its `--concurrent`, so the provider's limit never refuses a call the command meant to start).
+        var minimumCallLimit = 0
     }
 
     private init(
@@ -176,6 +179,17 @@ final class ProviderHarness: Sendable {
                 throw UsageError(message: "bad value for --max-calls: \(text)")
             }
             configuration.maximumCalls = value
+        } else {
+            configuration.maximumCalls = max(configuration.maximumCalls, needs.minimumCallLimit)
+        }
+        if let text = options["answer-timeout"] {
+            if text == "off" {
+                configuration.outgoingAnswerTimeout = nil
+            } else if let seconds = Double(text), seconds > 0, seconds <= 86_400 {
+                configuration.outgoingAnswerTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+            } else {
+                throw UsageError(message: "bad value for --answer-timeout: \(text) (seconds, above 0, or off)")
+            }
         }
         if let text = options["expected-rate"] {
             guard let value = Int(text), (0...100_000).contains(value) else {

@@ -28,6 +28,7 @@ struct TimerValueTests {
         (.l, .milliseconds(6400), .milliseconds(6400)),
         (.m, .milliseconds(6400), .milliseconds(6400)),
         (.trying, .milliseconds(200), .milliseconds(200)),
+        (.cancelled, .milliseconds(6400), .milliseconds(6400)),  // 64*T1 after a CANCEL (§9.1)
     ]
 
     @Test(arguments: table)

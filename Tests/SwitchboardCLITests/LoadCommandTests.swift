@@ -1,3 +1,4 @@
+import Switchboard
 import Testing
 
 @testable import SwitchboardCLI
@@ -9,6 +10,7 @@ struct LoadCommandTests {
     @Test(arguments: [
         ["--rate", "0"], ["--rate", "fast"], ["--calls", "0"], ["--concurrent", "-1"], ["--ramp", "-2"],
         ["--media", "none"], ["--media", "file"], ["--max-failures", "x"], ["--stats", "0"], ["--duration", "-1"],
+        ["--answer-timeout", "0"], ["--answer-timeout", "soon"],
     ])
     func badFlagsExit2AndNameTheFlag(flag: [String]) {
         let capture = Capture()
@@ -21,6 +23,24 @@ struct LoadCommandTests {
         let capture = Capture()
         #expect(SwitchboardCommand.run(["load", "--calls", "3"], io: capture.io) == 2)
         #expect(capture.err.contains { $0.contains("target URI") })
+    }
+
+    @Test func theProviderCarriesTheConcurrentCallsUnlessMaxCallsSaysOtherwise() throws {
+        func configuration(_ values: [String: String]) throws -> (calls: Int, answerTimeout: Duration?) {
+            let options = AccountOptions(values: values)
+            let plan = try LoadCommand.Plan(options, target: "sip:bob@127.0.0.1")
+            let needs = ProviderHarness.Needs(
+                registers: false, defaultListen: nil, target: plan.target, minimumCallLimit: plan.concurrent)
+            let made = try ProviderHarness.makeConfiguration(options, needs: needs).0
+            return (made.maximumCalls, made.outgoingAnswerTimeout)
+        }
+        // The provider's default limit (1,000) would refuse the 1,001st of 20,000 calls meant to be up at once.
+        #expect(try configuration(["concurrent": "20000"]).calls == 20_000)
+        #expect(try configuration(["concurrent": "10"]).calls == 1_000)
+        #expect(try configuration(["concurrent": "20000", "max-calls": "50"]).calls == 50)
+        #expect(try configuration([:]).answerTimeout == .seconds(180))
+        #expect(try configuration(["answer-timeout": "2.5"]).answerTimeout == .milliseconds(2_500))
+        #expect(try configuration(["answer-timeout": "off"]).answerTimeout == nil)
     }
 
     @Test func theRampReachesTheRateLinearly() throws {

@@ -105,6 +105,13 @@ public struct CallProviderConfiguration: Sendable {
     public var expectedCallRate: Int
     /// Answer 480 to INVITEs the delegate leaves unanswered after this long (`nil`: wait for the caller).
     public var unansweredTimeout: Duration?
+    /// An outgoing call that has no answer this long after its INVITE went out, or after its latest
+    /// provisional response other than 100, is cancelled and ends `unanswered` (`nil`: let it ring as long as
+    /// the far end does). 180 s by default, the least a proxy's Timer C may be, and restarted the same way (RFC
+    /// 3261 §16.6; a UAS that rings long sends a provisional response a minute, §13.3.1.1): a far end that
+    /// vanished then cannot keep the call ringing forever; if its CANCEL is not answered either, the INVITE
+    /// is given up 64*T1 later (§9.1) and nothing of the call is left.
+    public var outgoingAnswerTimeout: Duration?
     /// Each call's audio unless `CallProvider.setAudio(_:for:)` sets another: silence out, nothing kept.
     public var audio: CallAudio
     /// The local UDP ports RTP and RTCP use, in even/odd pairs.
@@ -197,6 +204,7 @@ public struct CallProviderConfiguration: Sendable {
         self.maximumTransactions = 262_144
         self.expectedCallRate = 0
         self.unansweredTimeout = nil
+        self.outgoingAnswerTimeout = .seconds(180)
         self.audio = CallAudio()
         self.mediaPorts = 40_000...49_999
         self.mediaAddress = nil

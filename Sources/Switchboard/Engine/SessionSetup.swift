@@ -64,10 +64,9 @@ struct SessionSetup {
     }
     /// The SDP codec list last built: sessions with the same codecs share its storage.
     private var codecListCache: (codecs: [Codec], list: [SDP.Codec])?
-    /// The offer/answer configuration last built, shared with the next session whose inputs match: building
-    /// one writes its session-level lines, and sessions at one media address differ only in port and
-    /// attributes.
-    private var configurationCache: (inputs: ConfigurationInputs, configuration: OfferAnswerConfiguration)?
+    /// The offer/answer configuration last built, but for its RTP port: sessions made from the same terms share
+    /// its storage (one allocation and its session-line text for all of them, instead of one per call).
+    private var configurationCache: (terms: ConfigurationTerms, configuration: OfferAnswerConfiguration)?
 
     /// The session configuration last built, shared with the next session whose Contact is the same: a
     /// UAS's sessions all have one, and building its URI costs more than the rest of a configuration.
@@ -81,12 +80,12 @@ struct SessionSetup {
         var webSocketClientHost: String
     }
 
-    /// What an offer/answer configuration is built from, apart from the settings and the per-session port and
-    /// media attributes.
-    private struct ConfigurationInputs: Equatable {
-        var address: String
+    /// What a session's offer/answer configuration is made from besides `settings` and its RTP port.
+    private struct ConfigurationTerms: Equatable {
+        var host: String
         var codecs: [SDP.Codec]
-        var policy: SDP.SRTPPolicy
+        var policy: SRTPPolicy
+        var attributes: [Attribute]
         var offersWebRTCProfile: Bool
     }
 
@@ -133,31 +132,33 @@ struct SessionSetup {
         if settings.usesWebRTCProfile, policy == .off { policy = .optional }
         var list = codecList(codecs ?? settings.codecs)
         if settings.usesWebRTCProfile { list = Self.askingForDTX(list) }
-        let inputs = ConfigurationInputs(
-            address: media.host, codecs: list, policy: Self.policy(policy), offersWebRTCProfile: offersWebRTCProfile)
+        let terms = ConfigurationTerms(
+            host: media.host, codecs: list, policy: policy, attributes: media.attributes,
+            offersWebRTCProfile: offersWebRTCProfile)
         var configuration: OfferAnswerConfiguration
-        if let cached = configurationCache, cached.inputs == inputs {
+        if let cached = configurationCache, cached.terms == terms {
             configuration = cached.configuration
+            configuration.rtpPort = media.port
         } else {
-            configuration = makeConfiguration(inputs)
-            configurationCache = (inputs, configuration)
+            configuration = makeConfiguration(terms, rtpPort: media.port)
+            configurationCache = (terms, configuration)
         }
-        if configuration.rtpPort != media.port { configuration.rtpPort = media.port }
-        if !media.attributes.isEmpty { configuration.mediaAttributes = media.attributes }
         return OfferAnswer(
             configuration: configuration, random: random.generator,
             keySource: CryptographicKeySource(random: random))
     }
 
-    /// The configuration for `inputs` under the settings, with no media attributes and port 0.
-    private func makeConfiguration(_ inputs: ConfigurationInputs) -> OfferAnswerConfiguration {
+    /// The offer/answer configuration `terms` and `settings` make, receiving RTP on `rtpPort`.
+    private func makeConfiguration(_ terms: ConfigurationTerms, rtpPort: UInt16) -> OfferAnswerConfiguration {
         var configuration = OfferAnswerConfiguration(
-            address: inputs.address, rtpPort: 0, codecs: inputs.codecs, srtpPolicy: inputs.policy,
-            cryptoSuites: settings.cryptoSuites, isRTCPMuxEnabled: settings.offersRTCPMux)
+            address: terms.host, rtpPort: rtpPort, codecs: terms.codecs,
+            srtpPolicy: Self.policy(terms.policy), cryptoSuites: settings.cryptoSuites,
+            isRTCPMuxEnabled: settings.offersRTCPMux)
+        configuration.mediaAttributes = terms.attributes
         if !settings.dtlsFingerprints.isEmpty {
             configuration.dtlsFingerprints = settings.dtlsFingerprints
             configuration.keying = settings.srtpKeying == .dtls ? .dtls : .sdes
-            configuration.offersWebRTCProfile = settings.usesWebRTCProfile && inputs.offersWebRTCProfile
+            configuration.offersWebRTCProfile = settings.usesWebRTCProfile && terms.offersWebRTCProfile
         }
         return configuration
     }

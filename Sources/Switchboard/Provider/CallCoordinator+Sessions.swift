@@ -44,6 +44,9 @@ extension CallCoordinator: SessionDriverDelegate {
             iceReoffer(key, offer)
         case .ringing(let status, let phrase, _):
             if record.state == .connecting { record.state = .ringing }
+            // A far end that keeps sending provisional responses is alive (RFC 3261 §13.3.1.1 asks a UAS that
+            // rings long to send one a minute): like a proxy's Timer C (§16.6), the wait starts over.
+            if record.call.direction == .outgoing, record.unansweredTimer != nil { armOutgoingAnswerTimer(record) }
             // The session reports a provisional's new early answer (`earlyMedia`) just before the provisional.
             emit(.ringing(record.call, statusCode: status, hasEarlyMedia: record.media.takeNewEarlyMedia()))
             if let referral = record.transfer.referral {
@@ -145,7 +148,20 @@ extension CallCoordinator: SessionDriverDelegate {
         record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
     }
 
+    /// Cancels the outgoing call when it has no answer within `outgoingAnswerTimeout`; each INVITE it sends
+    /// (a redirect's too) and each provisional response other than 100 starts the wait again.
+    func armOutgoingAnswerTimer(_ record: CallRecord) {
+        record.cancelUnansweredTimer()
+        guard let wait = configuration.outgoingAnswerTimeout else { return }
+        let uuid = record.uuid
+        let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
+            self?.end(uuid, rejectStatus: 480, reason: .unanswered)
+        }
+        record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
+    }
+
     private func connected(_ record: CallRecord, _ session: NegotiatedSession?) {
+        record.cancelUnansweredTimer()
         if let session { apply(session, to: record) }
         // With ICE the app hears `connected` with the media path, once a pair is selected.
         if holdsConnectForICE(record) || holdsConnectForDTLS(record) { return }

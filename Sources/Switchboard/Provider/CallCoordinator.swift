@@ -107,6 +107,7 @@ final class CallCoordinator: @unchecked Sendable {
         let (key, callID) = sessions.startCall(request)
         table.bind(key, to: record)
         record.call.callID = callID
+        armOutgoingAnswerTimer(record)
         emit(.startedConnecting(record.call))
     }
 

@@ -24,7 +24,7 @@ final class CallRecord {
     var mediaSecurityFailure: MediaSecurityFailure?
     /// The `connected` event waits for DTLS-SRTP keys.
     var waitsForDTLS = false
-    /// A timer that rejects the invite when nobody answers it.
+    /// A timer that rejects an incoming invite, or cancels an outgoing call, when nobody answers it.
     var unansweredTimer: TimerHandleBox?
     /// Run once the call has ended and its session finished.
     var onFinished: [() -> Void] = []
