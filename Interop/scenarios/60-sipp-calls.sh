@@ -23,12 +23,18 @@ sipp_uas_for_call() {
   SB_PID=$!
   [ -n "${SB_HOOK:-}" ] && "$SB_HOOK"
   wait $SB_PID; SB_RC=$?
-  local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-  stop_pid $sp
+  sipp_case_done $sp 100
+  grep -q "Successful call *| *[0-9]* *| *1" sipp.out || { echo "sipp's checks failed:"; cat sipp.err; return 1; }
+}
+
+# Waits up to $2 x 50 ms for sipp (PID $1) to finish and stops it, closes the capture into capture.txt and prints
+# switchboard's events with its exit status ($SB_RC).
+sipp_case_done() {
+  local i=0; while kill -0 "$1" 2>/dev/null && [ $i -lt "$2" ]; do sleep 0.05; i=$((i+1)); done
+  stop_pid "$1"
   capture_stop "$CASE_DIR/capture.pcap"
   capture_sip "$CASE_DIR/capture.pcap" > capture.txt
   echo "--- events (exit $SB_RC)"; cat events.out
-  grep -q "Successful call *| *[0-9]* *| *1" sipp.out || { echo "sipp's checks failed:"; cat sipp.err; return 1; }
 }
 
 # `switchboard answer --auto-answer --count 1` on any free port, sipp as UAC from $2. $1 = XML; the rest = answer flags.
@@ -248,11 +254,7 @@ sipp_ring_then_vanish() {
   "$(switchboard_bin)" load sip:pbx@127.0.0.1:5593 --calls 3 --rate 10 --concurrent 3 --media off \
     --answer-timeout 2 --listen 127.0.0.1:0 > events.out 2> trace.out
   SB_RC=$?
-  local i=0; while kill -0 $sp 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
-  stop_pid $sp
-  capture_stop "$CASE_DIR/capture.pcap"
-  capture_sip "$CASE_DIR/capture.pcap" > capture.txt
-  echo "--- events (exit $SB_RC)"; cat events.out
+  sipp_case_done $sp 200
   grep -q "Successful call *| *[0-9]* *| *3" sipp.out || { echo "sipp did not get 3 CANCELs:"; cat sipp.err; return 1; }
   [ $SB_RC -eq 1 ] || { echo "switchboard load exited $SB_RC, expected 1"; return 1; }
   expect_event events.out 'load-summary started=3 connected=0 ended=3 failed=3 live=0 ' \

@@ -73,12 +73,8 @@ struct AbandonedCallTests {
             }
         }
 
-        /// Nothing of any call is left: no call record, session, transaction or media stream.
-        var holdsNothing: Bool {
-            let figures = provider.statistics
-            return figures.liveCalls == 0 && figures.calls == 0 && figures.sessions == 0 && figures.transactions == 0
-                && figures.mediaStreams == 0
-        }
+        /// Nothing of any call is left (`CallProvider.holdsNoCall`).
+        var holdsNothing: Bool { provider.holdsNoCall }
 
         func close() {
             provider.invalidate(timeout: .seconds(2))

@@ -210,3 +210,12 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         Thread.detachNewThread { continuation.resume(returning: work()) }
     }
 }
+
+extension CallProvider {
+    /// Nothing of any call is left: no call record, session, transaction or media stream.
+    var holdsNoCall: Bool {
+        let figures = statistics
+        return figures.liveCalls == 0 && figures.calls == 0 && figures.sessions == 0 && figures.transactions == 0
+            && figures.mediaStreams == 0
+    }
+}

@@ -60,12 +60,8 @@ struct VanishedCalleeTests {
             delegate.events.withLock { $0 }.lazy.compactMap { $0.callUUID == uuid ? $0.endDetails : nil }.first
         }
 
-        /// Nothing of any call is left: no call record, session, transaction or media stream.
-        var holdsNothing: Bool {
-            let figures = provider.statistics
-            return figures.liveCalls == 0 && figures.calls == 0 && figures.sessions == 0 && figures.transactions == 0
-                && figures.mediaStreams == 0
-        }
+        /// Nothing of any call is left (`CallProvider.holdsNoCall`).
+        var holdsNothing: Bool { provider.holdsNoCall }
 
         func close() {
             provider.invalidate(timeout: .seconds(2))
