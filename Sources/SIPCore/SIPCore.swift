@@ -58,9 +58,17 @@ public final class SIPCore: @unchecked Sendable {
     public let loop: any EventLoopProtocol
     public let transport: SIPTransportLayer
     private var layer: TransactionLayer<Peer>
-    private var timers: [TimerID: TimerHandle] = [:]
-    private var clientHandlers: [TransactionID: (ClientTransactionEvent) -> Void] = [:]
-    private var sentRequests: Set<TransactionID> = []
+    /// Each live transaction's handler, counts and armed timers.
+    private var records: [TransactionID: TransactionRecord] = [:]
+    /// Timers beyond the few a record holds inline (no machine arms that many at once).
+    private var extraTimers: [TimerID: TimerHandle] = [:]
+    /// Timers started while a received message is handled, armed on the loop once its handling ends: the
+    /// transaction user mostly answers at once, so the INVITE's Trying timer (§17.2.1), stopped by that
+    /// answer, never reaches the loop. The delays count from the end of the handling, a few microseconds
+    /// later (no clock moves within a handling in virtual time).
+    private var deferredTimers: [(timer: TimerID, delay: Duration)] = []
+    /// How deep in `receive` the core is (a handler may make the transport deliver another message).
+    private var receiveDepth = 0
     private var tokens: RandomTokens
 
     /// Checks applied to every incoming request; `nil` checks syntax only.
@@ -86,7 +94,6 @@ public final class SIPCore: @unchecked Sendable {
     }
 
     public private(set) var statistics = Statistics()
-    private var sentResponses: [TransactionID: Int] = [:]
 
     /// A core over `transport`; branches, tags and Call-IDs come from `random`.
     public init(
@@ -97,13 +104,10 @@ public final class SIPCore: @unchecked Sendable {
         self.transport = transport
         self.tokens = RandomTokens(source: random)
         self.layer = TransactionLayer(configuration: configuration)
-        // The tables that hold an entry per live transaction (its armed timer, its final responses) get the
-        // same room up front as the transaction layer's, and so does the loop's timer table.
+        // The table that holds an entry per live transaction gets the same room up front as the transaction
+        // layer's.
         let capacity = configuration.reservedCapacity
-        if capacity > 0 {
-            timers.reserveCapacity(capacity)
-            sentResponses.reserveCapacity(capacity)
-        }
+        if capacity > 0 { records.reserveCapacity(capacity) }
     }
 
     /// Starts taking messages and flow events from the transport layer.
@@ -165,7 +169,7 @@ public final class SIPCore: @unchecked Sendable {
         (request, destination) = transport.sizedForTransport(request, to: requested)
         let (id, actions) = try layer.sendRequest(
             request, to: Peer(destination), isReliable: destination.transport.isReliable)
-        clientHandlers[id] = handler
+        records[id] = TransactionRecord(handler: handler)
         run(actions)
         return id
     }
@@ -201,6 +205,11 @@ public final class SIPCore: @unchecked Sendable {
     // MARK: Driving
 
     private func receive(_ incoming: IncomingMessage) {
+        receiveDepth += 1
+        defer {
+            receiveDepth -= 1
+            if receiveDepth == 0, !deferredTimers.isEmpty { armDeferredTimers() }
+        }
         let peer = Peer(transport: incoming.transport, address: incoming.source, flow: incoming.flow)
         switch incoming.message {
         case .response(let response):
@@ -217,28 +226,58 @@ public final class SIPCore: @unchecked Sendable {
             case .send(let message, let peer, let transaction):
                 send(message, to: peer, transaction: transaction)
             case .startTimer(let timer, let delay):
-                if let old = timers[timer] { loop.cancelTimer(old) }
-                timers[timer] = loop.scheduleTimer(after: delay) { [weak self] in
-                    guard let self else { return }
-                    self.timers[timer] = nil
-                    self.run(self.layer.timerFired(timer))
+                if receiveDepth > 0 {
+                    deferredTimers.removeAll { $0.timer == timer }
+                    deferredTimers.append((timer, delay))
+                } else {
+                    startTimer(timer, after: delay)
                 }
             case .cancelTimer(let timer):
-                if let handle = timers.removeValue(forKey: timer) { loop.cancelTimer(handle) }
+                if let index = deferredTimers.firstIndex(where: { $0.timer == timer }) {
+                    deferredTimers.remove(at: index)
+                    continue
+                }
+                let handle =
+                    records[timer.transaction]?.timers.remove(timer.kind) ?? extraTimers.removeValue(forKey: timer)
+                if let handle { loop.cancelTimer(handle) }
             case .deliver(let event):
                 deliver(event)
             }
         }
     }
 
+    /// Arms the timers started while messages were being handled, in the order they were started.
+    private func armDeferredTimers() {
+        let timers = deferredTimers
+        deferredTimers.removeAll(keepingCapacity: true)
+        for (timer, delay) in timers { startTimer(timer, after: delay) }
+    }
+
+    private func startTimer(_ timer: TimerID, after delay: Duration) {
+        let handle = loop.scheduleTimer(after: delay) { [weak self] in
+            guard let self else { return }
+            if self.records[timer.transaction]?.timers.remove(timer.kind) == nil {
+                self.extraTimers[timer] = nil
+            }
+            self.run(self.layer.timerFired(timer))
+        }
+        let (replaced, stored) = records[timer.transaction, default: TransactionRecord()].timers.insert(
+            timer.kind, handle)
+        let old =
+            stored
+            ? (replaced ?? extraTimers.removeValue(forKey: timer)) : extraTimers.updateValue(handle, forKey: timer)
+        if let old { loop.cancelTimer(old) }
+    }
+
     private func send(_ message: Message, to peer: Peer, transaction: TransactionID?) {
         switch message {
         case .request(let request):
             if let transaction, request.method != .ack {
-                if sentRequests.contains(transaction) {
+                let wasSent = records[transaction, default: TransactionRecord()].hasSentRequest
+                if wasSent {
                     statistics.requestRetransmissions += 1
                 } else {
-                    sentRequests.insert(transaction)
+                    records[transaction, default: TransactionRecord()].hasSentRequest = true
                 }
             }
             transport.send(request: request, to: peer.destination) { [weak self] error in
@@ -248,10 +287,12 @@ public final class SIPCore: @unchecked Sendable {
                 self.run(self.layer.transportError(transaction))
             }
         case .response(let response):
-            if let transaction {
-                let count = sentResponses[transaction, default: 0]
-                if count > 0, response.statusCode >= 200 { statistics.responseRetransmissions += 1 }
-                if response.statusCode >= 200 { sentResponses[transaction] = count + 1 }
+            if let transaction, response.statusCode >= 200 {
+                if records[transaction, default: TransactionRecord()].hasSentFinalResponse {
+                    statistics.responseRetransmissions += 1
+                } else {
+                    records[transaction, default: TransactionRecord()].hasSentFinalResponse = true
+                }
             }
             let incoming = IncomingMessage(
                 message: .response(response), transport: peer.transport, source: peer.address,
@@ -298,25 +339,30 @@ public final class SIPCore: @unchecked Sendable {
         case .ack(let request, _, let source):
             onACK?(request, source)
         case .response(let response, let transaction):
-            clientHandlers[transaction]?(.response(response))
+            records[transaction]?.handler?(.response(response))
         case .strayResponse(let response, let source):
             onStrayResponse?(response, source)
         case .timeout(let transaction):
-            if let handler = clientHandlers[transaction] {
+            if let handler = records[transaction]?.handler {
                 handler(.timeout)
             } else {
                 onServerTimeout?(transaction)
             }
         case .transportError(let transaction):
-            clientHandlers[transaction]?(.transportError(lastTransportErrors.removeValue(forKey: transaction)))
+            records[transaction]?.handler?(.transportError(lastTransportErrors.removeValue(forKey: transaction)))
         case .terminated(let transaction):
-            clientHandlers.removeValue(forKey: transaction)?(.terminated)
-            sentRequests.remove(transaction)
-            sentResponses[transaction] = nil
+            let record = records.removeValue(forKey: transaction)
+            if !deferredTimers.isEmpty { deferredTimers.removeAll { $0.timer.transaction == transaction } }
             lastTransportErrors[transaction] = nil
-            for kind in TimerKind.allCases {
-                if let handle = timers.removeValue(forKey: TimerID(transaction, kind)) { loop.cancelTimer(handle) }
+            record?.timers.forEach { loop.cancelTimer($0) }
+            if !extraTimers.isEmpty {
+                for kind in TimerKind.allCases {
+                    if let handle = extraTimers.removeValue(forKey: TimerID(transaction, kind)) {
+                        loop.cancelTimer(handle)
+                    }
+                }
             }
+            record?.handler?(.terminated)
         }
     }
 

@@ -42,7 +42,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     private var farTimers: [Int64: [TimerHeap.Entry]] = [:]
     /// Every bucket up to this one has been moved into the heap.
     private var migratedBucket: Int64 = 0
-    private let origin = ContinuousClock.now
+    private let origin = EventLoop.clockNanoseconds()
     private var timerActions: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
     private var stopping = false
@@ -314,7 +314,24 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     public var now: ContinuousClock.Instant { .now }
 
     /// The monotonic clock in nanoseconds since the loop was made.
-    private func nanosecondsNow() -> Int64 { Self.nanoseconds(ContinuousClock.now - origin) }
+    private func nanosecondsNow() -> Int64 { Self.clockNanoseconds() &- origin }
+
+    /// `ContinuousClock`'s clock (CLOCK_BOOTTIME on Linux: monotonic, counting suspended time) in
+    /// nanoseconds, read directly: the loop reads it on every iteration and for every timer, and going
+    /// through `Instant` and `Duration` costs several times the read itself.
+    private static func clockNanoseconds() -> Int64 {
+        #if canImport(Glibc) || canImport(Musl)
+            var spec = timespec()
+            clock_gettime(CLOCK_BOOTTIME, &spec)
+            return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
+        #else
+            return nanoseconds(ContinuousClock.now - clockOrigin)
+        #endif
+    }
+
+    #if !canImport(Glibc) && !canImport(Musl)
+        private static let clockOrigin = ContinuousClock.now
+    #endif
 
     /// Moves the far timers whose bucket came within `nearBuckets` of now into the heap (cancelled ones are
     /// dropped on the way).

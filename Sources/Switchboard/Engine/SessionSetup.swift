@@ -49,7 +49,10 @@ struct SessionSetup {
     }
 
     var settings: Settings {
-        didSet { configurationCache = nil }
+        didSet {
+            configurationCache = nil
+            sessionConfigurationCache = nil
+        }
     }
     let random: EngineRandom
     /// The `.invalid` host a WebSocket client's Contact names (`SIPTransportLayer.webSocketClientHost`).
@@ -64,6 +67,18 @@ struct SessionSetup {
     /// The offer/answer configuration last built, but for its RTP port: sessions made from the same terms share
     /// its storage (one allocation and its session-line text for all of them, instead of one per call).
     private var configurationCache: (terms: ConfigurationTerms, configuration: OfferAnswerConfiguration)?
+
+    /// The session configuration last built, shared with the next session whose Contact is the same: a
+    /// UAS's sessions all have one, and building its URI costs more than the rest of a configuration.
+    private var sessionConfigurationCache: (inputs: ContactInputs, configuration: InviteSessionConfiguration)?
+
+    /// What a session's Contact is made of.
+    private struct ContactInputs: Equatable {
+        var user: String
+        var local: SocketAddress
+        var transport: SIPTransport.TransportProtocol
+        var webSocketClientHost: String
+    }
 
     /// What a session's offer/answer configuration is made from besides `settings` and its RTP port.
     private struct ConfigurationTerms: Equatable {
@@ -81,7 +96,18 @@ struct SessionSetup {
 
     /// The session configuration for a session whose Contact is `user` at `local`, in the form of the flow
     /// toward `destination`.
-    func configuration(contactUser user: String, local: SocketAddress, _ destination: Destination)
+    mutating func configuration(contactUser user: String, local: SocketAddress, _ destination: Destination)
+        -> InviteSessionConfiguration
+    {
+        let inputs = ContactInputs(
+            user: user, local: local, transport: destination.transport, webSocketClientHost: webSocketClientHost)
+        if let cached = sessionConfigurationCache, cached.inputs == inputs { return cached.configuration }
+        let configuration = makeConfiguration(contactUser: user, local: local, destination)
+        sessionConfigurationCache = (inputs, configuration)
+        return configuration
+    }
+
+    private func makeConfiguration(contactUser user: String, local: SocketAddress, _ destination: Destination)
         -> InviteSessionConfiguration
     {
         let contactURI = TransportForm.contact(

@@ -7,6 +7,9 @@ struct EventOutbox {
     /// Queues `delivery`; returns true when it is the first since the last flush, so a flush must be
     /// scheduled.
     mutating func append(_ delivery: EventOutlet.Delivery) -> Bool {
+        // An iteration's batch is taken whole, so each one starts empty: room for a few up front saves
+        // growing it one delivery at a time.
+        if pending.isEmpty { pending.reserveCapacity(4) }
         pending.append(delivery)
         guard !isFlushScheduled else { return false }
         isFlushScheduled = true

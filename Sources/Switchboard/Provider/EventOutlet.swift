@@ -117,6 +117,7 @@ final class EventOutlet: Sendable {
             return
         }
         var run: [Delivery] = []
+        run.reserveCapacity(batch.count)
         var runQueue: DispatchQueue?
         func flush() {
             guard let queue = runQueue, !run.isEmpty else { return }

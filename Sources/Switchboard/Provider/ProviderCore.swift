@@ -55,11 +55,20 @@ final class ProviderCore: @unchecked Sendable {
         actions.hasDelegate = { [weak self] in self?.provider.provider?.outlet.hasDelegate == true }
         registrations.onChange = { [weak self] id, state in self?.registrationChanged(id, state) }
         wireSubscriptions()
-        engine.transport.onTrace = { [weak self] record in self?.trace(record) }
+        if isTracing { installTrace() }
         return nil
     }
 
-    func enableTracing() { isTracing = true }
+    /// Starts handing the transport's messages to the trace streams. Until then the transport has no trace
+    /// handler, so it neither copies nor serialises a message for a trace nobody reads.
+    func enableTracing() {
+        isTracing = true
+        installTrace()
+    }
+
+    private func installTrace() {
+        engine.transport.onTrace = { [weak self] record in self?.trace(record) }
+    }
 
     /// Account `id`'s push token changed.
     func updatePush(_ push: PushRegistration, for id: String) -> CallError? {
