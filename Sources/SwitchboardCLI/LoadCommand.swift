@@ -100,6 +100,13 @@ enum LoadCommand {
             }
             return min(calls, Int(started) + 1)
         }
+
+        /// Seconds from the start until `count` calls are due to have started: `due(after:)` inverted.
+        func secondsUntilStarted(_ count: Int) -> Double {
+            let count = Double(count)
+            if ramp > 0, count < rate * ramp / 2 { return (2 * ramp * count / rate).squareRoot() }
+            return count / rate + ramp / 2
+        }
     }
 
     /// What happened so far; shared between the scheduler and the signalling loop (the delegate's callbacks).
@@ -188,7 +195,9 @@ enum LoadCommand {
         let begin = ContinuousClock.now
         let interactive = isatty(2) != 0
         var lastStats = begin
-        // The scheduler: every 5 ms, start the calls that are due and allowed.
+        // The scheduler: start the calls that are due and allowed, then sleep until the next one is due (at least
+        // 5 ms, so calls at a high rate start in batches; at most 100 ms, for the status line), or until a call
+        // ends while --concurrent holds new ones back, or the last one ends.
         while true {
             let now = ContinuousClock.now
             let elapsed = seconds(now - begin)
@@ -212,7 +221,12 @@ enum LoadCommand {
                         + "connected=\(snapshot.connected) failed=\(snapshot.failed)")
             }
             if done { break }
-            _ = state.wake.wait(timeout: .now() + 0.005)
+            var pause = 0.1
+            if snapshot.started < plan.calls {
+                pause = min(pause, plan.secondsUntilStarted(snapshot.started) - elapsed)
+            }
+            if let interval = plan.stats { pause = min(pause, interval - seconds(now - lastStats)) }
+            _ = state.wake.wait(timeout: .now() + max(0.005, pause))
         }
         let final = state.tally.withLock { $0 }
         let elapsed = seconds(ContinuousClock.now - begin)
