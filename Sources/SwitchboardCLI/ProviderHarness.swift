@@ -80,6 +80,9 @@ final class ProviderHarness: Sendable {
         /// The fewest calls the provider must carry at once unless `--max-calls` says otherwise (`load`:
         /// its `--concurrent`, so the provider's limit never refuses a call the command meant to start).
         var minimumCallLimit = 0
+        /// Delegate callbacks and controller completions run on the signalling loop itself, in order, instead
+        /// of on a dispatch queue (`load`: no thread hop per event; its handler only counts and never blocks).
+        var callbacksOnLoop = false
     }
 
     private init(
@@ -119,7 +122,8 @@ final class ProviderHarness: Sendable {
                 configuration: configuration,
                 logger: Logger(
                     label: "switchboard",
-                    handler: StandardErrorLogHandler(logLevel: options.has("verbose") ? .debug : .warning)))
+                    handler: StandardErrorLogHandler(logLevel: options.has("verbose") ? .debug : .warning)),
+                environment: needs.callbacksOnLoop ? EngineEnvironment(deliversOnLoop: true) : .system)
         } catch {
             throw .failed("\(error)")
         }
