@@ -118,16 +118,27 @@ enum LoadCommand {
         var live: Set<UUID> = []
         var startedAt: [UUID: ContinuousClock.Instant] = [:]
         var failures: [String: Int] = [:]
-        /// Setup times of the connected calls, in milliseconds.
-        var setupTimes: [Double] = []
+        /// Setup times of the connected calls.
+        var setupTimes = SetupHistogram()
         var registered: Bool?
 
-        /// The percentile `p` (0...1) of the setup times, in ms.
-        func setup(_ p: Double) -> Double {
-            guard !setupTimes.isEmpty else { return 0 }
-            let sorted = setupTimes.sorted()
-            return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+        /// What the status line and the `load` events print: counts, and the histogram only when `withTimes`.
+        /// Never the sets of live calls, which the signalling loop would then copy on its next change.
+        func snapshot(withTimes: Bool) -> Snapshot {
+            Snapshot(
+                started: started, connected: connected, ended: ended, failed: failed, live: live.count,
+                setupTimes: withTimes ? setupTimes : nil)
         }
+    }
+
+    /// The figures of a tally at one moment.
+    struct Snapshot {
+        var started: Int
+        var connected: Int
+        var ended: Int
+        var failed: Int
+        var live: Int
+        var setupTimes: SetupHistogram?
     }
 
     /// The run's shared state: the tally, the scheduler's wake-up, and the calls to hang up after their
@@ -210,14 +221,16 @@ enum LoadCommand {
             for _ in 0..<toStart {
                 start(plan, harness: harness, media: media, state: state)
             }
-            let (done, snapshot) = state.tally.withLock { ($0.ended >= plan.calls, $0) }
-            if let interval = plan.stats, seconds(now - lastStats) >= interval {
+            let statsDue = plan.stats.map { seconds(now - lastStats) >= $0 } ?? false
+            let snapshot = state.tally.withLock { $0.snapshot(withTimes: statsDue) }
+            let done = snapshot.ended >= plan.calls
+            if statsDue {
                 lastStats = now
                 printer.emit("load", fields(snapshot, elapsed: elapsed))
             }
             if interactive {
                 io.error(
-                    "\u{1B}[2K\rload \(snapshot.started)/\(plan.calls) live=\(snapshot.live.count) "
+                    "\u{1B}[2K\rload \(snapshot.started)/\(plan.calls) live=\(snapshot.live) "
                         + "connected=\(snapshot.connected) failed=\(snapshot.failed)")
             }
             if done { break }
@@ -228,26 +241,27 @@ enum LoadCommand {
             if let interval = plan.stats { pause = min(pause, interval - seconds(now - lastStats)) }
             _ = state.wake.wait(timeout: .now() + max(0.005, pause))
         }
-        let final = state.tally.withLock { $0 }
+        let (final, failures) = state.tally.withLock { ($0.snapshot(withTimes: true), $0.failures) }
         let elapsed = seconds(ContinuousClock.now - begin)
         var summary = fields(final, elapsed: elapsed)
         summary.append(
             (
                 "failures",
-                .string(final.failures.sorted { $0.key < $1.key }.map { "\($0):\($1)" }.joined(separator: ","))
+                .string(failures.sorted { $0.key < $1.key }.map { "\($0):\($1)" }.joined(separator: ","))
             ))
         printer.emit("load-summary", summary)
         return final.failed > plan.maxFailures ? 1 : 0
     }
 
-    private static func fields(_ tally: Tally, elapsed: Double) -> [(String, EventValue)] {
-        [
+    private static func fields(_ tally: Snapshot, elapsed: Double) -> [(String, EventValue)] {
+        let times = tally.setupTimes ?? SetupHistogram()
+        return [
             ("started", .int(tally.started)), ("connected", .int(tally.connected)), ("ended", .int(tally.ended)),
-            ("failed", .int(tally.failed)), ("live", .int(tally.live.count)),
+            ("failed", .int(tally.failed)), ("live", .int(tally.live)),
             ("rate", .double(elapsed > 0 ? Double(tally.started) / elapsed : 0, decimals: 1)),
-            ("setup_p50_ms", .double(tally.setup(0.5), decimals: 1)),
-            ("setup_p95_ms", .double(tally.setup(0.95), decimals: 1)),
-            ("setup_p99_ms", .double(tally.setup(0.99), decimals: 1)),
+            ("setup_p50_ms", .double(times.percentile(0.5), decimals: 1)),
+            ("setup_p95_ms", .double(times.percentile(0.95), decimals: 1)),
+            ("setup_p99_ms", .double(times.percentile(0.99), decimals: 1)),
         ]
     }
 
@@ -300,7 +314,7 @@ enum LoadCommand {
             state.tally.withLock { tally in
                 tally.connected += 1
                 if let began = tally.startedAt.removeValue(forKey: call.uuid) {
-                    tally.setupTimes.append(seconds(ContinuousClock.now - began) * 1000)
+                    tally.setupTimes.record(milliseconds: seconds(ContinuousClock.now - began) * 1000)
                 }
             }
             guard state.hangUps.withLock({ $0.remove(call.uuid) != nil }) else { return }

@@ -1,3 +1,4 @@
+import Foundation
 import Switchboard
 import Testing
 
@@ -102,5 +103,38 @@ struct LoadCommandTests {
         #expect(summary.contains(" started=3 connected=1 ended=3 failed=2 "))
         #expect(summary.contains("failures=486:2"))
         #expect(await answer.exitStatus() == 0)
+    }
+}
+
+/// `load`'s setup-time percentiles come from a fixed histogram: within 0.6 % of the exact order statistic,
+/// whatever the number of calls.
+@Suite("switchboard load: setup-time histogram")
+struct SetupHistogramTests {
+    @Test func percentilesAreWithinTheBucketWidthOfTheExactOnes() {
+        var histogram = SetupHistogram()
+        var random = SystemRandomNumberGenerator()
+        // Setup times from 0.05 ms to 5 s, spread over five decades.
+        let times = (0..<20_000).map { _ in 0.05 * pow(10, Double.random(in: 0..<5, using: &random)) }
+        for time in times { histogram.record(milliseconds: time) }
+        let sorted = times.sorted()
+        for p in [0.0, 0.01, 0.5, 0.9, 0.95, 0.99, 0.999, 1.0] {
+            let exact = sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+            let read = histogram.percentile(p)
+            #expect(abs(read - exact) / exact < 0.006, "p\(p): \(read) against \(exact)")
+        }
+        #expect(histogram.total == 20_000)
+    }
+
+    @Test func emptyExtremeAndRepeatedTimes() {
+        var histogram = SetupHistogram()
+        #expect(histogram.percentile(0.5) == 0)
+        histogram.record(milliseconds: 0)
+        histogram.record(milliseconds: -3)
+        #expect(histogram.percentile(1) < 0.0011)
+        for _ in 0..<10 { histogram.record(milliseconds: 12.5) }
+        #expect(abs(histogram.percentile(0.5) - 12.5) / 12.5 < 0.006)
+        histogram.record(milliseconds: 1e12)
+        #expect(histogram.percentile(1) > 1_000_000)
+        #expect(histogram.total == 13)
     }
 }
