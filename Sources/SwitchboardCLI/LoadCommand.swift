@@ -51,8 +51,6 @@ enum LoadCommand {
         var duration: Double = 0
         var maxFailures = 0
         var stats: Double?
-        /// Whether calls send RTP (`--media rtp|file`), so each needs its audio set.
-        var sendsMedia = true
 
         init(_ options: AccountOptions, target: String) throws(UsageError) {
             self.target = target
@@ -78,8 +76,7 @@ enum LoadCommand {
             maxFailures = try count("max-failures", 0...Int.max) ?? maxFailures
             stats = try number("stats", 0.1...3_600)
             switch options["media"] ?? "rtp" {
-            case "rtp": break
-            case "off": sendsMedia = false
+            case "rtp", "off": break
             case "file":
                 guard let play = options["play"], !play.hasPrefix("tone:"), play != "silence" else {
                     throw UsageError(message: "--media file needs --play FILE.wav")
@@ -100,16 +97,9 @@ enum LoadCommand {
             }
             return min(calls, Int(started) + 1)
         }
-
-        /// Seconds from the start until `count` calls are due to have started: `due(after:)` inverted.
-        func secondsUntilStarted(_ count: Int) -> Double {
-            let count = Double(count)
-            if ramp > 0, count < rate * ramp / 2 { return (2 * ramp * count / rate).squareRoot() }
-            return count / rate + ramp / 2
-        }
     }
 
-    /// What happened so far; shared between the scheduler and the signalling loop (the delegate's callbacks).
+    /// What happened so far; shared between the scheduler and the delegate queue.
     struct Tally {
         var started = 0
         var connected = 0
@@ -123,7 +113,7 @@ enum LoadCommand {
         var registered: Bool?
 
         /// What the status line and the `load` events print: counts, and the histogram only when `withTimes`.
-        /// Never the sets of live calls, which the signalling loop would then copy on its next change.
+        /// Never the sets of live calls, which the delegate queue would then copy on its next change.
         func snapshot(withTimes: Bool) -> Snapshot {
             Snapshot(
                 started: started, connected: connected, ended: ended, failed: failed, live: live.count,
@@ -179,10 +169,10 @@ enum LoadCommand {
                 options,
                 needs: .init(
                     registers: registers, defaultListen: nil, target: plan.target,
-                    minimumCallLimit: plan.concurrent, callbacksOnLoop: true), io: io,
+                    minimumCallLimit: plan.concurrent), io: io,
                 printer: printer
             ) { event in
-                record(event, state: state, plan: plan, controller: { harnessSlot.wait() })
+                record(event, state: state, duration: plan.duration, controller: { harnessSlot.wait() })
             }
         } catch {
             switch error {
@@ -206,9 +196,7 @@ enum LoadCommand {
         let begin = ContinuousClock.now
         let interactive = isatty(2) != 0
         var lastStats = begin
-        // The scheduler: start the calls that are due and allowed, then sleep until the next one is due (at least
-        // 5 ms, so calls at a high rate start in batches; at most 100 ms, for the status line), or until a call
-        // ends while --concurrent holds new ones back, or the last one ends.
+        // The scheduler: every 5 ms, start the calls that are due and allowed.
         while true {
             let now = ContinuousClock.now
             let elapsed = seconds(now - begin)
@@ -234,12 +222,7 @@ enum LoadCommand {
                         + "connected=\(snapshot.connected) failed=\(snapshot.failed)")
             }
             if done { break }
-            var pause = 0.1
-            if snapshot.started < plan.calls {
-                pause = min(pause, plan.secondsUntilStarted(snapshot.started) - elapsed)
-            }
-            if let interval = plan.stats { pause = min(pause, interval - seconds(now - lastStats)) }
-            _ = state.wake.wait(timeout: .now() + max(0.005, pause))
+            _ = state.wake.wait(timeout: .now() + 0.005)
         }
         let (final, failures) = state.tally.withLock { ($0.snapshot(withTimes: true), $0.failures) }
         let elapsed = seconds(ContinuousClock.now - begin)
@@ -271,8 +254,7 @@ enum LoadCommand {
 
     /// Starts one call; a refused start counts as a failure at once.
     private static func start(_ plan: Plan, harness: ProviderHarness, media: CallMedia, state: State) {
-        // The engine's pooled generator: Foundation's `UUID()` opens and reads /dev/urandom each time.
-        let uuid = EngineRandom.system.uuid()
+        let uuid = UUID()
         let number = state.tally.withLock { tally -> Int in
             tally.live.insert(uuid)
             tally.startedAt[uuid] = .now
@@ -291,14 +273,13 @@ enum LoadCommand {
             }
             state.wake.signal()
         }
-        if plan.sendsMedia { harness.provider.setAudio(media.audio(callNumber: number), for: uuid) }
+        harness.provider.setAudio(media.audio(callNumber: number), for: uuid)
     }
 
-    /// Tallies one provider event (on the signalling loop: it never blocks); a connected call is hung up
-    /// `--duration` seconds on. The scheduler is woken only when it has something to do at once: the last
-    /// call ended, or a call ended while `--concurrent` held new ones back; else its next tick is soon enough.
+    /// Tallies one provider event; a connected call is hung up `duration` seconds on.
     private static func record(
-        _ event: CallProviderEvent, state: State, plan: Plan, controller: @escaping @Sendable () -> CallController?
+        _ event: CallProviderEvent, state: State, duration: Double,
+        controller: @escaping @Sendable () -> CallController?
     ) {
         switch event.kind {
         case .registration:
@@ -318,29 +299,22 @@ enum LoadCommand {
                 }
             }
             guard state.hangUps.withLock({ $0.remove(call.uuid) != nil }) else { return }
-            let hangUp: @Sendable () -> Void = {
+            commandTimers.asyncAfter(deadline: .now() + duration) {
                 controller()?.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }
-            }
-            if plan.duration > 0 {
-                commandTimers.asyncAfter(deadline: .now() + plan.duration, execute: hangUp)
-            } else {
-                hangUp()
             }
         case .ended:
             guard let call = event.call, let details = event.endDetails else { return }
             state.hangUps.withLock { _ = $0.remove(call.uuid) }
-            let wakes = state.tally.withLock { tally -> Bool in
-                let wasFull = tally.live.count >= plan.concurrent
-                guard tally.live.remove(call.uuid) != nil else { return false }
+            state.tally.withLock { tally in
+                guard tally.live.remove(call.uuid) != nil else { return }
                 tally.startedAt[call.uuid] = nil
                 tally.ended += 1
                 if call.connectedAt == nil {
                     tally.failed += 1
                     tally.failures[details.statusCode.map(String.init) ?? details.reason.rawValue, default: 0] += 1
                 }
-                return wasFull || tally.ended >= plan.calls
             }
-            if wakes { state.wake.signal() }
+            state.wake.signal()
         default:
             return
         }

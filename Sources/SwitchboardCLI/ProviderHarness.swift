@@ -80,9 +80,6 @@ final class ProviderHarness: Sendable {
         /// The fewest calls the provider must carry at once unless `--max-calls` says otherwise (`load`:
         /// its `--concurrent`, so the provider's limit never refuses a call the command meant to start).
         var minimumCallLimit = 0
-        /// Delegate callbacks and controller completions run on the signalling loop itself, in order, instead
-        /// of on a dispatch queue (`load`: no thread hop per event; its handler only counts and never blocks).
-        var callbacksOnLoop = false
     }
 
     private init(
@@ -122,8 +119,7 @@ final class ProviderHarness: Sendable {
                 configuration: configuration,
                 logger: Logger(
                     label: "switchboard",
-                    handler: StandardErrorLogHandler(logLevel: options.has("verbose") ? .debug : .warning)),
-                environment: needs.callbacksOnLoop ? EngineEnvironment(deliversOnLoop: true) : .system)
+                    handler: StandardErrorLogHandler(logLevel: options.has("verbose") ? .debug : .warning)))
         } catch {
             throw .failed("\(error)")
         }

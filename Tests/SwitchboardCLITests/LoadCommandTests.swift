@@ -54,21 +54,6 @@ struct LoadCommandTests {
         #expect(plan.due(after: 100) == 1000)
     }
 
-    @Test func theSchedulerSleepsUntilTheNextCallIsDue() throws {
-        let plan = try LoadCommand.Plan(
-            AccountOptions(values: ["rate": "100", "calls": "1000", "ramp": "2"]), target: "x")
-        #expect(plan.secondsUntilStarted(0) == 0)
-        #expect(abs(plan.secondsUntilStarted(25) - 1) < 1e-9)  // on the ramp
-        #expect(abs(plan.secondsUntilStarted(100) - 2) < 1e-9)  // its end
-        #expect(abs(plan.secondsUntilStarted(200) - 3) < 1e-9)  // then the full rate
-        for count in [1, 7, 25, 60, 99, 100, 101, 500] {
-            // The inverse of due(after:): once the time comes, the next call is due, and not before.
-            let time = plan.secondsUntilStarted(count)
-            #expect(plan.due(after: time + 1e-9) == count + 1)
-            #expect(plan.due(after: time - 1e-3) <= count)
-        }
-    }
-
     @Test func aShortRunAgainstAnswerCountsItsCallsExactly() async throws {
         let answer = try await InProcessAnswer.start([
             "--listen", "127.0.0.1:0", "--auto-answer", "--quiet", "--count", "12", "--rtp-ports", "18200-18299",
