@@ -202,10 +202,15 @@ struct AccountOptions {
     /// `--media-timeout S|off`: how long a call may go without RTP while some is due, `nil` for never;
     /// `defaultValue` without the flag.
     func mediaTimeout(default defaultValue: Duration?) throws(UsageError) -> Duration? {
-        guard let text = values["media-timeout"] else { return defaultValue }
+        try timeout("media-timeout", default: defaultValue)
+    }
+
+    /// A `--NAME S|off` flag: seconds above 0 (at most a day), `nil` for `off`; `defaultValue` without it.
+    func timeout(_ name: String, default defaultValue: Duration?) throws(UsageError) -> Duration? {
+        guard let text = values[name] else { return defaultValue }
         if text == "off" { return nil }
         guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-            throw UsageError(message: "bad value for --media-timeout: \(text) (seconds, above 0, or off)")
+            throw UsageError(message: "bad value for --\(name): \(text) (seconds, above 0, or off)")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }

@@ -182,15 +182,8 @@ final class ProviderHarness: Sendable {
         } else {
             configuration.maximumCalls = max(configuration.maximumCalls, needs.minimumCallLimit)
         }
-        if let text = options["answer-timeout"] {
-            if text == "off" {
-                configuration.outgoingAnswerTimeout = nil
-            } else if let seconds = Double(text), seconds > 0, seconds <= 86_400 {
-                configuration.outgoingAnswerTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
-            } else {
-                throw UsageError(message: "bad value for --answer-timeout: \(text) (seconds, above 0, or off)")
-            }
-        }
+        configuration.outgoingAnswerTimeout = try options.timeout(
+            "answer-timeout", default: configuration.outgoingAnswerTimeout)
         if let text = options["expected-rate"] {
             guard let value = Int(text), (0...100_000).contains(value) else {
                 throw UsageError(message: "bad value for --expected-rate: \(text) (0-100000 calls per second)")

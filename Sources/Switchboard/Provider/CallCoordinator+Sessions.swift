@@ -140,19 +140,20 @@ extension CallCoordinator: SessionDriverDelegate {
 
     /// Rejects the invite with 480 when nobody answers it within `unansweredTimeout`.
     func armUnansweredTimer(_ record: CallRecord) {
-        guard let wait = configuration.unansweredTimeout else { return }
-        let uuid = record.uuid
-        let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
-            self?.end(uuid, rejectStatus: 480, reason: .unanswered)
-        }
-        record.unansweredTimer = TimerHandleBox { [engine] in engine.loop.cancelTimer(handle) }
+        armUnanswered(record, after: configuration.unansweredTimeout)
     }
 
     /// Cancels the outgoing call when it has no answer within `outgoingAnswerTimeout`; each INVITE it sends
     /// (a redirect's too) and each provisional response other than 100 starts the wait again.
     func armOutgoingAnswerTimer(_ record: CallRecord) {
+        armUnanswered(record, after: configuration.outgoingAnswerTimeout)
+    }
+
+    /// Ends the call `unanswered` (an incoming one with 480, an outgoing one with CANCEL) after `wait`, in
+    /// place of the wait armed before; nothing when `wait` is nil.
+    private func armUnanswered(_ record: CallRecord, after wait: Duration?) {
         record.cancelUnansweredTimer()
-        guard let wait = configuration.outgoingAnswerTimeout else { return }
+        guard let wait else { return }
         let uuid = record.uuid
         let handle = engine.loop.scheduleTimer(after: wait) { [weak self] in
             self?.end(uuid, rejectStatus: 480, reason: .unanswered)
