@@ -30,7 +30,8 @@ public final class DatagramSocket {
     /// without rtcp-mux expect (RFC 3550 §11). The search starts at `start` (wrapped into the range), so
     /// callers can spread calls over the range.
     /// - Returns: the RTP socket and the RTCP socket.
-    /// - Throws: `TransportError.system` when no pair in the range is free.
+    /// - Throws: `TransportError.system` when no pair in the range is free, or at once when the process
+    ///   has no descriptor left (EMFILE and the like: no other port would do better).
     public static func bindPair(host: String, ports range: ClosedRange<UInt16>, start: Int) throws(TransportError)
         -> (rtp: DatagramSocket, rtcp: DatagramSocket)
     {
@@ -49,12 +50,19 @@ public final class DatagramSocket {
             guard let rtpAddress = SocketAddress(ip: host, port: UInt16(port)),
                 let rtcpAddress = SocketAddress(ip: host, port: UInt16(port + 1))
             else { throw .system("bind: bad media address \(host)", errno: EINVAL) }
-            guard let rtp = try? DatagramSocket(binding: rtpAddress, on: network) else { continue }
-            guard let rtcp = try? DatagramSocket(binding: rtcpAddress, on: network) else {
-                rtp.close()
+            let rtp: DatagramSocket
+            do throws(TransportError) {
+                rtp = try DatagramSocket(binding: rtpAddress, on: network)
+            } catch {
+                if error.isResourceExhaustion { throw error }
                 continue
             }
-            return (rtp, rtcp)
+            do throws(TransportError) {
+                return (rtp, try DatagramSocket(binding: rtcpAddress, on: network))
+            } catch {
+                rtp.close()
+                if error.isResourceExhaustion { throw error }
+            }
         }
         throw .system("bind: no free RTP port pair in \(range) on \(host)", errno: EADDRINUSE)
     }

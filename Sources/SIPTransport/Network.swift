@@ -16,6 +16,14 @@ package protocol NetworkStack: AnyObject, Sendable {
 
     /// The local address the route to `remote` leaves from (never a guessed interface).
     func routeSource(to remote: SocketAddress) -> SocketAddress?
+
+    /// How many descriptors the process may hold open at once (RLIMIT_NOFILE's soft limit); `Int.max`
+    /// when the stack has no such limit.
+    var descriptorLimit: Int { get }
+}
+
+extension NetworkStack {
+    package var descriptorLimit: Int { Int.max }
 }
 
 /// How a datagram socket is set up.

@@ -30,6 +30,14 @@ package final class SystemNetwork: NetworkStack {
     }
 
     package func routeSource(to remote: SocketAddress) -> SocketAddress? { Socket.routeSource(to: remote) }
+
+    package var descriptorLimit: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return Int.max
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
 }
 
 /// The epoll loop a system descriptor needs; a virtual loop cannot watch one.

@@ -59,4 +59,11 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     public var description: String { "\(code): \(detail)" }
+
+    /// Whether the process or the system ran out of descriptors or buffers (EMFILE, ENFILE, ENOBUFS,
+    /// ENOMEM): trying another port cannot help, unlike EADDRINUSE.
+    package var isResourceExhaustion: Bool {
+        guard let errno else { return false }
+        return errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM
+    }
 }

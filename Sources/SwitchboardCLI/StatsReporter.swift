@@ -4,7 +4,8 @@ import Foundation
 import Switchboard
 
 /// `--stats S`: every S seconds one `stats` event with what the provider holds (live calls, call records,
-/// sessions, transactions, media streams, pooled port pairs) and what the process holds: heap in use
+/// sessions, transactions, media streams, pooled port pairs and how many streams reused one or bound a new
+/// one) and what the process holds: heap in use
 /// (glibc's count of allocated bytes, which a soak compares) and RSS, in KiB. It prints with `--quiet` too:
 /// a soak asks for it.
 final class StatsReporter {
@@ -21,6 +22,7 @@ final class StatsReporter {
                     ("live", .int(figures.liveCalls)), ("calls", .int(figures.calls)),
                     ("sessions", .int(figures.sessions)), ("transactions", .int(figures.transactions)),
                     ("media", .int(figures.mediaStreams)), ("pooled_pairs", .int(figures.pooledPortPairs)),
+                    ("reused_pairs", .int(figures.reusedPortPairs)), ("bound_pairs", .int(figures.boundPortPairs)),
                     ("heap_kb", .int(Int(sb_heap_in_use() / 1024))), ("rss_kb", .int(Self.residentKiB())),
                 ])
         }

@@ -150,6 +150,28 @@ struct AbandonedCallTests {
         socket.close()
     }
 
+    @Test func aRestedPooledPairIsReusedAndCountedAsSuch() throws {
+        let bob = try Bob { $0.mediaPorts = 40_000...40_003 }
+        defer { bob.close() }
+        let port = bob.peer.address.port
+        bob.peer.send(Self.invite("first", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "first", from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        bob.peer.send(Self.cancel("first", peerPort: port), to: bob.address)
+        _ = try #require(Self.response(to: "first", "CANCEL", from: bob.peer))
+        // Too soon: the pair has not rested, so the next call binds the other one.
+        bob.peer.send(Self.invite("second", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "second", from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        var figures = bob.provider.statistics
+        #expect(figures.reusedPortPairs == 0 && figures.boundPortPairs == 2)
+
+        bob.world.advance(by: PairPool.reuseDelay)
+        bob.peer.send(Self.invite("third", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "third", from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        figures = bob.provider.statistics
+        #expect(figures.reusedPortPairs == 1 && figures.boundPortPairs == 2)
+        #expect(figures.pooledPortPairs == 0 && figures.mediaStreams == 2)
+    }
+
     /// The first request `method` of `callID` that Bob sends within `limit` (virtual), skipping the rest.
     private static func request(
         _ method: String, of callID: String, from peer: ScriptedPeer, within limit: Duration

@@ -1,3 +1,4 @@
+import Glibc
 import SIPTransport
 import Testing
 
@@ -40,4 +41,62 @@ struct PairPoolTests {
         #expect(pool.count == 0)
         for socket in [first.rtp, first.rtcp, second.rtp, second.rtcp] { socket.close() }
     }
+
+    @Test func theCapacityHoldsOneAndAHalfSecondsOfTheRateWithinTheDescriptors() {
+        #expect(PairPool.capacity(expectedCallRate: 0, descriptorLimit: .max) == PairPool.defaultCapacity)
+        #expect(PairPool.capacity(expectedCallRate: 2_000, descriptorLimit: .max) == PairPool.defaultCapacity)
+        #expect(PairPool.capacity(expectedCallRate: 7_000, descriptorLimit: 65_536) == 10_500)
+        // 20,000 descriptors: 4,096 stay free for the rest, the pool gets the other 15,904 (7,952 pairs).
+        #expect(PairPool.capacity(expectedCallRate: 7_000, descriptorLimit: 20_000) == 7_952)
+        // A small limit keeps half for the rest, even with no rate declared.
+        #expect(PairPool.capacity(expectedCallRate: 0, descriptorLimit: 1_024) == 256)
+        #expect(PairPool.capacity(expectedCallRate: -5, descriptorLimit: 0) == 0)
+    }
+
+    @Test func beyondItsCapacityThePoolGivesBackTheOldestAndEvictsOnRequest() throws {
+        var pool = PairPool(capacity: 2)
+        let start = ContinuousClock.now
+        let pairs = try (0..<3).map { _ in try bind() }
+        #expect(pool.put(pairs[0], host: "127.0.0.1", now: start) == nil)
+        #expect(pool.put(pairs[1], host: "127.0.0.1", now: start) == nil)
+        #expect(pool.put(pairs[2], host: "127.0.0.1", now: start)?.rtp === pairs[0].rtp)
+        // Eviction takes the oldest, rested or not.
+        let evicted = pool.evictOldest(1)
+        #expect(evicted.count == 1 && evicted.first?.rtp === pairs[1].rtp)
+        #expect(pool.count == 1)
+        #expect(pool.evictOldest(5).count == 1 && pool.count == 0)
+        for pair in pairs { for socket in [pair.rtp, pair.rtcp] { socket.close() } }
+    }
+
+    @Test func bindingStopsAtOnceWhenTheProcessHasNoDescriptorLeft() throws {
+        let network = ExhaustedNetwork()
+        #expect {
+            try DatagramSocket.bindPair(host: "127.0.0.1", ports: 40000...49999, start: 0, on: network)
+        } throws: { ($0 as? TransportError)?.errno == EMFILE }
+        // Not one attempt per pair in the range.
+        #expect(network.attempts == 1)
+    }
+}
+
+/// A network whose every socket fails with EMFILE, counting the attempts.
+private final class ExhaustedNetwork: NetworkStack, @unchecked Sendable {
+    // @unchecked Sendable: used by one test on one thread.
+    var attempts = 0
+
+    func bindDatagram(_ address: SocketAddress, options: DatagramOptions) throws(TransportError)
+        -> any DatagramChannel
+    {
+        attempts += 1
+        throw .system("socket", errno: EMFILE)
+    }
+
+    func listenStream(_ address: SocketAddress) throws(TransportError) -> any StreamListenerChannel {
+        throw .system("socket", errno: EMFILE)
+    }
+
+    func connectStream(to address: SocketAddress) throws(TransportError) -> any StreamChannel {
+        throw .system("socket", errno: EMFILE)
+    }
+
+    func routeSource(to remote: SocketAddress) -> SocketAddress? { nil }
 }

@@ -14,11 +14,16 @@ public struct CallProviderStatistics: Sendable, Hashable, CustomStringConvertibl
     public var mediaStreams = 0
     /// RTP/RTCP port pairs of ended calls kept bound for reuse; each is closed after it rests 10 s unused.
     public var pooledPortPairs = 0
+    /// Media streams opened so far on a pooled port pair (no system call), and on a newly bound one: under
+    /// a steady call rate nearly every stream should find a pooled pair; `expectedCallRate` sizes the pool.
+    public var reusedPortPairs = 0
+    public var boundPortPairs = 0
 
     public init() {}
 
     public var description: String {
         "calls=\(calls) live=\(liveCalls) sessions=\(sessions) transactions=\(transactions) "
-            + "media=\(mediaStreams) pooled_pairs=\(pooledPortPairs)"
+            + "media=\(mediaStreams) pooled_pairs=\(pooledPortPairs) reused_pairs=\(reusedPortPairs) "
+            + "bound_pairs=\(boundPortPairs)"
     }
 }

@@ -6,7 +6,7 @@ package import SIPTransport
 import SIPUserAgent
 
 /// The machinery of one provider: the signalling loop, the transport layer and the transaction core, and
-/// the media engine with its own loop.
+/// the media engine with its own loop, its pool of port pairs sized for `expectedCallRate` new calls a second.
 /// Loop-confined except for `execute` and `shutdown`.
 package final class Engine: @unchecked Sendable {
     // @unchecked Sendable: state lives on `loop`; other threads only post work through `loop.execute`.
@@ -24,6 +24,7 @@ package final class Engine: @unchecked Sendable {
     package init(
         transport configuration: TransportConfiguration = TransportConfiguration(),
         transactions: TransactionConfiguration = TransactionConfiguration(),
+        expectedCallRate: Int = 0,
         environment: EngineEnvironment = .system
     ) throws {
         self.environment = environment
@@ -43,7 +44,9 @@ package final class Engine: @unchecked Sendable {
         // a seeded world's traces stay the same.
         transport.webSocketClientHost = String((seeded.tagSeed &* 0x9E37_79B9_7F4A_7C15) >> 16, radix: 36) + ".invalid"
         core = SIPCore(transport: transport, configuration: seeded, random: environment.random.bytes)
-        media = try MediaEngine(signalling: loop, environment: environment)
+        let pooledPairs = PairPool.capacity(
+            expectedCallRate: expectedCallRate, descriptorLimit: environment.network.descriptorLimit)
+        media = try MediaEngine(signalling: loop, environment: environment, pooledPairs: pooledPairs)
         // The UAS checks of RFC 3261 §8.2.2-8.2.3 (416, 420, 415, 406) with the option tags the user agent
         // supports; without capabilities the core checks syntax only.
         core.capabilities = Capabilities(extensions: UserAgentCapabilities().supportedExtensions)

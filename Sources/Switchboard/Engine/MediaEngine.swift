@@ -22,7 +22,7 @@ package final class MediaEngine: @unchecked Sendable {
     private var streamContextCache: MediaStreamContext?
     /// Port pairs of ended streams, ready for new ones (`PairPool`), guarded by `pairsLock` (the sockets
     /// are not Sendable, so not a `Mutex`).
-    private var pairs = PairPool()
+    private var pairs: PairPool
     private let pairsLock = NSLock()
     /// Scratch space for draining pooled sockets (media loop only).
     private var scratch = [UInt8](repeating: 0, count: 2048)
@@ -31,13 +31,21 @@ package final class MediaEngine: @unchecked Sendable {
     /// Work for the media loop posted during this signalling-loop iteration, handed over at its end.
     private var pending: [@Sendable () -> Void] = []
     private var isFlushScheduled = false
+    /// Streams opened on a pooled pair, and on a newly bound one (signalling loop only): the pool's hit
+    /// rate under load.
+    private(set) var reusedPairCount = 0
+    private(set) var boundPairCount = 0
 
-    /// A media loop fed from `signalling` (whose thread calls `open` and `perform`).
     /// A media loop fed from `signalling` (whose thread calls `open` and `perform`): the environment's
-    /// own loop when it brings one, else a system loop of its own.
-    package init(signalling: any EventLoopProtocol, environment: EngineEnvironment) throws(TransportError) {
+    /// own loop when it brings one, else a system loop of its own. At most `pooledPairs` port pairs of
+    /// ended calls wait for new ones (`PairPool.capacity(expectedCallRate:descriptorLimit:)`).
+    package init(
+        signalling: any EventLoopProtocol, environment: EngineEnvironment,
+        pooledPairs: Int = PairPool.defaultCapacity
+    ) throws(TransportError) {
         self.signalling = signalling
         self.environment = environment
+        pairs = PairPool(capacity: pooledPairs)
         if let shared = environment.loop {
             loop = shared
             ownLoop = nil
@@ -59,9 +67,10 @@ package final class MediaEngine: @unchecked Sendable {
         let sockets: (rtp: DatagramSocket, rtcp: DatagramSocket)
         if let pooled = pairsLock.withLock({ pairs.take(host: host, ports: ports, now: signalling.now) }) {
             sockets = pooled
+            reusedPairCount += 1
         } else {
-            sockets = try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair, on: environment.network)
-            nextPair = (nextPair &+ 1) & 0x7FFF_FFFF
+            sockets = try bindPair(host: host, ports: ports)
+            boundPairCount += 1
         }
         let stream = MediaStream(
             context: streamContext(dtls: dtls), random: environment.random, sockets: sockets, host: host,
@@ -69,6 +78,29 @@ package final class MediaEngine: @unchecked Sendable {
         perform { stream.open() }
         return stream
     }
+
+    /// A new pair in `ports` on `host`. When the process is out of descriptors, this call fails, and the
+    /// pool's oldest pairs (rested or not) are closed on the media loop, their owner, so that the next calls
+    /// find descriptors: new calls matter more than pairs kept for later ones.
+    private func bindPair(host: String, ports: ClosedRange<UInt16>) throws(TransportError) -> PairPool.Pair {
+        defer { nextPair = (nextPair &+ 1) & 0x7FFF_FFFF }
+        do {
+            return try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair, on: environment.network)
+        } catch {
+            if error.isResourceExhaustion, pooledPairCount > 0 {
+                perform { [self] in
+                    for (rtp, rtcp) in pairsLock.withLock({ pairs.evictOldest(Self.evictionBatch) }) {
+                        rtp.close()
+                        rtcp.close()
+                    }
+                }
+            }
+            throw error
+        }
+    }
+
+    /// Pooled pairs closed at once when descriptors run out.
+    static let evictionBatch = 64
 
     /// The context for streams with `dtls`: one for all while the settings stay those of the provider
     /// (signalling loop only).
@@ -178,78 +210,5 @@ package final class MediaEngine: @unchecked Sendable {
             rtp.close()
             rtcp.close()
         }
-    }
-}
-
-/// Bound RTP/RTCP pairs of ended streams, oldest first. A pair is reused only once it has rested
-/// `reuseDelay` (late packets of the old call die out, as with round-robin binding over the range), at
-/// most `capacity` pairs wait (the oldest is closed beyond that), and none waits longer than `idleLimit`:
-/// after a burst the pool gives its sockets and ports back instead of holding the peak for good (issue 20).
-struct PairPool {
-    typealias Pair = (rtp: DatagramSocket, rtcp: DatagramSocket)
-
-    static let reuseDelay = Duration.seconds(1)
-    static let capacity = 4096
-    /// How long a pair may wait for a new call before it is closed.
-    static let idleLimit = Duration.seconds(10)
-
-    private var pairs: [(pair: Pair, host: String, released: ContinuousClock.Instant)] = []
-    private var head = 0
-
-    var count: Int { pairs.count - head }
-
-    /// The oldest pair on `host` with its ports in `ports` that has rested long enough, if any.
-    mutating func take(host: String, ports: ClosedRange<UInt16>, now: ContinuousClock.Instant) -> Pair? {
-        guard head < pairs.count else { return nil }
-        let oldest = pairs[head]
-        guard now - oldest.released >= Self.reuseDelay, oldest.host == host,
-            ports.contains(oldest.pair.rtp.localAddress.port)
-        else { return nil }
-        head += 1
-        compact()
-        return oldest.pair
-    }
-
-    /// Adds a released pair; returns the pair evicted to stay within `capacity`, if one was.
-    mutating func put(_ pair: Pair, host: String, now: ContinuousClock.Instant) -> Pair? {
-        pairs.append((pair, host, now))
-        guard count > Self.capacity else { return nil }
-        let evicted = pairs[head].pair
-        head += 1
-        compact()
-        return evicted
-    }
-
-    /// When the oldest pair passes `idleLimit`, if any pair waits.
-    var nextExpiry: ContinuousClock.Instant? { head < pairs.count ? pairs[head].released + Self.idleLimit : nil }
-
-    /// Removes and returns the pairs that have waited `idleLimit` or longer at `now`, for closing.
-    mutating func expire(now: ContinuousClock.Instant) -> [Pair] {
-        var expired: [Pair] = []
-        while head < pairs.count, now - pairs[head].released >= Self.idleLimit {
-            expired.append(pairs[head].pair)
-            head += 1
-        }
-        if head == pairs.count {
-            pairs = []
-            head = 0
-        } else {
-            compact()
-        }
-        return expired
-    }
-
-    mutating func removeAll() -> [Pair] {
-        defer {
-            pairs = []
-            head = 0
-        }
-        return pairs[head...].map(\.pair)
-    }
-
-    private mutating func compact() {
-        guard head >= 1024, head * 2 >= pairs.count else { return }
-        pairs.removeFirst(head)
-        head = 0
     }
 }

@@ -53,6 +53,9 @@ struct CallMedia {
 
     /// How many port pairs of ended streams wait in the pool.
     var pooledPairCount: Int { engine.pooledPairCount }
+    /// Streams opened on a pooled pair, and on a newly bound one.
+    var reusedPairCount: Int { engine.reusedPairCount }
+    var boundPairCount: Int { engine.boundPairCount }
 
     /// Opens the media stream of session `key` and returns the address and port its SDP announces; `nil`
     /// when no port pair is free (logged), so the session refuses or fails the call instead of announcing

@@ -64,7 +64,7 @@ public final class CallProvider: Sendable {
                 transactions: TransactionConfiguration(
                     timers: timers, maximumTransactions: configuration.transactionLimit,
                     initialCapacity: configuration.expectedTransactions),
-                environment: environment)
+                expectedCallRate: configuration.expectedCallRate, environment: environment)
         } catch {
             throw .configuration("cannot start the signalling loop: \(error)")
         }

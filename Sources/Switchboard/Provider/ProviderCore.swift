@@ -107,6 +107,8 @@ final class ProviderCore: @unchecked Sendable {
         figures.transactions = engine.core.transactionCount
         figures.mediaStreams = calls.media.openStreamCount
         figures.pooledPortPairs = calls.media.pooledPairCount
+        figures.reusedPortPairs = calls.media.reusedPairCount
+        figures.boundPortPairs = calls.media.boundPairCount
         return figures
     }
 

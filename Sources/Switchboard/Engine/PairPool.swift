@@ -1,0 +1,101 @@
+import SIPTransport
+
+/// Bound RTP/RTCP pairs of ended streams, oldest first. A pair is reused only once it has rested
+/// `reuseDelay` (late packets of the old call die out, as with round-robin binding over the range), at
+/// most `capacity` pairs wait (the oldest is closed beyond that), and none waits longer than `idleLimit`:
+/// after a burst the pool gives its sockets and ports back instead of holding the peak for good (issue 20).
+struct PairPool {
+    typealias Pair = (rtp: DatagramSocket, rtcp: DatagramSocket)
+
+    static let reuseDelay = Duration.seconds(1)
+    /// Most pairs waiting when no call rate is declared (and the descriptors allow it).
+    static let defaultCapacity = 4096
+    /// How long a pair may wait for a new call before it is closed.
+    static let idleLimit = Duration.seconds(10)
+
+    /// Most pairs waiting at once; the oldest is closed beyond it.
+    let capacity: Int
+    private var pairs: [(pair: Pair, host: String, released: ContinuousClock.Instant)] = []
+    private var head = 0
+
+    init(capacity: Int = Self.defaultCapacity) { self.capacity = max(0, capacity) }
+
+    /// The capacity for `expectedCallRate` new calls a second within `descriptorLimit` open descriptors.
+    /// A pair is reused only after it rested `reuseDelay`, so the pool must hold more than a second's worth
+    /// of the calls that end, or every call binds a new pair: 1.5 s of them, and at least
+    /// `defaultCapacity`. The pooled descriptors (two a pair) leave half the limit, or 4,096, for the rest:
+    /// the live calls' pairs, the signalling sockets, files.
+    static func capacity(expectedCallRate: Int, descriptorLimit: Int) -> Int {
+        let wanted = max(defaultCapacity, min(max(0, expectedCallRate), 1_000_000) * 3 / 2)
+        let limit = max(0, descriptorLimit)
+        let affordable = (limit - min(4096, limit / 2)) / 2
+        return min(wanted, affordable)
+    }
+
+    var count: Int { pairs.count - head }
+
+    /// The oldest pair on `host` with its ports in `ports` that has rested long enough, if any.
+    mutating func take(host: String, ports: ClosedRange<UInt16>, now: ContinuousClock.Instant) -> Pair? {
+        guard head < pairs.count else { return nil }
+        let oldest = pairs[head]
+        guard now - oldest.released >= Self.reuseDelay, oldest.host == host,
+            ports.contains(oldest.pair.rtp.localAddress.port)
+        else { return nil }
+        head += 1
+        compact()
+        return oldest.pair
+    }
+
+    /// Adds a released pair; returns the pair evicted to stay within `capacity`, if one was.
+    mutating func put(_ pair: Pair, host: String, now: ContinuousClock.Instant) -> Pair? {
+        pairs.append((pair, host, now))
+        guard count > capacity else { return nil }
+        let evicted = pairs[head].pair
+        head += 1
+        compact()
+        return evicted
+    }
+
+    /// When the oldest pair passes `idleLimit`, if any pair waits.
+    var nextExpiry: ContinuousClock.Instant? { head < pairs.count ? pairs[head].released + Self.idleLimit : nil }
+
+    /// Removes and returns the pairs that have waited `idleLimit` or longer at `now`, for closing.
+    mutating func expire(now: ContinuousClock.Instant) -> [Pair] {
+        var expired: [Pair] = []
+        while head < pairs.count, now - pairs[head].released >= Self.idleLimit {
+            expired.append(pairs[head].pair)
+            head += 1
+        }
+        if head == pairs.count {
+            pairs = []
+            head = 0
+        } else {
+            compact()
+        }
+        return expired
+    }
+
+    /// Removes and returns up to `count` of the oldest pairs, rested or not, for closing: their descriptors
+    /// are needed for a new call.
+    mutating func evictOldest(_ count: Int) -> [Pair] {
+        let end = min(pairs.count, head + max(0, count))
+        let evicted = pairs[head..<end].map(\.pair)
+        head = end
+        compact()
+        return evicted
+    }
+
+    mutating func removeAll() -> [Pair] {
+        defer {
+            pairs = []
+            head = 0
+        }
+        return pairs[head...].map(\.pair)
+    }
+
+    private mutating func compact() {
+        guard head >= 1024, head * 2 >= pairs.count else { return }
+        pairs.removeFirst(head)
+        head = 0
+    }
+}
