@@ -34,7 +34,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     }
 
     // Loop-thread state.
-    private var handlers: [Int32: (UInt32) -> Void] = [:]
+    private var handlers = DescriptorHandlers()
     private var timerHeap = TimerHeap()
     /// Timers due later than `farHorizon` from when they were armed, by coarse bucket (`Self.bucket`),
     /// moved into the heap shortly before they are due. Transactions keep timers of 32 s (Timers J and L)
@@ -423,4 +423,26 @@ struct TimerHeap {
         }
         return first
     }
+}
+
+/// The handlers of the watched descriptors, indexed by descriptor number: the kernel hands out the lowest
+/// free number, so the table is as long as the most descriptors open at once (bounded by RLIMIT_NOFILE),
+/// and finding the handler of an event is an index, not a hash.
+struct DescriptorHandlers {
+    private var slots: [((UInt32) -> Void)?] = []
+
+    subscript(fd: Int32) -> ((UInt32) -> Void)? {
+        get { fd >= 0 && Int(fd) < slots.count ? slots[Int(fd)] : nil }
+        set {
+            guard fd >= 0 else { return }
+            let index = Int(fd)
+            if index >= slots.count {
+                guard newValue != nil else { return }
+                slots.append(contentsOf: repeatElement(nil, count: index + 1 - slots.count))
+            }
+            slots[index] = newValue
+        }
+    }
+
+    mutating func removeAll() { slots = [] }
 }
