@@ -195,19 +195,17 @@ extension InviteSession {
 
     mutating func sendAnswer(headers: [SIPField], into actions: inout [SessionAction]) {
         guard var incoming = incomingInvite else { return }
-        var response = makeDialogResponse(status: 200, for: &incoming)
-        response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
-        response.headerFields.append(.supported, configuration.supportedHeaderValue)
+        var body: SessionDescription?
         var expectsAnswer = false
         do {
             if incoming.hasOffer {
                 if offerAnswer.state == .remoteOfferPending {
-                    response.setBody(try offerAnswer.makeAnswer().sessionDescription)
+                    body = try offerAnswer.makeAnswer().sessionDescription
                 } else if incoming.answerDelivery == .unreliable, let local = offerAnswer.localDescription {
-                    response.setBody(local)
+                    body = local
                 }
             } else if offerAnswer.state == .stable, offerAnswer.session == nil {
-                response.setBody(try offerAnswer.makeOffer())
+                body = try offerAnswer.makeOffer()
                 expectsAnswer = true
             }
         } catch {
@@ -216,6 +214,14 @@ extension InviteSession {
                 EndReason(.notAcceptable, statusCode: error.status, reasonPhrase: error.reasonPhrase), into: &actions)
             return
         }
+        // The 2xx is the INVITE's last response: once the phase and `incoming` let go of the fields its
+        // responses shared, the 2xx takes them over and its own fields go on in place, not on a copy.
+        phase = .modifying
+        var response = makeDialogResponse(status: 200, for: &incoming)
+        incoming.responseFields = nil
+        response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
+        response.headerFields.append(.supported, configuration.supportedHeaderValue)
+        if let body { response.setBody(body) }
         if let expires = incoming.sessionExpires {
             response.headerFields.append(.sessionExpires, expires)
             if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
