@@ -6,7 +6,7 @@ public import SIPMessage
 
 extension InviteSession {
     mutating func startIncoming(into actions: inout [SessionAction]) {
-        guard case .incoming(var incoming) = phase, dialog == nil else { return }
+        guard case .incoming = phase, dialog == nil, var incoming = incomingInvite else { return }
         let request = incoming.request
         do {
             dialog = try Dialog(uas: request, localTag: localTag, sharing: callID)
@@ -78,7 +78,7 @@ extension InviteSession {
         }
         // RFC 3262 §3: the first RSeq is random, below 2^31 (kept low enough never to wrap).
         incoming.reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
-        phase = .incoming(incoming)
+        storeIncomingInvite(incoming, early: false)
     }
 
     /// UAS: sends a provisional response: 180 Ringing by default, 183 Session Progress with early media.
@@ -132,7 +132,7 @@ extension InviteSession {
         if carriesSDP, incoming.hasOffer, incoming.answerDelivery != .reliable {
             incoming.answerDelivery = reliably ? .reliable : .unreliable
         }
-        phase = .earlyIncoming(incoming)
+        storeIncomingInvite(incoming, early: true)
         announceDialog(into: &actions)
         if reliably {
             sendReliableProvisional(response, carriesSDP: carriesSDP, into: &actions)
