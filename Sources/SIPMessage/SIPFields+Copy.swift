@@ -20,13 +20,13 @@ extension SIPFields {
             // A known name: its entries found by id alone.
             let id = name.id
             for entry in source.entries where entry.id == id {
-                appendCopy(of: entry, from: source.storage, valueSuffix: [])
+                appendCopy(of: entry, from: source.storage)
                 copied += 1
             }
             return copied
         }
         for entry in source.entries where source.matches(entry, name) {
-            appendCopy(of: entry, from: source.storage, valueSuffix: [])
+            appendCopy(of: entry, from: source.storage)
             copied += 1
         }
         return copied
@@ -38,7 +38,7 @@ extension SIPFields {
         of name: SIPField.Name, from source: SIPFields, appendingToValue suffix: [UInt8]
     ) -> Bool {
         guard let index = source.onlyIndex(of: name) else { return false }
-        appendCopy(of: source.entries[index], from: source.storage, valueSuffix: suffix)
+        appendCopy(of: source.entries[index], from: source.storage) { $0.append(contentsOf: suffix) }
         return true
     }
 
@@ -49,7 +49,7 @@ extension SIPFields {
         let range = entries[index].valueRange
         var value = value
         return value.withUTF8 { wanted in
-            storage.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[range]).elementsEqual(wanted) }
+            storage.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[range]).hasSameBytes(as: wanted) }
         }
     }
 
@@ -63,8 +63,9 @@ extension SIPFields {
         return found
     }
 
+    /// Appends a copy of `entry` of `bytes`, with what `writeSuffix` appends written after its value.
     private mutating func appendCopy(
-        of entry: Entry, from bytes: [UInt8], valueSuffix suffix: [UInt8]
+        of entry: Entry, from bytes: [UInt8], writingSuffix writeSuffix: (inout [UInt8]) -> Void = { _ in }
     ) {
         let nameStart = storage.count
         let valueStart = nameStart + entry.nameRange.count
@@ -82,7 +83,12 @@ extension SIPFields {
                 storage[i] = ASCII.space
             }
         }
-        for byte in suffix { storage.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte) }
+        let suffixStart = storage.count
+        writeSuffix(&storage)
+        for i in suffixStart..<storage.count
+        where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
+            storage[i] = ASCII.space
+        }
         entries.append(
             Entry(
                 nameStart: UInt32(truncatingIfNeeded: nameStart),
@@ -141,7 +147,7 @@ extension SIPFields {
         }
         for (index, entry) in source.entries.enumerated() {
             switch entry.id {
-            case KnownHeader.via.rawValue: appendCopy(of: entry, from: source.storage, valueSuffix: [])
+            case KnownHeader.via.rawValue: appendCopy(of: entry, from: source.storage)
             case KnownHeader.from.rawValue: note(index, &found.from)
             case KnownHeader.to.rawValue: note(index, &found.to)
             case KnownHeader.callID.rawValue: note(index, &found.callID)
@@ -155,7 +161,7 @@ extension SIPFields {
     /// Appends a copy of the field at `index` of `source`, if any.
     fileprivate mutating func appendCopy(of index: Int?, from source: SIPFields) {
         guard let index else { return }
-        appendCopy(of: source.entries[index], from: source.storage, valueSuffix: [])
+        appendCopy(of: source.entries[index], from: source.storage)
     }
 
     /// Appends the one To of `source` (at `index`), with `toTag` added when a response above 100 needs it.
@@ -171,19 +177,28 @@ extension SIPFields {
             TagScan.scanWithRange(UnsafeBufferPointer(rebasing: $0[entry.valueRange])).0
         }
         switch scan {
-        case .present: appendCopy(of: entry, from: source.storage, valueSuffix: [])
-        case .absent: appendCopy(of: entry, from: source.storage, valueSuffix: Self.tagSuffix(toTag))
+        case .present: appendCopy(of: entry, from: source.storage)
+        case .absent: appendCopy(of: entry, from: source.storage) { Self.appendTagSuffix(toTag, to: &$0) }
         case .unclear: appendParsedTo(source, toTag: toTag)
         }
     }
 
     /// `;tag=` and `tag`, as bytes.
     private static func tagSuffix(_ tag: String) -> [UInt8] {
-        var suffix: [UInt8] = [UInt8(ascii: ";"), UInt8(ascii: "t"), UInt8(ascii: "a"), UInt8(ascii: "g")]
-        suffix.append(UInt8(ascii: "="))
-        var tag = tag
-        tag.withUTF8 { suffix.append(contentsOf: $0) }
+        var suffix: [UInt8] = []
+        appendTagSuffix(tag, to: &suffix)
         return suffix
+    }
+
+    /// Appends `;tag=` and `tag` to `bytes`, with no array of its own.
+    private static func appendTagSuffix(_ tag: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: ";"))
+        bytes.append(UInt8(ascii: "t"))
+        bytes.append(UInt8(ascii: "a"))
+        bytes.append(UInt8(ascii: "g"))
+        bytes.append(UInt8(ascii: "="))
+        var tag = tag
+        tag.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// To parsed, given `toTag` when it has none; copied as it is when it has one or does not parse.
@@ -214,6 +229,25 @@ extension SIPFields {
 }
 
 extension UnsafeBufferPointer<UInt8> {
+    /// Whether `other` holds the same bytes, compared eight at a time (a Call-ID is tens of bytes).
+    func hasSameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard count == other.count else { return false }
+        guard count > 0, let a = baseAddress, let b = other.baseAddress else { return true }
+        let left = UnsafeRawPointer(a)
+        let right = UnsafeRawPointer(b)
+        var i = 0
+        while i + 8 <= count {
+            let x = left.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            guard x == right.loadUnaligned(fromByteOffset: i, as: UInt64.self) else { return false }
+            i += 8
+        }
+        while i < count {
+            guard a[i] == b[i] else { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// Whether any byte is CR, LF or NUL, looked for eight bytes at a time: a word with no byte below 0x0E
     /// holds none of them.
     var containsLineBreakOrNUL: Bool {

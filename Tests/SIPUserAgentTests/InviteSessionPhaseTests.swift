@@ -63,6 +63,18 @@ import Testing
         get throws { try inDialog("ACK", 5) }
     }
 
+    /// The unanswered INVITE is changed in place; a copy of the session still has its own.
+    @Test func copiesOfAnUnansweredSessionGoOnApart() throws {
+        let original = try incoming(reliably: .required)
+        var copy = original
+        var other = original
+        let first = try #require(copy.ring().responses.first)
+        let second = try #require(other.ring().responses.first)
+        #expect(try first.rseq == second.rseq)
+        #expect(original.state == .incoming)
+        #expect(copy.state == .early && other.state == .early)
+    }
+
     @Test func anACKAfterTheCallEndedIsIgnored() throws {
         var session = try incoming()
         _ = session.answer()

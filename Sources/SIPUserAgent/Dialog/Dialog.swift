@@ -107,12 +107,12 @@ public struct Dialog: Sendable, Hashable {
     }
 
     /// The UAS's dialog, its Call-ID kept in `callID`'s storage when that is the request's (a session
-    /// that read it already: one copy per call, not one per holder).
+    /// that read it already: one copy per call, not one per holder, and compared as bytes, not read again).
     init(uas request: SIPRequest, localTag: String, state: State = .early, sharing callID: String?)
         throws(DialogError)
     {
-        var fields = try DialogFields(request)
-        if let callID, callID == fields.callID { fields.callID = callID }
+        let isShared = callID.map { request.headerFields.firstValue(of: .callID, is: $0) } ?? false
+        let fields = try DialogFields(request, callID: isShared ? callID : nil)
         let recordRoute: [NameAddress]
         let contact: Contact?
         do {
@@ -143,9 +143,10 @@ struct DialogFields {
     var to: NameAddress
     var cseq: CSeq
 
-    init(_ message: some SIPHeaderFieldsContainer) throws(DialogError) {
+    /// - Parameter callID: the message's Call-ID when the caller read it already; `nil` reads it.
+    init(_ message: some SIPHeaderFieldsContainer, callID known: String? = nil) throws(DialogError) {
         do {
-            guard let callID = try message.callID else { throw DialogError.missing("Call-ID") }
+            guard let callID = try known ?? message.callID else { throw DialogError.missing("Call-ID") }
             guard let from = try message.from else { throw DialogError.missing("From") }
             guard let to = try message.to else { throw DialogError.missing("To") }
             guard let cseq = try message.cseq else { throw DialogError.missing("CSeq") }

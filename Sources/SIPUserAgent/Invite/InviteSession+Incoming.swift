@@ -6,7 +6,7 @@ public import SIPMessage
 
 extension InviteSession {
     mutating func startIncoming(into actions: inout [SessionAction]) {
-        guard case .incoming(var incoming) = phase, dialog == nil else { return }
+        guard case .incoming = phase, dialog == nil, var incoming = incomingInvite else { return }
         let request = incoming.request
         do {
             dialog = try Dialog(uas: request, localTag: localTag, sharing: callID)
@@ -78,7 +78,7 @@ extension InviteSession {
         }
         // RFC 3262 §3: the first RSeq is random, below 2^31 (kept low enough never to wrap).
         incoming.reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
-        phase = .incoming(incoming)
+        storeIncomingInvite(incoming, early: false)
     }
 
     /// UAS: sends a provisional response: 180 Ringing by default, 183 Session Progress with early media.
@@ -132,7 +132,7 @@ extension InviteSession {
         if carriesSDP, incoming.hasOffer, incoming.answerDelivery != .reliable {
             incoming.answerDelivery = reliably ? .reliable : .unreliable
         }
-        phase = .earlyIncoming(incoming)
+        storeIncomingInvite(incoming, early: true)
         announceDialog(into: &actions)
         if reliably {
             sendReliableProvisional(response, carriesSDP: carriesSDP, into: &actions)
@@ -195,19 +195,17 @@ extension InviteSession {
 
     mutating func sendAnswer(headers: [SIPField], into actions: inout [SessionAction]) {
         guard var incoming = incomingInvite else { return }
-        var response = makeDialogResponse(status: 200, for: &incoming)
-        response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
-        response.headerFields.append(.supported, configuration.supportedHeaderValue)
+        var body: SessionDescription?
         var expectsAnswer = false
         do {
             if incoming.hasOffer {
                 if offerAnswer.state == .remoteOfferPending {
-                    response.setBody(try offerAnswer.makeAnswer().sessionDescription)
+                    body = try offerAnswer.makeAnswer().sessionDescription
                 } else if incoming.answerDelivery == .unreliable, let local = offerAnswer.localDescription {
-                    response.setBody(local)
+                    body = local
                 }
             } else if offerAnswer.state == .stable, offerAnswer.session == nil {
-                response.setBody(try offerAnswer.makeOffer())
+                body = try offerAnswer.makeOffer()
                 expectsAnswer = true
             }
         } catch {
@@ -216,6 +214,14 @@ extension InviteSession {
                 EndReason(.notAcceptable, statusCode: error.status, reasonPhrase: error.reasonPhrase), into: &actions)
             return
         }
+        // The 2xx is the INVITE's last response: once the phase and `incoming` let go of the fields its
+        // responses shared, the 2xx takes them over and its own fields go on in place, not on a copy.
+        phase = .modifying
+        var response = makeDialogResponse(status: 200, for: &incoming)
+        incoming.responseFields = nil
+        response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
+        response.headerFields.append(.supported, configuration.supportedHeaderValue)
+        if let body { response.setBody(body) }
         if let expires = incoming.sessionExpires {
             response.headerFields.append(.sessionExpires, expires)
             if incoming.requiresTimer { response.headerFields.append(.require, "timer") }

@@ -15,11 +15,11 @@ extension InviteSession {
         /// UAC: the INVITE is out and no provisional response above 100 arrived.
         case calling(OutgoingAttempt)
         /// UAS: the INVITE arrived and no response but 100 went out.
-        indirect case incoming(IncomingInvite)
+        case incoming(IncomingInviteBox)
         /// UAC: a provisional response above 100 arrived; `dialog` is the most recently active early dialog.
         case earlyOutgoing(OutgoingAttempt)
         /// UAS: a provisional response went out; `dialog` is the early dialog.
-        indirect case earlyIncoming(IncomingInvite)
+        case earlyIncoming(IncomingInviteBox)
         /// UAS: the 2xx to the INVITE went out; its ACK has not arrived.
         indirect case connecting(AwaitingACK)
         /// The call is up; a re-INVITE this side received may be in progress.
@@ -95,7 +95,7 @@ extension InviteSession {
     /// UAS: the INVITE, while it has no final response.
     var incomingInvite: IncomingInvite? {
         switch phase {
-        case .incoming(let invite), .earlyIncoming(let invite): invite
+        case .incoming(let box), .earlyIncoming(let box): box.invite
         default: nil
         }
     }
@@ -134,20 +134,34 @@ extension InviteSession {
     /// Changes the UAS's unanswered INVITE in place; `nil` (and nothing done) when there is none.
     @discardableResult
     mutating func modifyIncomingInvite<Result>(_ body: (inout IncomingInvite) -> Result) -> Result? {
+        let isEarly: Bool
+        var box: IncomingInviteBox
         switch phase {
-        case .incoming(var invite):
-            phase = .modifying
-            let result = body(&invite)
-            phase = .incoming(invite)
-            return result
-        case .earlyIncoming(var invite):
-            phase = .modifying
-            let result = body(&invite)
-            phase = .earlyIncoming(invite)
-            return result
-        default:
-            return nil
+        case .incoming(let held): (box, isEarly) = (held, false)
+        case .earlyIncoming(let held): (box, isEarly) = (held, true)
+        default: return nil
         }
+        phase = .modifying
+        // Copy on write: a copy of the session shares the box until one of them changes it.
+        if !isKnownUniquelyReferenced(&box) { box = IncomingInviteBox(box.invite) }
+        let result = body(&box.invite)
+        phase = isEarly ? .earlyIncoming(box) : .incoming(box)
+        return result
+    }
+
+    /// Makes `invite` the UAS's unanswered INVITE, in `early` or `incoming`: written into the box the phase
+    /// holds when no copy of the session shares it (no allocation), else into a new one.
+    mutating func storeIncomingInvite(_ invite: IncomingInvite, early: Bool) {
+        var box: IncomingInviteBox
+        switch phase {
+        case .incoming(let held), .earlyIncoming(let held): box = held
+        default:
+            phase = early ? .earlyIncoming(IncomingInviteBox(invite)) : .incoming(IncomingInviteBox(invite))
+            return
+        }
+        phase = .modifying
+        if isKnownUniquelyReferenced(&box) { box.invite = invite } else { box = IncomingInviteBox(invite) }
+        phase = early ? .earlyIncoming(box) : .incoming(box)
     }
 
     /// Changes the UAC's attempt in place; `nil` (and nothing done) when no 2xx is awaited.

@@ -140,7 +140,7 @@ public struct InviteSession: Sendable {
     ) {
         var generator = random
         self.role = .uas
-        self.phase = .incoming(IncomingInvite(request: request, token: transaction))
+        self.phase = .incoming(IncomingInviteBox(IncomingInvite(request: request, token: transaction)))
         self.configuration = configuration
         self.offerAnswer = offerAnswer
         self.localTag = localTag

@@ -69,6 +69,20 @@ struct OutgoingAttempt: Sendable {
     var retries: UInt8 = 0
 }
 
+/// The phase's `IncomingInvite`, changed in place from `incoming` to `early` and on: a UAS call's start and
+/// first provisional response need no new box each.
+///
+/// `@unchecked Sendable`: `invite` changes only inside `InviteSession`'s mutating methods, and only after
+/// `isKnownUniquelyReferenced` found the box held by that one session (a copied session gets a box of its own
+/// first), so no box that changes is ever shared between sessions or threads.
+final class IncomingInviteBox: @unchecked Sendable {
+    var invite: IncomingInvite
+
+    init(_ invite: IncomingInvite) {
+        self.invite = invite
+    }
+}
+
 /// The UAS's initial INVITE until its final response (states `incoming` and `early`).
 struct IncomingInvite: Sendable {
     enum AnswerDelivery: Sendable {

@@ -23,6 +23,8 @@ struct TimerBook: Sendable, Hashable {
         cancel(kind, into: &actions)
         generation &+= 1
         let timer = SessionTimer(kind: kind, generation: generation)
+        // A call arms two or three at once (the 2xx's retransmission and ACK wait, the session timer).
+        if armed.isEmpty { armed.reserveCapacity(4) }
         armed.append(timer)
         actions.append(.startTimer(timer, after: max(delay, .zero)))
     }
