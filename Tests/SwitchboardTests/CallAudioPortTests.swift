@@ -51,4 +51,21 @@ struct CallAudioPortTests {
         #expect(app == [Int16](repeating: 7, count: 160))
         #expect(port.audio.sampleRate == nil)
     }
+
+    @Test func theDefaultAudioIsSilenceWithoutDevicesUntilOtherAudioComes() throws {
+        var port = CallAudioPort(CallAudio())
+        let before = port.capture(count: 160, format: .narrowband)
+        #expect(before == nil, "silent until the codec is known")
+        port.adapt(send: .narrowband, receive: .narrowband)
+        let silence = port.capture(count: 160, format: .narrowband)
+        #expect(silence == [Int16](repeating: 0, count: 160))
+        port.play(Self.frame(.narrowband))
+        port.replace(with: CallAudio(input: .tone(frequency: 1000)))
+        let captured = port.capture(count: 160, format: .narrowband)
+        let tone = try #require(captured)
+        #expect(AudioAnalysis.rms(tone) > 1000)
+        port.close()
+        let after = port.capture(count: 160, format: .narrowband)
+        #expect(after == nil, "silent once closed")
+    }
 }

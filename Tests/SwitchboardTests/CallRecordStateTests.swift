@@ -78,6 +78,30 @@ struct CallRecordStateTests {
         #expect(cancels == 1)
     }
 
+    @Test func occasionalStateIsHeldOnlyWhileSomethingIsSet() throws {
+        let record = Parts.record(direction: .incoming, state: .ringing)
+        #expect(record.occasional == nil)
+        record.unansweredTimer = TimerHandleBox {}
+        #expect(record.occasional != nil)
+        record.cancelUnansweredTimer()
+        #expect(record.occasional == nil)
+        // Reading or clearing what is unset makes nothing.
+        #expect(record.transfer.takeReferral() == nil)
+        #expect(record.routing.nextRedirection() == nil)
+        record.localEndReason = nil
+        #expect(record.occasional == nil)
+        let target = try URI("sip:bob@example.com")
+        record.routing.target = target
+        record.localEndReason = .unanswered
+        #expect(record.routing.target == target)
+        #expect(record.localEndReason == .unanswered)
+        #expect(record.transfer.isIdle)
+        record.routing = CallRouting()
+        #expect(record.occasional != nil)
+        record.localEndReason = nil
+        #expect(record.occasional == nil)
+    }
+
     // MARK: Transfers
 
     @Test func aTransferEndsTheCallOnlyOnAFinalSuccess() {

@@ -27,15 +27,22 @@ public struct RTCPSession: Sendable {
     /// When the next report is due: arm a timer for it.
     public private(set) var nextReportTime: MediaInstant
     /// The latest round-trip time (RFC 3550 §6.4.1).
-    public private(set) var roundTripTime: Duration?
+    public private(set) var roundTripTime: Duration? {
+        get { roundTripNanoseconds == .min ? nil : .nanoseconds(roundTripNanoseconds) }
+        set { roundTripNanoseconds = newValue?.nanoseconds ?? .min }
+    }
     /// The other side's latest report block about our stream.
     public private(set) var latestReportAboutUs: RTCPReportBlock?
     /// The other side's CNAME, once an SDES carried it.
     public private(set) var remoteCNAME: String?
     /// Compound packets sent and received.
-    public private(set) var reportsSent = 0
+    public var reportsSent: Int { Int(sentCount) }
     /// Compound packets received.
-    public private(set) var reportsReceived = 0
+    public var reportsReceived: Int { Int(receivedCount) }
+    // Kept compact (every stream has one session): `.min` stands for no round-trip time, and the counts wrap.
+    private var roundTripNanoseconds: Int64 = .min
+    private var sentCount: UInt32 = 0
+    private var receivedCount: UInt32 = 0
 
     // RFC 3550 A.7 state: tp, pmembers, avg_rtcp_size, initial.
     private var lastTransmission: MediaInstant
@@ -94,7 +101,7 @@ public struct RTCPSession: Sendable {
         remoteCounts.append(receiver.source?.packetsReceived ?? 0)
         nextReportTime = now + Self.duration(seconds: interval(weSent: weSent, senders: senders))
         previousMembers = members
-        reportsSent += 1
+        sentCount &+= 1
         return bytes
     }
 
@@ -110,7 +117,7 @@ public struct RTCPSession: Sendable {
     ) -> Reception {
         let now = clock.now()
         var reception = Reception()
-        reportsReceived += 1
+        receivedCount &+= 1
         averageSize += (Double(size + configuration.packetOverhead) - averageSize) / 16
         var blocks: [RTCPReportBlock] = []
         for packet in compound.packets {
@@ -160,7 +167,7 @@ public struct RTCPSession: Sendable {
         let (weSent, _) = activity(sender: sender, receiver: receiver)
         var goodbye = RTCPGoodbye(sources: [sender.ssrc], reason: reason)
         if let text = goodbye.reason, text.count > 255 { goodbye.reason = Array(text.prefix(255)) }
-        reportsSent += 1
+        sentCount &+= 1
         return makeReport(sender: sender, receiver: &receiver, weSent: weSent, now: clock.now(), goodbye: goodbye)
     }
 

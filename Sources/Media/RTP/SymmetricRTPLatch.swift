@@ -24,12 +24,26 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
     /// The learnt address, once latched.
     public private(set) var latchedAddress: Address?
     /// How long the latched address must be silent before another may take over; `nil` never re-latches.
-    public var relatchAfter: Duration?
+    public var relatchAfter: Duration? {
+        get { relatchNanoseconds == Self.none ? nil : .nanoseconds(relatchNanoseconds) }
+        set { relatchNanoseconds = newValue.map { max($0, .zero).nanoseconds } ?? Self.none }
+    }
     /// Packets refused because they came from another address.
-    public private(set) var rejectedPackets = 0
+    public var rejectedPackets: Int { Int(rejectedCount) }
     /// How often the latch moved after the first time.
-    public private(set) var relatches = 0
-    private var lastAccepted: MediaInstant?
+    public var relatches: Int { Int(relatchCount) }
+
+    // Kept compact (every stream has two latches): `none` stands for nil, and the counters wrap.
+    private static var none: Int64 { .min }
+    private var relatchNanoseconds: Int64 = .min
+    private var lastAcceptedNanoseconds: Int64 = .min
+    private var rejectedCount: UInt32 = 0
+    private var relatchCount: UInt32 = 0
+
+    private var lastAccepted: MediaInstant? {
+        get { lastAcceptedNanoseconds == Self.none ? nil : MediaInstant(nanoseconds: lastAcceptedNanoseconds) }
+        set { lastAcceptedNanoseconds = newValue?.nanoseconds ?? Self.none }
+    }
 
     /// - Parameters:
     ///   - signalledAddress: the address from the SDP (`nil` for none, e.g. c=0.0.0.0 hold).
@@ -59,10 +73,10 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
         if let relatchAfter, let lastAccepted, arrival - lastAccepted >= relatchAfter {
             latchedAddress = source
             self.lastAccepted = arrival
-            relatches += 1
+            relatchCount &+= 1
             return .latched(source)
         }
-        rejectedPackets += 1
+        rejectedCount &+= 1
         return .reject
     }
 

@@ -7,20 +7,45 @@ import Media
 /// next frame tries again.
 struct CallAudioPort: MediaAudioPort {
     /// What the app asked for.
-    private(set) var audio: CallAudio
-    private var source: (any AudioSource)?
-    private var sink: (any AudioSink)?
+    var audio: CallAudio { devices?.audio ?? CallAudio() }
+    /// The source, sink and recording, out of line: `nil` while the app's audio is the default (silence out,
+    /// nothing kept), which needs none of them. Made with the first other audio, then kept for the call.
+    private var devices: Devices?
     /// The formats the source and sink were made for: the encoder's and the decoder's.
     private var formats: (send: AudioFormat, receive: AudioFormat)?
-    /// One writer per path for the whole call: a re-negotiation must not truncate the recording.
-    private var recording: (path: String, writer: WAVFileWriter)?
+
+    /// A port's source, sink and recording. One per port: a port is not copied to fork a stream.
+    final class Devices {
+        var audio: CallAudio
+        var source: (any AudioSource)?
+        var sink: (any AudioSink)?
+        /// One writer per path for the whole call: a re-negotiation must not truncate the recording.
+        var recording: (path: String, writer: WAVFileWriter)?
+
+        init(_ audio: CallAudio) { self.audio = audio }
+    }
 
     /// A port for `audio`, silent until ``adapt(send:receive:)`` gives it the codec's formats.
-    init(_ audio: CallAudio) { self.audio = audio }
+    init(_ audio: CallAudio) {
+        if !Self.isDefault(audio) { devices = Devices(audio) }
+    }
+
+    /// Silence out and nothing kept: what a port without devices does.
+    static func isDefault(_ audio: CallAudio) -> Bool {
+        guard case .silence = audio.input, case .discard = audio.output else { return false }
+        return true
+    }
 
     /// Takes the app's new audio; once the formats are known, the source and sink are made again.
     mutating func replace(with audio: CallAudio) {
-        self.audio = audio
+        guard let devices else {
+            if !Self.isDefault(audio) {
+                devices = Devices(audio)
+                if let formats { make(send: formats.send, receive: formats.receive) }
+            }
+            return
+        }
+        devices.audio = audio
         if let formats { make(send: formats.send, receive: formats.receive) }
     }
 
@@ -35,32 +60,41 @@ struct CallAudioPort: MediaAudioPort {
 
     /// Finishes the recording; the port is silent from then on.
     mutating func close() {
-        try? recording?.writer.close()
-        recording = nil
-        source = nil
-        sink = nil
+        if let devices {
+            try? devices.recording?.writer.close()
+            devices.recording = nil
+            devices.source = nil
+            devices.sink = nil
+        }
         formats = nil
     }
 
     mutating func capture(count: Int, format: AudioFormat) -> [Int16]? {
-        guard var source else { return nil }
-        defer { self.source = source }
+        guard let devices else {
+            // The default audio: silence, once the codec is known (as a `SilenceSource` would give).
+            guard formats != nil else { return nil }
+            return [Int16](repeating: 0, count: max(0, count) * format.channels)
+        }
+        guard var source = devices.source else { return nil }
+        defer { devices.source = source }
         return try? source.read(samplesPerChannel: count)
     }
 
     mutating func play(_ frame: MediaAudioFrame) {
-        guard var sink else { return }
+        guard let devices, var sink = devices.sink else { return }
         try? sink.write(frame.samples)
-        self.sink = sink
+        devices.sink = sink
     }
 
     private mutating func make(send: AudioFormat, receive: AudioFormat) {
         formats = (send, receive)
+        guard let devices else { return }
+        let audio = devices.audio
         // The app's rate for files and callbacks, or the codec's own.
         let rate = audio.sampleRate.flatMap { [8000, 16000, 48000].contains($0) ? $0 : nil } ?? send.sampleRate
         let app = AudioFormat(sampleRate: rate)
-        source = Self.source(audio.input, format: send, app: app)
-        sink = makeSink(format: receive, app: app)
+        devices.source = Self.source(audio.input, format: send, app: app)
+        devices.sink = Self.makeSink(audio.output, format: receive, app: app, devices: devices)
     }
 
     private static func source(_ input: CallAudio.Input, format: AudioFormat, app: AudioFormat) -> (any AudioSource)? {
@@ -78,16 +112,18 @@ struct CallAudioPort: MediaAudioPort {
         }
     }
 
-    private mutating func makeSink(format: AudioFormat, app: AudioFormat) -> (any AudioSink)? {
-        switch audio.output {
+    private static func makeSink(_ output: CallAudio.Output, format: AudioFormat, app: AudioFormat, devices: Devices)
+        -> (any AudioSink)?
+    {
+        switch output {
         case .discard:
             return nil
         case .file(let path):
-            if recording?.path != path {
-                try? recording?.writer.close()
-                recording = (try? WAVFileWriter(path: path, format: app)).map { (path, $0) }
+            if devices.recording?.path != path {
+                try? devices.recording?.writer.close()
+                devices.recording = (try? WAVFileWriter(path: path, format: app)).map { (path, $0) }
             }
-            return recording.map { ConvertingSink($0.writer, format: format) }
+            return devices.recording.map { ConvertingSink($0.writer, format: format) }
         case .samples(let consume):
             return ConvertingSink(CallbackSink(format: app, consume: consume), format: format)
         }

@@ -13,8 +13,9 @@ struct SessionKey: Hashable, Sendable, CustomStringConvertible {
 /// One session and the driver's bookkeeping around it.
 final class SessionEntry {
     var session: InviteSession?
-    /// The INVITEs sent (top Via and destination) per token, for their CANCELs (§9.1).
-    var sentInvites: [RequestToken: (via: String, destination: Destination)] = [:]
+    /// What only some sessions need, or only while they are set up (`SessionEntry+Occasional.swift`); `nil`
+    /// while all of it is at its default.
+    var occasional: OccasionalSessionState?
     var timers = LoopTimers<SessionTimer>()
     /// Where the initial INVITE went or came from: in-dialog requests reuse its transport.
     var transport: SIPTransport.TransportProtocol?
@@ -30,11 +31,6 @@ final class SessionEntry {
     var isAbandoned = false
     /// Dropped from the directory: late callbacks (a resolution, a transaction event) find nothing to do.
     var isFinished = false
-    /// The last transport error a request of the session met (a TLS certificate refused, a connection
-    /// refused): why the session's made-up 503 happened.
-    var transportError: TransportError?
-    /// ICE is gathering the session's candidates: what waits for them.
-    var awaitingMedia: AwaitingMedia?
 
     /// What waits for a session's ICE candidates.
     enum AwaitingMedia {

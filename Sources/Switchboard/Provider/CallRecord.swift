@@ -12,20 +12,13 @@ final class CallRecord {
     var sequence: UInt64 = 0
     /// Where the app wants the call's audio, and where its early media and activation stand.
     var media = CallMediaState()
-    /// Where an outgoing call goes, and the 3xx Contacts still to try.
-    var routing = CallRouting()
-    /// The transfers this call is part of.
-    var transfer = TransferState()
+    /// What only some calls need, or only for a while (`CallRecord+Occasional.swift`); `nil` while all of it
+    /// is at its default.
+    var occasional: OccasionalCallState?
     /// The call's connection died and a re-INVITE is re-establishing it.
     var isReconnecting = false
-    /// Why this side ended the call, when it did (the session itself reports only "local").
-    var localEndReason: CallEndedReason?
-    /// How DTLS-SRTP failed, when that ended the call.
-    var mediaSecurityFailure: MediaSecurityFailure?
     /// The `connected` event waits for DTLS-SRTP keys.
     var waitsForDTLS = false
-    /// A timer that rejects an incoming invite, or cancels an outgoing call, when nobody answers it.
-    var unansweredTimer: TimerHandleBox?
     /// Run once the call has ended and its session finished.
     var onFinished: [() -> Void] = []
 
@@ -139,6 +132,9 @@ struct CallRouting {
     /// (488 or 606) and the call went out again with a plain offer.
     var offersWebRTCProfile = true
 
+    /// Nothing was set: no target, no redirection, the WebRTC profile still allowed.
+    var isInitial: Bool { target == nil && redirectTargets.isEmpty && redirections == 0 && offersWebRTCProfile }
+
     /// A 3xx named these Contacts.
     mutating func redirected(to targets: [URI]) { redirectTargets = targets }
 
@@ -159,6 +155,9 @@ struct TransferState {
     var referral: (session: SessionKey, id: UInt32)?
     /// A transfer this call asked for, completed by a final NOTIFY: the call then ends.
     private(set) var isTransferring = false
+
+    /// No REFER placed the call and none is under way.
+    var isIdle: Bool { referral == nil && !isTransferring }
 
     /// This call sent a REFER.
     mutating func startTransfer() { isTransferring = true }

@@ -1,0 +1,56 @@
+/// The parts of a `CallRecord` that only some calls need, or only for a while: an outgoing call's routing,
+/// its transfers, the unanswered-call timer, and why the call ended. Out of line, so that an established call
+/// that uses none of them (most of them) holds one reference instead of all of them.
+final class OccasionalCallState {
+    var routing = CallRouting()
+    var transfer = TransferState()
+    var unansweredTimer: TimerHandleBox?
+    var localEndReason: CallEndedReason?
+    var mediaSecurityFailure: MediaSecurityFailure?
+
+    /// Everything is at its default: the record can let the box go.
+    var isEmpty: Bool {
+        routing.isInitial && transfer.isIdle && unansweredTimer == nil && localEndReason == nil
+            && mediaSecurityFailure == nil
+    }
+}
+
+extension CallRecord {
+    /// Where an outgoing call goes, and the 3xx Contacts still to try.
+    var routing: CallRouting {
+        get { occasional?.routing ?? CallRouting() }
+        set { updateOccasional { $0.routing = newValue } }
+    }
+
+    /// The transfers this call is part of.
+    var transfer: TransferState {
+        get { occasional?.transfer ?? TransferState() }
+        set { updateOccasional { $0.transfer = newValue } }
+    }
+
+    /// A timer that rejects an incoming invite, or cancels an outgoing call, when nobody answers it.
+    var unansweredTimer: TimerHandleBox? {
+        get { occasional?.unansweredTimer }
+        set { updateOccasional { $0.unansweredTimer = newValue } }
+    }
+
+    /// Why this side ended the call, when it did (the session itself reports only "local").
+    var localEndReason: CallEndedReason? {
+        get { occasional?.localEndReason }
+        set { updateOccasional { $0.localEndReason = newValue } }
+    }
+
+    /// How DTLS-SRTP failed, when that ended the call.
+    var mediaSecurityFailure: MediaSecurityFailure? {
+        get { occasional?.mediaSecurityFailure }
+        set { updateOccasional { $0.mediaSecurityFailure = newValue } }
+    }
+
+    /// Applies `change` to the box, made when needed and let go once all of it is back at its default (a
+    /// change that leaves a default at its default makes none).
+    private func updateOccasional(_ change: (OccasionalCallState) -> Void) {
+        let box = occasional ?? OccasionalCallState()
+        change(box)
+        occasional = box.isEmpty ? nil : box
+    }
+}
