@@ -131,14 +131,19 @@ struct AbandonedCallTests {
         #expect(bob.pooledPairs == 0)
     }
 
+    /// Calls Bob as `callID`, waits for the 180, and cancels the call.
+    private static func ringAndCancel(_ callID: String, at bob: Bob) throws {
+        let port = bob.peer.address.port
+        bob.peer.send(invite(callID, peerPort: port), to: bob.address)
+        #expect(try #require(response(to: callID, from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        bob.peer.send(cancel(callID, peerPort: port), to: bob.address)
+        _ = try #require(response(to: callID, "CANCEL", from: bob.peer))
+    }
+
     @Test func aPooledPairIsClosedOnceItWaitedTheIdleLimit() throws {
         let bob = try Bob { $0.mediaPorts = 40_000...40_001 }
         defer { bob.close() }
-        let port = bob.peer.address.port
-        bob.peer.send(Self.invite("gone", peerPort: port), to: bob.address)
-        #expect(try #require(Self.response(to: "gone", from: bob.peer)).hasPrefix("SIP/2.0 180"))
-        bob.peer.send(Self.cancel("gone", peerPort: port), to: bob.address)
-        _ = try #require(Self.response(to: "gone", "CANCEL", from: bob.peer))
+        try Self.ringAndCancel("gone", at: bob)
         bob.world.advance(by: .seconds(1))
         #expect(bob.pooledPairs == 1)
 
@@ -154,10 +159,7 @@ struct AbandonedCallTests {
         let bob = try Bob { $0.mediaPorts = 40_000...40_003 }
         defer { bob.close() }
         let port = bob.peer.address.port
-        bob.peer.send(Self.invite("first", peerPort: port), to: bob.address)
-        #expect(try #require(Self.response(to: "first", from: bob.peer)).hasPrefix("SIP/2.0 180"))
-        bob.peer.send(Self.cancel("first", peerPort: port), to: bob.address)
-        _ = try #require(Self.response(to: "first", "CANCEL", from: bob.peer))
+        try Self.ringAndCancel("first", at: bob)
         // Too soon: the pair has not rested, so the next call binds the other one.
         bob.peer.send(Self.invite("second", peerPort: port), to: bob.address)
         #expect(try #require(Self.response(to: "second", from: bob.peer)).hasPrefix("SIP/2.0 180"))

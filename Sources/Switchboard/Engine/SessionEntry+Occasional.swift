@@ -7,7 +7,7 @@ import SIPUserAgent
 /// The parts of a `SessionEntry` that only some sessions need, or only while they are set up: the INVITEs
 /// sent (an outgoing call), the last transport error, and what waits for ICE candidates. Out of line, so that
 /// an established session holds one reference instead of all of them.
-final class OccasionalSessionState {
+final class OccasionalSessionState: OutOfLineState {
     var sentInvites: [RequestToken: (via: String, destination: Destination)] = [:]
     var transportError: TransportError?
     var awaitingMedia: SessionEntry.AwaitingMedia?
@@ -36,10 +36,7 @@ extension SessionEntry {
         set { updateOccasional { $0.awaitingMedia = newValue } }
     }
 
-    /// Applies `change` to the box, made when needed and let go once all of it is back at its default.
     private func updateOccasional(_ change: (OccasionalSessionState) -> Void) {
-        let box = occasional ?? OccasionalSessionState()
-        change(box)
-        occasional = box.isEmpty ? nil : box
+        OccasionalSessionState.update(&occasional, change)
     }
 }

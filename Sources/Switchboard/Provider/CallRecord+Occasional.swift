@@ -1,7 +1,7 @@
 /// The parts of a `CallRecord` that only some calls need, or only for a while: an outgoing call's routing,
 /// its transfers, the unanswered-call timer, and why the call ended. Out of line, so that an established call
 /// that uses none of them (most of them) holds one reference instead of all of them.
-final class OccasionalCallState {
+final class OccasionalCallState: OutOfLineState {
     var routing = CallRouting()
     var transfer = TransferState()
     var unansweredTimer: TimerHandleBox?
@@ -46,11 +46,7 @@ extension CallRecord {
         set { updateOccasional { $0.mediaSecurityFailure = newValue } }
     }
 
-    /// Applies `change` to the box, made when needed and let go once all of it is back at its default (a
-    /// change that leaves a default at its default makes none).
     private func updateOccasional(_ change: (OccasionalCallState) -> Void) {
-        let box = occasional ?? OccasionalCallState()
-        change(box)
-        occasional = box.isEmpty ? nil : box
+        OccasionalCallState.update(&occasional, change)
     }
 }
