@@ -17,7 +17,10 @@ package final class SystemNetwork: NetworkStack {
     {
         let fd = try Socket.udp(bind: address, options: options)
         if options.stampsArrivals { _ = sb_enable_receive_timestamps(fd) }
-        return SystemDatagram(fd: fd, local: Socket.localAddress(fd) ?? address, timestamps: options.stampsArrivals)
+        // Bound to a given port, the socket is where it was asked to be: only an ephemeral bind (port 0) needs
+        // the kernel to say which port it got (a system call less per media socket).
+        let local = address.port == 0 ? Socket.localAddress(fd) ?? address : address
+        return SystemDatagram(fd: fd, local: local, timestamps: options.stampsArrivals)
     }
 
     package func listenStream(_ address: SocketAddress) throws(TransportError) -> any StreamListenerChannel {
