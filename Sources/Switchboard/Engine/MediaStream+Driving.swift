@@ -12,7 +12,7 @@ extension MediaStream {
     /// Arms the timer for the session's next deadline, unless one as early is armed already (a timer that
     /// fires early does no harm: the session does what is due and gives the next deadline).
     func arm() {
-        guard let deadline = session.nextDeadline else {
+        guard let deadline = reading({ $0.nextDeadline }) else {
             if let timer { loop.cancelTimer(timer.handle) }
             timer = nil
             return
@@ -27,7 +27,7 @@ extension MediaStream {
 
     private func fire() {
         timer = nil
-        guard !session.isClosed else { return }
+        guard !reading({ $0.isClosed }) else { return }
         session.advance(to: clock.now(), audio: &audio)
         flush()
         publish()
@@ -73,7 +73,7 @@ extension MediaStream {
 
     /// Copies the session's figures out for other threads.
     func publish() {
-        let statistics = MediaStreamFigures(session.statistics)
+        let statistics = MediaStreamFigures(reading { $0.statistics })
         published.withLock { $0 = statistics }
     }
 }
