@@ -71,9 +71,9 @@ struct CallAudioPort: MediaAudioPort {
 
     mutating func capture(count: Int, format: AudioFormat) -> [Int16]? {
         guard let devices else {
-            // The default audio: silence, once the codec is known (as a `SilenceSource` would give).
+            // The default audio: silence, once the codec is known.
             guard formats != nil else { return nil }
-            return [Int16](repeating: 0, count: max(0, count) * format.channels)
+            return SilenceSource(format: format).read(samplesPerChannel: count)
         }
         guard var source = devices.source else { return nil }
         defer { devices.source = source }
