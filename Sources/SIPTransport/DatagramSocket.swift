@@ -38,12 +38,18 @@ public final class DatagramSocket {
         try bindPair(host: host, ports: range, start: start, on: SystemNetwork.shared)
     }
 
+    /// The RTP/RTCP pairs `bindPair` can take in `range`: an even RTP port with the next one for RTCP.
+    package static func portPairs(in range: ClosedRange<UInt16>) -> Int {
+        let first = Int(range.lowerBound) + Int(range.lowerBound & 1)
+        return max(0, (Int(range.upperBound) - first + 1) / 2)
+    }
+
     /// `bindPair(host:ports:start:)` on `network`.
     package static func bindPair(
         host: String, ports range: ClosedRange<UInt16>, start: Int, on network: any NetworkStack
     ) throws(TransportError) -> (rtp: DatagramSocket, rtcp: DatagramSocket) {
-        let first = Int(range.lowerBound + (range.lowerBound & 1))
-        let pairs = max(0, (Int(range.upperBound) - first + 1) / 2)
+        let first = Int(range.lowerBound) + Int(range.lowerBound & 1)
+        let pairs = portPairs(in: range)
         guard pairs > 0 else { throw .system("bind: empty RTP port range \(range)", errno: EINVAL) }
         for attempt in 0..<pairs {
             let port = first + 2 * ((start + attempt) % pairs)

@@ -155,6 +155,32 @@ struct AbandonedCallTests {
         socket.close()
     }
 
+    @Test func aRangeHeldByThePoolAndLiveCallsGivesPooledPairsBack() throws {
+        // Four pairs: the pool may keep two (half the range), the live calls take the rest.
+        let bob = try Bob { $0.mediaPorts = 40_000...40_007 }
+        defer { bob.close() }
+        let port = bob.peer.address.port
+        let begun = bob.world.loop.elapsedTime
+        try Self.ringAndCancel("first", at: bob)
+        try Self.ringAndCancel("second", at: bob)
+        for callID in ["third", "fourth"] {
+            bob.peer.send(Self.invite(callID, peerPort: port), to: bob.address)
+            #expect(try #require(Self.response(to: callID, from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        }
+        #expect(bob.pooledPairs == 2 && bob.openStreams == 2)
+
+        // Every port is bound and no pooled pair has rested: this call is refused, and the pool gives its
+        // pairs back rather than keep refusing until they have rested.
+        bob.peer.send(Self.invite("fifth", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "fifth", from: bob.peer)).hasPrefix("SIP/2.0 503"))
+        #expect(bob.pooledPairs == 0)
+        bob.peer.send(Self.invite("sixth", peerPort: port), to: bob.address)
+        #expect(try #require(Self.response(to: "sixth", from: bob.peer)).hasPrefix("SIP/2.0 180"))
+        #expect(bob.openStreams == 3)
+        // All within the rest: the ports came back by eviction, not by the pool's own reuse.
+        #expect(bob.world.loop.elapsedTime - begun < PairPool.reuseDelay)
+    }
+
     @Test func aRestedPooledPairIsReusedAndCountedAsSuch() throws {
         let bob = try Bob { $0.mediaPorts = 40_000...40_003 }
         defer { bob.close() }

@@ -51,6 +51,15 @@ struct PairPoolTests {
         // A small limit keeps half for the rest, even with no rate declared.
         #expect(PairPool.capacity(expectedCallRate: 0, descriptorLimit: 1_024) == 256)
         #expect(PairPool.capacity(expectedCallRate: -5, descriptorLimit: 0) == 0)
+        // Half the port range stays for the live calls: 40000-49999 holds 5,000 pairs, the pool 2,500.
+        let pairs = DatagramSocket.portPairs(in: 40_000...49_999)
+        #expect(pairs == 5_000)
+        #expect(PairPool.capacity(expectedCallRate: 2_000, descriptorLimit: .max, portPairs: pairs) == 2_500)
+        #expect(PairPool.capacity(expectedCallRate: 0, descriptorLimit: 1_024, portPairs: pairs) == 256)
+        #expect(DatagramSocket.portPairs(in: 40_001...40_004) == 1)
+        #expect(PairPool.capacity(expectedCallRate: 0, descriptorLimit: .max, portPairs: 1) == 1)
+        #expect(PairPool.capacity(expectedCallRate: 0, descriptorLimit: .max, portPairs: 5) == 3)
+        #expect(DatagramSocket.portPairs(in: 65_535...65_535) == 0)
     }
 
     @Test func beyondItsCapacityThePoolGivesBackTheOldestAndEvictsOnRequest() throws {

@@ -25,6 +25,7 @@ package final class Engine: @unchecked Sendable {
         transport configuration: TransportConfiguration = TransportConfiguration(),
         transactions: TransactionConfiguration = TransactionConfiguration(),
         expectedCallRate: Int = 0,
+        mediaPorts: ClosedRange<UInt16>? = nil,
         environment: EngineEnvironment = .system
     ) throws {
         self.environment = environment
@@ -45,7 +46,8 @@ package final class Engine: @unchecked Sendable {
         transport.webSocketClientHost = String((seeded.tagSeed &* 0x9E37_79B9_7F4A_7C15) >> 16, radix: 36) + ".invalid"
         core = SIPCore(transport: transport, configuration: seeded, random: environment.random.bytes)
         let pooledPairs = PairPool.capacity(
-            expectedCallRate: expectedCallRate, descriptorLimit: environment.network.descriptorLimit)
+            expectedCallRate: expectedCallRate, descriptorLimit: environment.network.descriptorLimit,
+            portPairs: mediaPorts.map(DatagramSocket.portPairs(in:)) ?? .max)
         media = try MediaEngine(signalling: loop, environment: environment, pooledPairs: pooledPairs)
         // The UAS checks of RFC 3261 §8.2.2-8.2.3 (416, 420, 415, 406) with the option tags the user agent
         // supports; without capabilities the core checks syntax only.

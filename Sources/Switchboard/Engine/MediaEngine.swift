@@ -79,15 +79,16 @@ package final class MediaEngine: @unchecked Sendable {
         return stream
     }
 
-    /// A new pair in `ports` on `host`. When the process is out of descriptors, this call fails, and the
-    /// pool's oldest pairs (rested or not) are closed on the media loop, their owner, so that the next calls
-    /// find descriptors: new calls matter more than pairs kept for later ones.
+    /// A new pair in `ports` on `host`. When the process is out of descriptors or the range out of free
+    /// pairs, this call fails, and the pool's oldest pairs (rested or not) are closed on the media loop, their
+    /// owner, so that the next calls find descriptors and ports: new calls matter more than pairs kept for
+    /// later ones.
     private func bindPair(host: String, ports: ClosedRange<UInt16>) throws(TransportError) -> PairPool.Pair {
         defer { nextPair = (nextPair &+ 1) & 0x7FFF_FFFF }
         do {
             return try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair, on: environment.network)
         } catch {
-            if error.isResourceExhaustion, pooledPairCount > 0 {
+            if error.isResourceExhaustion || error.errno == EADDRINUSE, pooledPairCount > 0 {
                 perform { [self] in
                     for (rtp, rtcp) in pairsLock.withLock({ pairs.evictOldest(Self.evictionBatch) }) {
                         rtp.close()

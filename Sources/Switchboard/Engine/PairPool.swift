@@ -20,16 +20,18 @@ struct PairPool {
 
     init(capacity: Int = Self.defaultCapacity) { self.capacity = max(0, capacity) }
 
-    /// The capacity for `expectedCallRate` new calls a second within `descriptorLimit` open descriptors.
-    /// A pair is reused only after it rested `reuseDelay`, so the pool must hold more than a second's worth
-    /// of the calls that end, or every call binds a new pair: 1.5 s of them, and at least
-    /// `defaultCapacity`. The pooled descriptors (two a pair) leave half the limit, or 4,096, for the rest:
-    /// the live calls' pairs, the signalling sockets, files.
-    static func capacity(expectedCallRate: Int, descriptorLimit: Int) -> Int {
+    /// The capacity for `expectedCallRate` new calls a second within `descriptorLimit` open descriptors and
+    /// a port range of `portPairs` RTP/RTCP pairs. A pair is reused only after it rested `reuseDelay`, so the
+    /// pool must hold more than a second's worth of the calls that end, or every call binds a new pair: 1.5 s
+    /// of them, and at least `defaultCapacity`. The pooled descriptors (two a pair) leave half the limit, or
+    /// 4,096, for the rest: the live calls' pairs, the signalling sockets, files. The pool holds at most half
+    /// the port range's pairs (rounded up), leaving the rest to live calls: a pool holding the whole range
+    /// would make each new call try every port before it is refused.
+    static func capacity(expectedCallRate: Int, descriptorLimit: Int, portPairs: Int = .max) -> Int {
         let wanted = max(defaultCapacity, min(max(0, expectedCallRate), 1_000_000) * 3 / 2)
         let limit = max(0, descriptorLimit)
         let affordable = (limit - min(4096, limit / 2)) / 2
-        return min(wanted, affordable)
+        return min(wanted, affordable, max(0, portPairs) / 2 + max(0, portPairs) % 2)
     }
 
     var count: Int { pairs.count - head }

@@ -64,7 +64,8 @@ public final class CallProvider: Sendable {
                 transactions: TransactionConfiguration(
                     timers: timers, maximumTransactions: configuration.transactionLimit,
                     initialCapacity: configuration.expectedTransactions),
-                expectedCallRate: configuration.expectedCallRate, environment: environment)
+                expectedCallRate: configuration.expectedCallRate, mediaPorts: configuration.mediaPorts,
+                environment: environment)
         } catch {
             throw .configuration("cannot start the signalling loop: \(error)")
         }
