@@ -131,12 +131,10 @@ enum LoadCommand {
         var setupTimes: SetupHistogram?
     }
 
-    /// The run's shared state: the tally, the scheduler's wake-up, and the calls to hang up after their
-    /// `--duration`.
+    /// The run's shared state: the tally and the scheduler's wake-up.
     final class State: Sendable {
         let tally = Mutex(Tally())
         let wake = DispatchSemaphore(value: 0)
-        let hangUps = Mutex<Set<UUID>>([])
     }
 
     static func run(_ arguments: [String], io: CommandIO, environment: [String: String]) -> Int32 {
@@ -170,10 +168,8 @@ enum LoadCommand {
                 needs: .init(
                     registers: registers, defaultListen: nil, target: plan.target,
                     minimumCallLimit: plan.concurrent), io: io,
-                printer: printer
-            ) { event in
-                record(event, state: state, duration: plan.duration, controller: { harnessSlot.wait() })
-            }
+                printer: printer,
+                delegate: LoadDelegate(state: state, duration: plan.duration, controller: { harnessSlot.wait() }))
         } catch {
             switch error {
             case .usage(let usage):
@@ -193,6 +189,8 @@ enum LoadCommand {
                 return 1
             }
         }
+        // `--media off`: the provider sends no RTP, so a call's audio settings would go unused.
+        let sendsMedia = options["media"] != "off"
         let begin = ContinuousClock.now
         let interactive = isatty(2) != 0
         var lastStats = begin
@@ -207,7 +205,7 @@ enum LoadCommand {
                 return allowed
             }
             for _ in 0..<toStart {
-                start(plan, harness: harness, media: media, state: state)
+                start(plan, harness: harness, media: sendsMedia ? media : nil, state: state)
             }
             let statsDue = plan.stats.map { seconds(now - lastStats) >= $0 } ?? false
             let snapshot = state.tally.withLock { $0.snapshot(withTimes: statsDue) }
@@ -252,15 +250,14 @@ enum LoadCommand {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Starts one call; a refused start counts as a failure at once.
-    private static func start(_ plan: Plan, harness: ProviderHarness, media: CallMedia, state: State) {
+    /// Starts one call (with `media`'s audio, when given); a refused start counts as a failure at once.
+    private static func start(_ plan: Plan, harness: ProviderHarness, media: CallMedia?, state: State) {
         let uuid = UUID()
         let number = state.tally.withLock { tally -> Int in
             tally.live.insert(uuid)
             tally.startedAt[uuid] = .now
             return tally.started
         }
-        state.hangUps.withLock { _ = $0.insert(uuid) }
         let action = StartCallAction(
             call: uuid, handle: Handle(type: .generic, value: plan.target), account: harness.accountID)
         harness.controller.request(CallTransaction(action: action)) { error in
@@ -273,50 +270,67 @@ enum LoadCommand {
             }
             state.wake.signal()
         }
-        harness.provider.setAudio(media.audio(callNumber: number), for: uuid)
+        if let media { harness.provider.setAudio(media.audio(callNumber: number), for: uuid) }
     }
 
-    /// Tallies one provider event; a connected call is hung up `duration` seconds on.
-    private static func record(
-        _ event: CallProviderEvent, state: State, duration: Double,
-        controller: @escaping @Sendable () -> CallController?
-    ) {
-        switch event.kind {
-        case .registration:
-            guard let registration = event.registrationState else { return }
+    /// Hears the three callbacks a run tallies (the rest keep the protocol's defaults: actions fulfilled,
+    /// everything else ignored), without turning each into a `CallProviderEvent` first.
+    final class LoadDelegate: CallProviderDelegate {
+        let state: State
+        let duration: Double
+        let controller: @Sendable () -> CallController?
+
+        init(state: State, duration: Double, controller: @escaping @Sendable () -> CallController?) {
+            self.state = state
+            self.duration = duration
+            self.controller = controller
+        }
+
+        func providerDidReset(_ provider: CallProvider) {}
+
+        func provider(_ provider: CallProvider, account: String, didChange registration: RegistrationState) {
             switch registration {
             case .registered: state.tally.withLock { $0.registered = true }
             case .failed(_, let willRetry) where !willRetry: state.tally.withLock { $0.registered = false }
             default: return
             }
             state.wake.signal()
-        case .connected:
-            guard let call = event.call else { return }
-            state.tally.withLock { tally in
+        }
+
+        /// A connected call is hung up `duration` seconds on (at once for 0, without a timer).
+        func provider(_ provider: CallProvider, callDidConnect call: Call) {
+            let uuid = call.uuid
+            // A call's start time is filed until it connects or ends: found here, the call is hung up once.
+            let isLive = state.tally.withLock { tally -> Bool in
                 tally.connected += 1
-                if let began = tally.startedAt.removeValue(forKey: call.uuid) {
-                    tally.setupTimes.record(milliseconds: seconds(ContinuousClock.now - began) * 1000)
-                }
+                guard let began = tally.startedAt.removeValue(forKey: uuid) else { return false }
+                tally.setupTimes.record(milliseconds: seconds(ContinuousClock.now - began) * 1000)
+                return true
             }
-            guard state.hangUps.withLock({ $0.remove(call.uuid) != nil }) else { return }
+            guard isLive else { return }
+            let controller = self.controller
+            guard duration > 0 else {
+                controller()?.request(CallTransaction(action: EndCallAction(call: uuid))) { _ in }
+                return
+            }
             commandTimers.asyncAfter(deadline: .now() + duration) {
-                controller()?.request(CallTransaction(action: EndCallAction(call: call.uuid))) { _ in }
+                controller()?.request(CallTransaction(action: EndCallAction(call: uuid))) { _ in }
             }
-        case .ended:
-            guard let call = event.call, let details = event.endDetails else { return }
-            state.hangUps.withLock { _ = $0.remove(call.uuid) }
+        }
+
+        func provider(_ provider: CallProvider, call: Call, didEndWith details: CallEndDetails) {
+            let wasConnected = call.connectedAt != nil
+            let uuid = call.uuid
             state.tally.withLock { tally in
-                guard tally.live.remove(call.uuid) != nil else { return }
-                tally.startedAt[call.uuid] = nil
+                guard tally.live.remove(uuid) != nil else { return }
+                tally.startedAt[uuid] = nil
                 tally.ended += 1
-                if call.connectedAt == nil {
+                if !wasConnected {
                     tally.failed += 1
                     tally.failures[details.statusCode.map(String.init) ?? details.reason.rawValue, default: 0] += 1
                 }
             }
             state.wake.signal()
-        default:
-            return
         }
     }
 }

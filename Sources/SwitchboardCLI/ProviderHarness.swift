@@ -62,7 +62,7 @@ final class ProviderHarness: Sendable {
     let accountID: String?
     let io: CommandIO
     /// Held here: the provider holds its delegate weakly.
-    let delegate: RelayDelegate
+    let delegate: any CallProviderDelegate
     /// `--trace`, `--pcap` and `--ladder`, if any is asked for.
     let views: SessionViews?
 
@@ -84,7 +84,7 @@ final class ProviderHarness: Sendable {
 
     private init(
         provider: CallProvider, queue: DispatchQueue, printer: EventPrinter, accountID: String?, io: CommandIO,
-        delegate: RelayDelegate, views: SessionViews?
+        delegate: any CallProviderDelegate, views: SessionViews?
     ) {
         self.delegate = delegate
         self.views = views
@@ -100,6 +100,14 @@ final class ProviderHarness: Sendable {
         _ options: AccountOptions, needs: Needs, io: CommandIO, printer: EventPrinter,
         handler: @escaping @Sendable (CallProviderEvent) -> Void
     ) throws(HarnessError) -> ProviderHarness {
+        try start(options, needs: needs, io: io, printer: printer, delegate: RelayDelegate(handler))
+    }
+
+    /// Builds the configuration from `options` and starts the provider with `delegate` (held by the harness).
+    static func start(
+        _ options: AccountOptions, needs: Needs, io: CommandIO, printer: EventPrinter,
+        delegate: any CallProviderDelegate
+    ) throws(HarnessError) -> ProviderHarness {
         var configuration: CallProviderConfiguration
         let accountID: String?
         let views: SessionViews?
@@ -112,7 +120,6 @@ final class ProviderHarness: Sendable {
         // Registration starts below, once the trace stream is attached, so the views see the first REGISTER.
         let registers = configuration.accounts.first?.registersOnStart == true
         for i in configuration.accounts.indices { configuration.accounts[i].registersOnStart = false }
-        let delegate = RelayDelegate(handler)
         let provider: CallProvider
         do throws(CallError) {
             provider = try CallProvider(

@@ -7,6 +7,23 @@ import Testing
 
 /// RFC 3261 §13.2, §9.1 and RFC 3264: the UAC's INVITE, its responses, forking, CANCEL.
 @Suite struct OutgoingCallTests {
+    /// The Supported values written without building the tag list say what `supportedExtensions` lists, with
+    /// and without 100rel, for every mix of settings.
+    @Test func supportedHeaderValuesMatchTheExtensionList() throws {
+        var configuration = InviteSessionConfiguration(contact: try address("<sip:alice@192.0.2.10>"))
+        for reliable in [ReliableProvisionalPolicy.disabled, .supported, .required] {
+            for timer in [SessionTimerConfiguration?.none, SessionTimerConfiguration()] {
+                configuration.reliableProvisionalResponses = reliable
+                configuration.sessionTimer = timer
+                let tags = configuration.supportedExtensions
+                #expect(configuration.supportedHeaderValue == tags.joined(separator: ", "))
+                #expect(
+                    configuration.supportedHeaderValueWithout100rel
+                        == tags.filter { $0 != "100rel" }.joined(separator: ", "))
+            }
+        }
+    }
+
     @Test func lateOfferGetsTheOfferInTheOKAndAnswersInTheACK() throws {
         let net = Harness("alice", "bob")
         net.call(from: "alice", to: "bob", offersInInvite: false)

@@ -31,12 +31,12 @@ extension InviteSession {
         fields.append(.cseq, CSeq(call.initialSequence, .invite))
         fields.append(.contact, configuration.contact)
         fields.append(.allow, configuration.allowedMethods.headerValue)
-        var supported = configuration.supportedExtensions
         if configuration.reliableProvisionalResponses == .required {
-            supported.removeAll { $0 == "100rel" }
             fields.append(.require, "100rel")
+            fields.append(.supported, configuration.supportedHeaderValueWithout100rel)
+        } else {
+            fields.append(.supported, configuration.supportedHeaderValue)
         }
-        fields.append(.supported, supported.joined(separator: ", "))
         if let timer = configuration.sessionTimer {
             var expires = SessionExpires(deltaSeconds: timer.interval)
             switch timer.preferredRefresher {

@@ -129,7 +129,7 @@ extension InviteSession {
         var response = makeResponse(to: pending.request, status: 200)
         response.headerFields.append(.contact, configuration.contact)
         response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
-        response.headerFields.append(.supported, inDialogSupported.joined(separator: ", "))
+        response.headerFields.append(.supported, configuration.supportedHeaderValueWithout100rel)
         if let expires = pending.sessionExpires {
             response.headerFields.append(.sessionExpires, expires)
             if pending.requiresTimer { response.headerFields.append(.require, "timer") }

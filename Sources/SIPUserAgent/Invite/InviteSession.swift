@@ -262,13 +262,10 @@ extension InviteSession {
         }
         if method == .invite || method == .update {
             request.headerFields.append(.allow, configuration.allowedMethods.headerValue)
-            request.headerFields.append(.supported, inDialogSupported.joined(separator: ", "))
+            request.headerFields.append(.supported, configuration.supportedHeaderValueWithout100rel)
         }
         return request
     }
-
-    /// Supported in requests after the initial INVITE: no 100rel (re-INVITEs get no reliable 1xx from us).
-    var inDialogSupported: [String] { configuration.supportedExtensions.filter { $0 != "100rel" } }
 
     /// Ends the call once: records `reason`, tells the TU, disarms the timers of the call. With `byeAfterACK`
     /// a 2xx still waiting for its ACK (in `connecting`) keeps its timers, and a BYE with those Reason values

@@ -129,6 +129,12 @@ public struct InviteSessionConfiguration: Sendable {
         case (false, false): "replaces, norefersub"
         }
     }
+
+    /// `supportedExtensions` without 100rel, as a Supported header field value: what requests after the
+    /// initial INVITE (and an initial INVITE that requires 100rel, with Require) say.
+    var supportedHeaderValueWithout100rel: String {
+        sessionTimer != nil ? "timer, replaces, norefersub" : "replaces, norefersub"
+    }
 }
 
 /// The first INVITE of an outgoing call: who calls whom, where to, with which Call-ID and tag.

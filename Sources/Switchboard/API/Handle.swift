@@ -40,8 +40,8 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
         let text = value.trimmingSpaces
         switch type {
         case .generic, .emailAddress:
-            if text.lowercased().hasPrefix("sip:") || text.lowercased().hasPrefix("sips:")
-                || text.lowercased().hasPrefix("tel:")
+            if text.hasPrefixIgnoringASCIICase("sip:") || text.hasPrefixIgnoringASCIICase("sips:")
+                || text.hasPrefixIgnoringASCIICase("tel:")
             {
                 guard let uri = try? URI(text) else { throw .invalidHandle(value) }
                 return uri
@@ -50,7 +50,7 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
             guard let uri = try? URI("sip:" + withDomain) else { throw .invalidHandle(value) }
             return uri
         case .phoneNumber:
-            if text.lowercased().hasPrefix("tel:") || text.lowercased().hasPrefix("sip") {
+            if text.hasPrefixIgnoringASCIICase("tel:") || text.hasPrefixIgnoringASCIICase("sip") {
                 guard let uri = try? URI(text) else { throw .invalidHandle(value) }
                 return uri
             }
@@ -65,10 +65,25 @@ public struct Handle: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension String {
+    /// The text without leading and trailing spaces and tabs (itself, not a copy, when it has none).
     var trimmingSpaces: String {
+        guard let first = utf8.first, let last = utf8.last else { return self }
+        guard first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 else { return self }
         var slice = Substring(self)
         while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
         return String(slice)
+    }
+
+    /// Whether the text starts with `prefix`, which is lowercase ASCII, in any ASCII case (what comparing
+    /// `lowercased()` would say, without making the lowercased copy).
+    func hasPrefixIgnoringASCIICase(_ prefix: String) -> Bool {
+        var bytes = utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = bytes.next() else { return false }
+            let lowered = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            guard lowered == expected else { return false }
+        }
+        return true
     }
 }

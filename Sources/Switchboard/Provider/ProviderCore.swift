@@ -22,6 +22,8 @@ final class ProviderCore: @unchecked Sendable {
     /// MESSAGE and OPTIONS outside calls.
     private let messages: OutOfDialogSender
     private var outbox = EventOutbox()
+    /// The end-of-iteration flush, made once: scheduling it does not allocate a closure per iteration.
+    private lazy var scheduledFlush: () -> Void = { [weak self] in self?.flushDeliveries() }
     private var isTracing = false
     /// The accounts whose registration `suspend` put to sleep, for `resume`.
     private var suspendedAccounts: [String] = []
@@ -148,7 +150,7 @@ final class ProviderCore: @unchecked Sendable {
 
     private func enqueue(_ delivery: EventOutlet.Delivery) {
         guard outbox.append(delivery) else { return }
-        engine.loop.atIterationEnd { [weak self] in self?.flushDeliveries() }
+        engine.loop.atIterationEnd(scheduledFlush)
     }
 
     /// Hands over what this iteration produced (also called before `providerDidReset`, so it stays last).

@@ -32,10 +32,12 @@ struct TransactionCheck {
         guard !transaction.actions.isEmpty else { return .emptyTransaction }
         guard !admission.isWindingDown else { return .providerUnavailable }
         var starting = Set<UUID>()
-        for action in transaction.actions {
+        let last = transaction.actions.count - 1
+        for (index, action) in transaction.actions.enumerated() {
             if let start = action as? StartCallAction {
                 if let error = problem(starting: start, besides: starting) { return error }
-                starting.insert(start.callUUID)
+                // Only the actions after this one look at it: the usual one-action transaction fills no set.
+                if index < last { starting.insert(start.callUUID) }
                 continue
             }
             guard let record = calls[action.callUUID] else {
