@@ -6,8 +6,11 @@ extension NegotiatedSession {
     /// The values the public properties read and write.
     struct Fields: Sendable, Hashable {
         var mediaIndex: Int
-        var codec: NegotiatedCodec
-        var codecs: [NegotiatedCodec]
+        /// `codec`.
+        var firstCodec: NegotiatedCodec
+        /// `codecs` when it is not just `[codec]`; `nil` for the usual single common codec, which then keeps no
+        /// array of its own.
+        var listedCodecs: [NegotiatedCodec]? = nil
         var telephoneEvent: NegotiatedCodec?
         var remotePacketTime: Int?
         var remoteRTPAddress: TransportAddress?
@@ -20,6 +23,22 @@ extension NegotiatedSession {
         var isRemoteHold: Bool
         /// What only SRTP and WebRTC sessions have, out of line (`nil` while all of it is at its default).
         var extrasBox: ExtrasBox? = nil
+
+        /// The codec to send with; changing it leaves `codecs` as it was.
+        var codec: NegotiatedCodec {
+            get { firstCodec }
+            set {
+                let list = codecs
+                firstCodec = newValue
+                codecs = list
+            }
+        }
+
+        /// Every common codec; `[codec]` is kept as `nil`, so that equal sessions have equal fields.
+        var codecs: [NegotiatedCodec] {
+            get { listedCodecs ?? [firstCodec] }
+            set { listedCodecs = newValue.count == 1 && newValue[0] == firstCodec ? nil : newValue }
+        }
 
         /// The SRTP and WebRTC values; setting them all to their defaults lets the box go, so that equal sessions
         /// have equal fields.
@@ -62,10 +81,11 @@ extension NegotiatedSession {
         isRemoteHold: Bool, srtp: SRTPParameters?
     ) {
         var fields = Fields(
-            mediaIndex: mediaIndex, codec: codec, codecs: codecs, telephoneEvent: telephoneEvent,
+            mediaIndex: mediaIndex, firstCodec: codec, telephoneEvent: telephoneEvent,
             remotePacketTime: remotePacketTime, remoteRTPAddress: remoteRTPAddress,
             remoteRTCPAddress: remoteRTCPAddress, localRTPPort: localRTPPort, localRTCPPort: localRTCPPort,
             isRTCPMuxed: isRTCPMuxed, direction: direction, isLocalHold: isLocalHold, isRemoteHold: isRemoteHold)
+        fields.codecs = codecs
         if let srtp { fields.extras.srtp = srtp }
         storage = Storage(fields)
     }
