@@ -143,33 +143,33 @@ public struct NegotiatedSession: Sendable, Hashable {
     }
     /// SDES SRTP keys and suite; `nil` for plain RTP and for DTLS-SRTP.
     public var srtp: SRTPParameters? {
-        get { storage.fields.srtp }
-        _modify { yield &uniqueStorage.fields.srtp }
+        get { storage.fields.extras.srtp }
+        _modify { yield &uniqueStorage.fields.extras.srtp }
     }
     /// DTLS-SRTP (RFC 5763): the keys come from the handshake on the media path; `nil` otherwise.
     public var dtls: DTLSParameters? {
-        get { storage.fields.dtls }
-        _modify { yield &uniqueStorage.fields.dtls }
+        get { storage.fields.extras.dtls }
+        _modify { yield &uniqueStorage.fields.extras.dtls }
     }
     /// The audio stream's `a=mid` (RFC 5888) in a DTLS-SRTP session (the WebRTC profile), when the offer gave one.
     public var mediaID: String? {
-        get { storage.fields.mediaID }
-        _modify { yield &uniqueStorage.fields.mediaID }
+        get { storage.fields.extras.mediaID }
+        _modify { yield &uniqueStorage.fields.extras.mediaID }
     }
     /// True when both sides put the audio stream in an `a=group:BUNDLE` (RFC 9143).
     public var isBundled: Bool {
-        get { storage.fields.isBundled }
-        _modify { yield &uniqueStorage.fields.isBundled }
+        get { storage.fields.extras.isBundled }
+        _modify { yield &uniqueStorage.fields.extras.isBundled }
     }
     /// True when both sides allow reduced-size RTCP (RFC 5506 `a=rtcp-rsize`).
     public var isReducedSizeRTCP: Bool {
-        get { storage.fields.isReducedSizeRTCP }
-        _modify { yield &uniqueStorage.fields.isReducedSizeRTCP }
+        get { storage.fields.extras.isReducedSizeRTCP }
+        _modify { yield &uniqueStorage.fields.extras.isReducedSizeRTCP }
     }
     /// The identifier of the MID RTP header extension (RFC 9143 §14, `a=extmap`) when both sides use it.
     public var midExtensionID: UInt16? {
-        get { storage.fields.midExtensionID }
-        _modify { yield &uniqueStorage.fields.midExtensionID }
+        get { storage.fields.extras.midExtensionID }
+        _modify { yield &uniqueStorage.fields.extras.midExtensionID }
     }
 
     /// Whether the media is SRTP, keyed either way.

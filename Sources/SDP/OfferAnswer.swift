@@ -40,9 +40,18 @@ public struct OfferAnswer: Sendable {
     /// Where the exchange stands.
     public private(set) var state: State = .stable
     /// The last description we made (offer or answer), as sent.
-    public private(set) var localDescription: SessionDescription?
+    public private(set) var localDescription: SessionDescription? {
+        get { keptLocal?.description }
+        set { keptLocal = newValue.map(KeptDescription.init) }
+    }
     /// The last description accepted from the other side (offer or answer).
-    public private(set) var remoteDescription: SessionDescription?
+    public private(set) var remoteDescription: SessionDescription? {
+        get { keptRemote?.description }
+        set { keptRemote = newValue.map(KeptDescription.init) }
+    }
+    /// `localDescription` and `remoteDescription` in their smallest form: kept for the session's life, read rarely.
+    private var keptLocal: KeptDescription?
+    private var keptRemote: KeptDescription?
     /// The session in force: set by each completed exchange.
     public private(set) var session: NegotiatedSession?
     /// The other side's offer while it waits for our answer (`remoteOfferPending`), as parsed when received.
@@ -177,7 +186,7 @@ public struct OfferAnswer: Sendable {
             guard let answeredOffer, let session else {
                 throw SDPError(.noOfferPending, "no offer of ours is outstanding")
             }
-            if answer == remoteDescription { return session }
+            if keptRemote?.isSame(as: answer) == true { return session }
             offer = answeredOffer
         case .remoteOfferPending:
             throw SDPError(.noOfferPending, "the other side's offer awaits our answer")

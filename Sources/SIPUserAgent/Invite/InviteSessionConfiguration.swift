@@ -59,25 +59,86 @@ public struct SessionTimerConfiguration: Sendable, Hashable {
 }
 
 /// What an INVITE session does on its own: the local Contact, extensions, timers, and how it answers offers.
+///
+/// Its values sit in one shared storage object (copied on write): a session keeps its configuration for its
+/// whole life, and the sessions a driver makes from the same configuration share one copy of it instead of
+/// each holding the Contact, Allow list and timers inline.
 public struct InviteSessionConfiguration: Sendable {
+    /// The values the public properties read and write.
+    struct Fields: Sendable {
+        var contact: NameAddress
+        var reliableProvisionalResponses: ReliableProvisionalPolicy
+        var sessionTimer: SessionTimerConfiguration?
+        var answersOffersAutomatically: Bool
+        var allowedMethods: [SIPMethod]
+        var userAgent: String?
+        var t1: Duration
+        var t2: Duration
+    }
+
+    /// The fields on the heap, shared by copies until one of them writes.
+    final class Storage: @unchecked Sendable {
+        // Safe to send: `fields` is written only through `uniqueStorage`, after `isKnownUniquelyReferenced`
+        // showed that no other value (on this thread or another) holds the storage.
+        @exclusivity(unchecked) var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage as one this value alone holds (copied first when shared): what the setters write to.
+    private var uniqueStorage: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            return storage
+        }
+    }
+
     /// The Contact of dialog-creating and target-refresh messages: where the other side sends requests.
-    public var contact: NameAddress
+    public var contact: NameAddress {
+        get { storage.fields.contact }
+        set { uniqueStorage.fields.contact = newValue }
+    }
     /// Reliable provisional responses (RFC 3262).
-    public var reliableProvisionalResponses: ReliableProvisionalPolicy
+    public var reliableProvisionalResponses: ReliableProvisionalPolicy {
+        get { storage.fields.reliableProvisionalResponses }
+        set { uniqueStorage.fields.reliableProvisionalResponses = newValue }
+    }
     /// Session timers (RFC 4028); `nil` turns them off (`timer` is then not supported).
-    public var sessionTimer: SessionTimerConfiguration?
+    public var sessionTimer: SessionTimerConfiguration? {
+        get { storage.fields.sessionTimer }
+        set { uniqueStorage.fields.sessionTimer = newValue }
+    }
     /// Whether re-offers (re-INVITE) are answered at once from the offer/answer configuration (`true`), or
     /// reported with `offerReceived` and answered by `answerOffer()` (`false`). UPDATE offers are always
     /// answered at once (RFC 3311 §5.2).
-    public var answersOffersAutomatically: Bool
+    public var answersOffersAutomatically: Bool {
+        get { storage.fields.answersOffersAutomatically }
+        set { uniqueStorage.fields.answersOffersAutomatically = newValue }
+    }
     /// The Allow header field (RFC 3261 §20.5) of INVITEs, 2xx responses and OPTIONS answers.
-    public var allowedMethods: [SIPMethod]
+    public var allowedMethods: [SIPMethod] {
+        get { storage.fields.allowedMethods }
+        set { uniqueStorage.fields.allowedMethods = newValue }
+    }
     /// User-Agent of requests and Server of responses, when set.
-    public var userAgent: String?
+    public var userAgent: String? {
+        get { storage.fields.userAgent }
+        set { uniqueStorage.fields.userAgent = newValue }
+    }
     /// RFC 3261's T1 (500 ms): 2xx retransmissions start at it, and 64*T1 bounds the wait for ACK and PRACK.
-    public var t1: Duration
+    public var t1: Duration {
+        get { storage.fields.t1 }
+        set { uniqueStorage.fields.t1 = newValue }
+    }
     /// RFC 3261's T2 (4 s): the longest interval between 2xx retransmissions (§13.3.1.4).
-    public var t2: Duration
+    public var t2: Duration {
+        get { storage.fields.t2 }
+        set { uniqueStorage.fields.t2 = newValue }
+    }
 
     /// - Parameters:
     ///   - contact: the local Contact.
@@ -90,14 +151,12 @@ public struct InviteSessionConfiguration: Sendable {
         sessionTimer: SessionTimerConfiguration? = SessionTimerConfiguration(),
         answersOffersAutomatically: Bool = true, userAgent: String? = nil
     ) {
-        self.contact = contact
-        self.reliableProvisionalResponses = reliableProvisionalResponses
-        self.sessionTimer = sessionTimer
-        self.answersOffersAutomatically = answersOffersAutomatically
-        self.allowedMethods = Self.defaultAllowedMethods
-        self.userAgent = userAgent
-        self.t1 = .milliseconds(500)
-        self.t2 = .seconds(4)
+        storage = Storage(
+            Fields(
+                contact: contact, reliableProvisionalResponses: reliableProvisionalResponses,
+                sessionTimer: sessionTimer, answersOffersAutomatically: answersOffersAutomatically,
+                allowedMethods: Self.defaultAllowedMethods, userAgent: userAgent, t1: .milliseconds(500),
+                t2: .seconds(4)))
     }
 
     /// One array for every session's default Allow list (a literal in `init` would allocate one per call).

@@ -61,18 +61,88 @@ public struct Call: Sendable, Identifiable, CustomStringConvertible {
     /// connected.
     public var transport: SIPTransportKind? = nil
     /// Media figures, once media runs.
-    public var quality: CallQuality?
+    public var quality: CallQuality? {
+        get { occasional.quality }
+        set { occasional.quality = newValue }
+    }
     /// The candidate pair ICE selected for the media (RFC 8445 §8.1.1), once there is one; `nil` for calls
     /// without ICE.
-    public var mediaPath: CallMediaPath? = nil
+    public var mediaPath: CallMediaPath? {
+        get { occasional.mediaPath }
+        set { occasional.mediaPath = newValue }
+    }
     /// When the call was placed or the invite arrived.
     public var startedAt: Date
     /// When the call connected.
     public var connectedAt: Date?
     /// When the call ended.
-    public var endedAt: Date?
+    public var endedAt: Date? {
+        get { occasional.endedAt }
+        set { occasional.endedAt = newValue }
+    }
     /// Why the call ended.
-    public var endDetails: CallEndDetails?
+    public var endDetails: CallEndDetails? {
+        get { occasional.endDetails }
+        set { occasional.endDetails = newValue }
+    }
+
+    /// What a call has only once asked for its figures, with ICE, or once over: kept out of line, so that a call
+    /// holds one reference (`nil` until one of them is set) instead of their room. The provider keeps a call
+    /// for its whole life.
+    private var occasionalBox: OccasionalBox?
+
+    /// The values of `occasionalBox`, all `nil` without one.
+    private struct Occasional: Sendable {
+        var quality: CallQuality?
+        var mediaPath: CallMediaPath?
+        var endedAt: Date?
+        var endDetails: CallEndDetails?
+
+        var isEmpty: Bool { quality == nil && mediaPath == nil && endedAt == nil && endDetails == nil }
+    }
+
+    /// `Occasional` in a box (immutable: a change makes a new one, and copies of the call share the old one).
+    private indirect enum OccasionalBox: Sendable {
+        case value(Occasional)
+    }
+
+    private var occasional: Occasional {
+        get {
+            guard case .value(let occasional)? = occasionalBox else { return Occasional() }
+            return occasional
+        }
+        set { occasionalBox = newValue.isEmpty ? nil : .value(newValue) }
+    }
+
+    /// A call with these values.
+    init(
+        uuid: UUID, callID: String, account: String?, direction: Direction, state: State, localHandle: Handle,
+        remoteHandle: Handle, remoteDisplayName: String?, isOnHold: Bool, isRemoteHeld: Bool, isMuted: Bool,
+        codec: String?, isSecure: Bool, srtpKeying: SRTPKeying? = nil, srtpSuite: SRTPSuite? = nil,
+        transport: SIPTransportKind? = nil, quality: CallQuality?, mediaPath: CallMediaPath? = nil, startedAt: Date,
+        connectedAt: Date?, endedAt: Date?, endDetails: CallEndDetails?
+    ) {
+        self.uuid = uuid
+        self.callID = callID
+        self.account = account
+        self.direction = direction
+        self.state = state
+        self.localHandle = localHandle
+        self.remoteHandle = remoteHandle
+        self.remoteDisplayName = remoteDisplayName
+        self.isOnHold = isOnHold
+        self.isRemoteHeld = isRemoteHeld
+        self.isMuted = isMuted
+        self.codec = codec
+        self.isSecure = isSecure
+        self.srtpKeying = srtpKeying
+        self.srtpSuite = srtpSuite
+        self.transport = transport
+        self.startedAt = startedAt
+        self.connectedAt = connectedAt
+        let occasional = Occasional(quality: quality, mediaPath: mediaPath, endedAt: endedAt, endDetails: endDetails)
+        self.occasionalBox = occasional.isEmpty ? nil : .value(occasional)
+    }
 
     public var id: UUID { uuid }
 
