@@ -113,11 +113,19 @@ final class MediaStream: @unchecked Sendable {
     /// Applies a negotiated session (the first answer, an early one, or a re-offer's); the session decides
     /// what it keeps. A session it cannot take (codec, keys) leaves the stream silent until the next one.
     func configure(_ negotiated: NegotiatedSession) {
-        var rtpAddress = negotiated.remoteRTPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        let signalledRTP = negotiated.remoteRTPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        var rtpAddress = signalledRTP
         // With ICE the selected pair says where media goes: a new default candidate in a re-offer (an
         // RFC 5245 agent's update after ICE) must not rebuild the stream; no address (hold) still stops it.
         if ice != nil, rtpAddress != nil, let current = reading({ $0.rtpDestination }) { rtpAddress = current }
-        let rtcpAddress = negotiated.remoteRTCPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        // The RTCP address is most often the RTP one's host (a=rtcp with a port only, or the port + 1): that
+        // host is parsed once.
+        let rtcpAddress = negotiated.remoteRTCPAddress.flatMap { rtcp in
+            if let signalledRTP, negotiated.remoteRTPAddress?.host == rtcp.host {
+                return signalledRTP.with(port: rtcp.port)
+            }
+            return SocketAddress(ip: rtcp.host, port: rtcp.port)
+        }
         negotiateDTLS(negotiated.dtls)
         do throws(MediaSessionError) {
             try session.configure(negotiated, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress, at: clock.now())
