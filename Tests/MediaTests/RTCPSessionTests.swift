@@ -1,5 +1,6 @@
-import Media
 import Testing
+
+@testable import Media
 
 @Suite("RTCP interval (RFC 3550 A.7) and session")
 struct RTCPSessionTests {
@@ -34,6 +35,16 @@ struct RTCPSessionTests {
             sum += t
         }
         #expect(abs(sum / 10_000 - 5 / 1.218_281_828) < 0.05)
+    }
+
+    @Test func theRandomFactorIsTheStandardLibrarysDrawForTheSameGenerator() {
+        var ours = SeededGenerator(seed: 3)
+        var standard = SeededGenerator(seed: 3)
+        var mismatches = 0
+        for _ in 0..<100_000 where RTCPInterval.factor(using: &ours) != Double.random(in: 0.5...1.5, using: &standard) {
+            mismatches += 1
+        }
+        #expect(mismatches == 0)
     }
 
     func makeSession(_ clock: ManualClock, minimum: RTCPInterval.Minimum = .standard, seed: UInt64 = 1) -> RTCPSession {

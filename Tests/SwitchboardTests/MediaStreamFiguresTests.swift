@@ -32,4 +32,14 @@ struct MediaStreamFiguresTests {
         #expect(MediaStreamFigures(statistics).codec == nil)
         #expect(MediaStreamFigures(MediaSessionStatistics()).codec == nil)
     }
+
+    @Test func theCodecIsFoundByItsNameInAnyCase() {
+        let names = ["PCMU", "pcmu", "PCMA", "Pcma", "opus", "OPUS"]
+        let kinds: [AudioCodecKind?] = names.map { name in
+            var statistics = MediaSessionStatistics()
+            statistics.codec = name
+            return MediaStreamFigures(statistics).codec
+        }
+        #expect(kinds == [.pcmu, .pcmu, .pcma, .pcma, .opus, .opus])
+    }
 }

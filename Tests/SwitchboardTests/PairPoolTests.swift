@@ -7,7 +7,8 @@ import Testing
 @Suite("Media port pair pool")
 struct PairPoolTests {
     private func bind() throws -> PairPool.Pair {
-        try DatagramSocket.bindPair(host: "127.0.0.1", ports: 40000...49999, start: Int.random(in: 0..<4000))
+        MediaPair(
+            try DatagramSocket.bindPair(host: "127.0.0.1", ports: 40000...49999, start: Int.random(in: 0..<4000)))
     }
 
     @Test func aPairIsReusedOnlyAfterItRested() throws {

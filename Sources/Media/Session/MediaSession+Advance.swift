@@ -75,7 +75,7 @@ extension MediaSession {
     public mutating func close(at now: MediaInstant, reason: String? = nil) {
         guard !isClosed else { return }
         guard var stream = takeStream() else {
-            state = .closed(figures(with: nil))
+            state = .closed(counters.figures)
             return
         }
         clock.set(now)
@@ -87,6 +87,6 @@ extension MediaSession {
             send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
             counters.rtcpSent &+= 1
         }
-        state = .closed(figures(with: stream))
+        state = .closed(counters.figures(with: stream))
     }
 }

@@ -63,10 +63,10 @@ extension MediaSession {
     public var codec: AudioCodecKind? { stream?.kind }
 
     /// The PCM format of the frames to send (the encoder's), once negotiated.
-    public var sendFormat: AudioFormat? { stream?.encoder.format }
+    public var sendFormat: AudioFormat? { state.sendFormat }
 
     /// The PCM format of the frames played (the decoder's), once negotiated.
-    public var receiveFormat: AudioFormat? { stream?.decoder.format }
+    public var receiveFormat: AudioFormat? { state.receiveFormat }
 
     /// Our SSRC, once negotiated.
     public var ssrc: UInt32? { stream?.sender.ssrc }
@@ -75,15 +75,13 @@ extension MediaSession {
     public var rtpDestination: Address? { rtpLatch.destination }
 
     /// The figures so far (after ``close(at:reason:)``, the final ones).
-    public var statistics: MediaSessionStatistics {
-        if case .closed(let final) = state { return final }
-        return figures(with: stream)
-    }
+    public var statistics: MediaSessionStatistics { state.statistics(counters) }
+}
 
-    /// The counters, with the receive side's figures of `stream` when there is one.
-    func figures(with stream: NegotiatedStream?) -> MediaSessionStatistics {
-        var figures = counters.figures
-        guard let stream else { return figures }
+extension MediaSessionCounters {
+    /// The counters, with the receive side's figures of `stream`.
+    func figures(with stream: NegotiatedStream) -> MediaSessionStatistics {
+        var figures = self.figures
         figures.roundTripMilliseconds = stream.rtcp.roundTripTime.map(\.milliseconds)
         guard let reception = stream.reception else { return figures }
         if let source = reception.receiver.source {

@@ -14,13 +14,7 @@
 /// Generic over the driver's address type. Not `Sendable`, and not to be copied to fork a stream: the codec
 /// and SRTP state are classes shared by copies; keep one value per stream, on one thread.
 public struct MediaSession<Address: Hashable & Sendable> {
-    enum State {
-        /// Not negotiated yet, or the last negotiation failed: only the seams work.
-        case idle
-        case streaming(NegotiatedStream)
-        /// Closed, with the final figures.
-        case closed(MediaSessionStatistics)
-    }
+    typealias State = MediaSessionState
 
     /// The configuration (its ``MediaSessionConfiguration/wallclockAtOrigin`` aside, when the session was
     /// given one of its own).
@@ -131,10 +125,7 @@ public struct MediaSession<Address: Hashable & Sendable> {
     }
 
     /// True once ``close(at:)`` was called.
-    public var isClosed: Bool {
-        if case .closed = state { return true }
-        return false
-    }
+    public var isClosed: Bool { state.isClosed }
 
     mutating func send(_ bytes: [UInt8], to destination: Address, from port: MediaPort) {
         if !transmissions.append(MediaTransmission(bytes: bytes, destination: destination, port: port)) {
@@ -156,4 +147,42 @@ public struct MediaSession<Address: Hashable & Sendable> {
 
     /// Puts back a stream taken with ``takeStream()``.
     mutating func restore(_ stream: NegotiatedStream) { state = .streaming(stream) }
+}
+
+/// Where a ``MediaSession`` stands. Outside the generic session, since none of it depends on the address
+/// type: its layout is then known where it is used, and reading or changing it needs no type metadata and
+/// no value witnesses (the session's code is not specialised in the modules that drive it).
+enum MediaSessionState {
+    /// Not negotiated yet, or the last negotiation failed: only the seams work.
+    case idle
+    case streaming(NegotiatedStream)
+    /// Closed, with the final figures.
+    case closed(MediaSessionStatistics)
+
+    // The session's reads of its state: code of a concrete type, which works on the negotiated stream
+    // without the type metadata and value witnesses that the session's unspecialised code goes through.
+
+    var isClosed: Bool {
+        if case .closed = self { return true }
+        return false
+    }
+
+    /// The figures so far, with `counters` (after closing, the final ones).
+    func statistics(_ counters: MediaSessionCounters) -> MediaSessionStatistics {
+        switch self {
+        case .idle: counters.figures
+        case .streaming(let stream): counters.figures(with: stream)
+        case .closed(let final): final
+        }
+    }
+
+    var sendFormat: AudioFormat? {
+        guard case .streaming(let stream) = self else { return nil }
+        return stream.encoder.format
+    }
+
+    var receiveFormat: AudioFormat? {
+        guard case .streaming(let stream) = self else { return nil }
+        return stream.decoder.format
+    }
 }

@@ -7,8 +7,8 @@ package import SIPTransport
 package final class MediaEngine: @unchecked Sendable {
     // @unchecked Sendable: `nextPair`, `sessionConfiguration`, `streamContextCache`, `pending` and `isFlushScheduled` are touched
     // only on the signalling loop (the one caller of `open` and `perform`); `pairs` only under `pairsLock`
-    // (the signalling loop takes pairs, the media loop returns and expires them); `scratch` and
-    // `isExpiryScheduled` only on the media loop; the media loop itself is thread-safe for posting work.
+    // (the signalling loop takes pairs, the media loop returns and expires them); `isExpiryScheduled` only
+    // on the media loop; the media loop itself is thread-safe for posting work.
 
     package let loop: any EventLoopProtocol
     private let signalling: any EventLoopProtocol
@@ -24,8 +24,6 @@ package final class MediaEngine: @unchecked Sendable {
     /// are not Sendable, so not a `Mutex`).
     private var pairs: PairPool
     private let pairsLock = NSLock()
-    /// Scratch space for draining pooled sockets (media loop only).
-    private var scratch = [UInt8](repeating: 0, count: 2048)
     /// Whether the timer that closes idle pooled pairs is armed (media loop only).
     private var isExpiryScheduled = false
     /// Work for the media loop posted during this signalling-loop iteration, handed over at its end.
@@ -64,16 +62,16 @@ package final class MediaEngine: @unchecked Sendable {
         host: String, ports: ClosedRange<UInt16>, audio: CallAudio, mediaTimeout: Duration?,
         events: MediaStreamEvents, dtls: DTLSCallSettings? = nil
     ) throws(TransportError) -> MediaStream {
-        let sockets: (rtp: DatagramSocket, rtcp: DatagramSocket)
+        let pair: MediaPair
         if let pooled = pairsLock.withLock({ pairs.take(host: host, ports: ports, now: signalling.now) }) {
-            sockets = pooled
+            pair = pooled
             reusedPairCount += 1
         } else {
-            sockets = try bindPair(host: host, ports: ports)
+            pair = try bindPair(host: host, ports: ports)
             boundPairCount += 1
         }
         let stream = MediaStream(
-            context: streamContext(dtls: dtls), random: environment.random, sockets: sockets, host: host,
+            context: streamContext(dtls: dtls), random: environment.random, pair: pair, host: host,
             audio: audio, configuration: sharedConfiguration(mediaTimeout: mediaTimeout), events: events)
         perform { stream.open() }
         return stream
@@ -86,14 +84,12 @@ package final class MediaEngine: @unchecked Sendable {
     private func bindPair(host: String, ports: ClosedRange<UInt16>) throws(TransportError) -> PairPool.Pair {
         defer { nextPair = (nextPair &+ 1) & 0x7FFF_FFFF }
         do {
-            return try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair, on: environment.network)
+            return MediaPair(
+                try DatagramSocket.bindPair(host: host, ports: ports, start: nextPair, on: environment.network))
         } catch {
             if error.isResourceExhaustion || error.errno == EADDRINUSE, pooledPairCount > 0 {
                 perform { [self] in
-                    for (rtp, rtcp) in pairsLock.withLock({ pairs.evictOldest(Self.evictionBatch) }) {
-                        rtp.close()
-                        rtcp.close()
-                    }
+                    for pair in pairsLock.withLock({ pairs.evictOldest(Self.evictionBatch) }) { pair.close() }
                 }
             }
             throw error
@@ -112,13 +108,12 @@ package final class MediaEngine: @unchecked Sendable {
             return shared
         }
         let context = MediaStreamContext(loop: loop, clock: environment.mediaClock, dtls: dtls) {
-            [weak self] rtp, rtcp, host in
+            [weak self] pair, host in
             guard let self else {
-                rtp.close()
-                rtcp.close()
+                pair.close()
                 return
             }
-            self.recycle(rtp: rtp, rtcp: rtcp, host: host)
+            self.recycle(pair, host: host)
         }
         streamContextCache = context
         return context
@@ -141,26 +136,12 @@ package final class MediaEngine: @unchecked Sendable {
     }
 
     /// Takes back the sockets of a closed stream (media loop): they keep their ports and their place in
-    /// the media loop, and drop whatever still arrives, until a new stream takes them. Binding a pair costs
-    /// six system calls and closing it two more, per call.
-    private func recycle(rtp: DatagramSocket, rtcp: DatagramSocket, host: String) {
-        for socket in [rtp, rtcp] {
-            do throws(TransportError) {
-                try socket.watch(on: loop) { [weak self, weak socket] in
-                    guard let self, let socket else { return }
-                    socket.discardPending(into: &self.scratch)
-                }
-            } catch {
-                rtp.close()
-                rtcp.close()
-                return
-            }
-        }
-        let evicted = pairsLock.withLock { pairs.put((rtp, rtcp), host: host, now: loop.now) }
-        if let evicted {
-            evicted.rtp.close()
-            evicted.rtcp.close()
-        }
+    /// the media loop, and drop whatever still arrives (`MediaPair`), until a new stream takes them. Binding
+    /// a pair costs six system calls and closing it two more, per call.
+    private func recycle(_ pair: MediaPair, host: String) {
+        pair.stream = nil
+        let evicted = pairsLock.withLock { pairs.put(pair, host: host, now: loop.now) }
+        evicted?.close()
         scheduleExpiry()
     }
 
@@ -173,10 +154,7 @@ package final class MediaEngine: @unchecked Sendable {
         _ = loop.scheduleTimer(after: delay) { [weak self] in
             guard let self else { return }
             self.isExpiryScheduled = false
-            for (rtp, rtcp) in self.pairsLock.withLock({ self.pairs.expire(now: self.loop.now) }) {
-                rtp.close()
-                rtcp.close()
-            }
+            for pair in self.pairsLock.withLock({ self.pairs.expire(now: self.loop.now) }) { pair.close() }
             self.scheduleExpiry()
         }
     }
@@ -207,9 +185,6 @@ package final class MediaEngine: @unchecked Sendable {
     /// Stops the media loop (after the streams were closed) and closes the pooled sockets.
     package func shutdown() {
         ownLoop?.stop()
-        for (rtp, rtcp) in pairsLock.withLock({ pairs.removeAll() }) {
-            rtp.close()
-            rtcp.close()
-        }
+        for pair in pairsLock.withLock({ pairs.removeAll() }) { pair.close() }
     }
 }

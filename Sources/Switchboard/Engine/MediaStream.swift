@@ -46,8 +46,10 @@ final class MediaStream: @unchecked Sendable {
     var clock: any MediaClock { context.clock }
     /// The provider's DTLS-SRTP identity and timers, when calls may use DTLS (`MediaStream+DTLS.swift`).
     var dtlsSettings: DTLSCallSettings? { context.dtls }
-    let rtp: DatagramSocket
-    let rtcpSocket: DatagramSocket
+    /// The RTP and RTCP sockets, which route what arrives to this stream while it holds them.
+    let pair: MediaPair
+    var rtp: DatagramSocket { pair.rtp }
+    var rtcpSocket: DatagramSocket { pair.rtcp }
     /// The address the sockets are bound on: the engine pools them by it when the stream closes.
     let host: String
     let events: MediaStreamEvents
@@ -73,13 +75,12 @@ final class MediaStream: @unchecked Sendable {
     var port: UInt16 { rtp.localAddress.port }
 
     init(
-        context: MediaStreamContext, random: EngineRandom, sockets: (rtp: DatagramSocket, rtcp: DatagramSocket),
-        host: String, audio: CallAudio, configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents
+        context: MediaStreamContext, random: EngineRandom, pair: MediaPair, host: String, audio: CallAudio,
+        configuration: SharedMediaSessionConfiguration, events: MediaStreamEvents
     ) {
         self.host = host
         self.context = context
-        rtp = sockets.rtp
-        rtcpSocket = sockets.rtcp
+        self.pair = pair
         self.audio = CallAudioPort(audio)
         self.events = events
         // SSRC, first sequence number and timestamp: from the shared getrandom buffer (a system call each
@@ -104,12 +105,7 @@ final class MediaStream: @unchecked Sendable {
 
     /// Starts receiving. Until `configure` there is nothing to send or play, and no timer.
     func open() {
-        do throws(TransportError) {
-            try rtp.watch(on: loop) { [weak self] in self?.read(from: .rtp) }
-            try rtcpSocket.watch(on: loop) { [weak self] in self?.read(from: .rtcp) }
-        } catch {
-            return
-        }
+        do throws(TransportError) { try pair.carry(self, on: loop) } catch { return }
         // An offer of ours may be answered with a ClientHello before the answer itself (RFC 5763 §5).
         if dtlsSettings != nil { installDTLSSeam() }
     }
@@ -117,11 +113,19 @@ final class MediaStream: @unchecked Sendable {
     /// Applies a negotiated session (the first answer, an early one, or a re-offer's); the session decides
     /// what it keeps. A session it cannot take (codec, keys) leaves the stream silent until the next one.
     func configure(_ negotiated: NegotiatedSession) {
-        var rtpAddress = negotiated.remoteRTPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        let signalledRTP = negotiated.remoteRTPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        var rtpAddress = signalledRTP
         // With ICE the selected pair says where media goes: a new default candidate in a re-offer (an
         // RFC 5245 agent's update after ICE) must not rebuild the stream; no address (hold) still stops it.
         if ice != nil, rtpAddress != nil, let current = reading({ $0.rtpDestination }) { rtpAddress = current }
-        let rtcpAddress = negotiated.remoteRTCPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        // The RTCP address is most often the RTP one's host (a=rtcp with a port only, or the port + 1): that
+        // host is parsed once.
+        let rtcpAddress = negotiated.remoteRTCPAddress.flatMap { rtcp in
+            if let signalledRTP, negotiated.remoteRTPAddress?.host == rtcp.host {
+                return signalledRTP.with(port: rtcp.port)
+            }
+            return SocketAddress(ip: rtcp.host, port: rtcp.port)
+        }
         negotiateDTLS(negotiated.dtls)
         do throws(MediaSessionError) {
             try session.configure(negotiated, rtpAddress: rtpAddress, rtcpAddress: rtcpAddress, at: clock.now())
@@ -172,7 +176,7 @@ final class MediaStream: @unchecked Sendable {
         flush()
         ice?.close()
         audio.close()
-        context.release(rtp, rtcpSocket, host)
+        context.release(pair, host)
         publish()
     }
 }

@@ -12,15 +12,11 @@ final class MediaStreamContext: Sendable {
     let dtls: DTLSCallSettings?
     /// Takes a closed stream's sockets and the address they are bound on (media loop): the engine pools
     /// them; by default they are closed.
-    let release: @Sendable (_ rtp: DatagramSocket, _ rtcp: DatagramSocket, _ host: String) -> Void
+    let release: @Sendable (_ pair: MediaPair, _ host: String) -> Void
 
     init(
         loop: any EventLoopProtocol, clock: any MediaClock, dtls: DTLSCallSettings?,
-        release: @escaping @Sendable (_ rtp: DatagramSocket, _ rtcp: DatagramSocket, _ host: String) -> Void = {
-            rtp, rtcp, _ in
-            rtp.close()
-            rtcp.close()
-        }
+        release: @escaping @Sendable (_ pair: MediaPair, _ host: String) -> Void = { pair, _ in pair.close() }
     ) {
         self.loop = loop
         self.clock = clock

@@ -23,8 +23,17 @@ struct MediaStreamFigures: Sendable {
         jitterMilliseconds = statistics.jitterMilliseconds
         playoutDelayMilliseconds = statistics.playoutDelayMilliseconds
         roundTripMilliseconds = statistics.roundTripMilliseconds
-        codec = statistics.codec.flatMap { name in
-            AudioCodecKind.allCases.first { $0.sdpCodec.encodingName.lowercased() == name.lowercased() }
+        codec = statistics.codec.flatMap(Self.codec(named:))
+    }
+
+    /// The codec whose SDP encoding name is `name`, in any case. The names as we write them are matched
+    /// first: this runs with every publication of a stream's figures.
+    private static func codec(named name: String) -> AudioCodecKind? {
+        switch name {
+        case "PCMU": return .pcmu
+        case "PCMA": return .pcma
+        case "opus": return .opus
+        default: return AudioCodecKind.allCases.first { $0.sdpCodec.encodingName.lowercased() == name.lowercased() }
         }
     }
 

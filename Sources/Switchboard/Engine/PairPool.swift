@@ -5,7 +5,7 @@ import SIPTransport
 /// most `capacity` pairs wait (the oldest is closed beyond that), and none waits longer than `idleLimit`:
 /// after a burst the pool gives its sockets and ports back instead of holding the peak for good (issue 20).
 struct PairPool {
-    typealias Pair = (rtp: DatagramSocket, rtcp: DatagramSocket)
+    typealias Pair = MediaPair
 
     static let reuseDelay = Duration.seconds(1)
     /// Most pairs waiting when no call rate is declared (and the descriptors allow it).
