@@ -80,14 +80,16 @@ extension NegotiatedSession {
         localRTPPort: UInt16, localRTCPPort: UInt16?, isRTCPMuxed: Bool, direction: MediaDirection, isLocalHold: Bool,
         isRemoteHold: Bool, srtp: SRTPParameters?
     ) {
-        var fields = Fields(
-            mediaIndex: mediaIndex, firstCodec: codec, telephoneEvent: telephoneEvent,
-            remotePacketTime: remotePacketTime, remoteRTPAddress: remoteRTPAddress,
-            remoteRTCPAddress: remoteRTCPAddress, localRTPPort: localRTPPort, localRTCPPort: localRTCPPort,
-            isRTCPMuxed: isRTCPMuxed, direction: direction, isLocalHold: isLocalHold, isRemoteHold: isRemoteHold)
-        fields.codecs = codecs
-        if let srtp { fields.extras.srtp = srtp }
-        storage = Storage(fields)
+        // The fields made once, in their final form (what the `codecs` and `extras` setters would leave), and
+        // handed to the storage without a copy.
+        storage = Storage(
+            Fields(
+                mediaIndex: mediaIndex, firstCodec: codec,
+                listedCodecs: codecs.count == 1 && codecs[0] == codec ? nil : codecs, telephoneEvent: telephoneEvent,
+                remotePacketTime: remotePacketTime, remoteRTPAddress: remoteRTPAddress,
+                remoteRTCPAddress: remoteRTCPAddress, localRTPPort: localRTPPort, localRTCPPort: localRTCPPort,
+                isRTCPMuxed: isRTCPMuxed, direction: direction, isLocalHold: isLocalHold, isRemoteHold: isRemoteHold,
+                extrasBox: srtp.map { .value(Extras(srtp: $0)) }))
     }
 
     /// The storage as one this value alone holds (copied first when shared): what the setters write to.
