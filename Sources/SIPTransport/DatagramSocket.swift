@@ -83,8 +83,13 @@ public final class DatagramSocket {
 
     /// Reads and drops up to `limit` datagrams that are waiting (what arrived before anyone listened).
     public func discardPending(into buffer: inout [UInt8], limit: Int = 64) {
+        buffer.withUnsafeMutableBytes { discardPending(into: $0, limit: limit) }
+    }
+
+    /// `discardPending(into:limit:)` reading into memory the caller lends.
+    public func discardPending(into buffer: UnsafeMutableRawBufferPointer, limit: Int = 64) {
         for _ in 0..<limit {
-            guard receive(into: &buffer) != nil else { return }
+            guard receive(into: buffer) != nil else { return }
         }
     }
 

@@ -42,9 +42,7 @@ final class MediaPair {
         }
         let socket = port == .rtp ? rtp : rtcp
         withUnsafeTemporaryAllocation(byteCount: MediaStream.receiveCapacity, alignment: 1) { buffer in
-            for _ in 0..<64 {
-                guard socket.receive(into: buffer) != nil else { return }
-            }
+            socket.discardPending(into: buffer)
         }
     }
 
