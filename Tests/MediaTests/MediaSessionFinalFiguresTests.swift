@@ -20,6 +20,17 @@ struct MediaSessionFinalFiguresTests {
         #expect(call.bob.session.statistics == final)
     }
 
+    @Test func aSessionThatNeverSentLeavesWithoutAGoodbye() throws {
+        var call = try Call()
+        while call.bob.session.nextTransmission() != nil {}
+        call.bob.session.close(at: call.network.now)
+        // RFC 3550 §6.3.7: no RTP or RTCP went out, so no BYE may.
+        #expect(call.bob.session.nextTransmission() == nil)
+        let final = call.bob.session.statistics
+        #expect(final.rtcpSent == 0 && final.packetsSent == 0)
+        #expect(call.bob.session.isClosed)
+    }
+
     @Test func countersWrapInsteadOfTrapping() {
         var counters = MediaSessionCounters()
         counters.malformed = .max

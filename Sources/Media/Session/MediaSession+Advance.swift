@@ -67,8 +67,8 @@ extension MediaSession {
         stream.isRTCPMuxed ? rtpLatch.destination : rtcpLatch.destination
     }
 
-    /// Sends an RTCP BYE (RFC 3550 §6.6) and stops: later calls do nothing, and ``statistics`` keeps the
-    /// final figures.
+    /// Sends an RTCP BYE (RFC 3550 §6.6), if the session ever sent a packet, and stops: later calls do
+    /// nothing, and ``statistics`` keeps the final figures.
     /// - Parameters:
     ///   - now: the driver's monotonic time now.
     ///   - reason: a reason for leaving, none by default.
@@ -79,6 +79,12 @@ extension MediaSession {
             return
         }
         clock.set(now)
+        // RFC 3550 §6.3.7: a participant that never sent an RTP or RTCP packet must not send a BYE. A call
+        // hung up before its first 20 ms frame (a load test's zero-length call) leaves without one.
+        guard counters.packetsSent > 0 || counters.rtcpSent > 0 || counters.dtmfSent > 0 else {
+            state = .closed(counters.figures(with: stream))
+            return
+        }
         let sender = stream.sender
         var rtcp = stream.rtcp
         let goodbye = stream.withReceiver { rtcp.makeGoodbye(sender: sender, receiver: &$0, reason: reason) }
