@@ -207,6 +207,11 @@ enum MessageParser {
         i = firstLF + 1
 
         entries.reserveCapacity(16)
+        // The buffer is not empty (`i < end <= buf.count`): the line search below calls memchr from its base
+        // address without the checks of `find` on every line.
+        guard let base = buf.baseAddress else {
+            throw fail(MessageError(.incompleteHeaders, status: 400, "Header section not terminated"))
+        }
         var previousLineEnd = 0
         var bodyStart = -1
         // Content-Length as scalars (a large optional error in the loop costs copies on every line).
@@ -214,7 +219,9 @@ enum MessageParser {
         var contentLengthValue = 0
         let contentLengthID = KnownHeader.contentLength.rawValue
         while i < end {
-            guard let lf = find(ASCII.lf, in: buf, from: i, to: end) else { break }
+            // `i < end`: a search of at least one byte, inside the buffer.
+            guard let hit = memchr(base + i, Int32(ASCII.lf), end &- i) else { break }
+            let lf = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
             var contentEnd = lf > i && buf[lf - 1] == ASCII.cr ? lf - 1 : lf
             if contentEnd == i {
                 bodyStart = lf + 1
