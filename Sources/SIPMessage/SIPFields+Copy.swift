@@ -32,6 +32,20 @@ extension SIPFields {
         return copied
     }
 
+    /// Appends every field of `other`, in order, as its bytes: what appending each of them would write, with
+    /// `other`'s storage copied in one run (fields a configuration writes once for many messages).
+    package mutating func appendFields(of other: SIPFields) {
+        guard !other.entries.isEmpty else { return }
+        let base = UInt32(truncatingIfNeeded: storage.count)
+        storage.append(contentsOf: other.storage)
+        for entry in other.entries {
+            var moved = entry
+            moved.nameStart &+= base
+            moved.valueStart &+= base
+            entries.append(moved)
+        }
+    }
+
     /// Appends a copy of the one field of `source` named `name` with `suffix` written after its value (a
     /// `;tag=` parameter). Returns `false`, appending nothing, unless there is exactly one such field.
     package mutating func appendCopy(

@@ -177,6 +177,46 @@ import Testing
         #expect(try ok.to?.tag == "btag")
     }
 
+    /// The 180 and 200 go out byte for byte as building them field by field from typed values does.
+    @Test func ringingAndOKAreWhatTypedFieldsWrite() throws {
+        let withRoute = Self.invite.replacingOccurrences(
+            of: "Contact: <sip:alice@192.0.2.10>",
+            with: "Contact: <sip:alice@192.0.2.10>\nRecord-Route: <sip:p1.example;lr>")
+        let invite = try request(withRoute)
+        var (session, _) = try incoming(withRoute) { $0.userAgent = "Bob/1" }
+        let ringing = try #require(session.ring().responses.first)
+        let ok = try #require(session.answer().responses.first)
+        func typed(_ status: Int) throws -> SIPResponse {
+            var response = SIPResponse(answering: invite, status: status, toTag: "btag")
+            response.headerFields.append(.server, "Bob/1")
+            response.headerFields.append(.recordRoute, try address("<sip:p1.example;lr>"))
+            response.headerFields.append(.contact, try address("<sip:bob@192.0.2.20>"))
+            return response
+        }
+        #expect(ringing.serialized() == (try typed(180)).serialized())
+        var expected = try typed(200)
+        expected.headerFields.append(.allow, InviteSessionConfiguration.defaultAllowHeaderValue)
+        expected.headerFields.append(.supported, "100rel, timer, replaces, norefersub")
+        expected.headerFields.append(.contentType, MediaType.sdp)
+        expected.body = ok.body
+        let (expires, require) = (ok.headerFields[.sessionExpires], ok.headerFields[.require])
+        if let expires { expected.headerFields.append(.sessionExpires, expires) }
+        if let require { expected.headerFields.append(.require, require) }
+        #expect(!ok.body.isEmpty)
+        #expect(ok.serialized() == expected.serialized())
+    }
+
+    @Test func allowAndSupportedChangedAfterRingingGoInTheOK() throws {
+        var (session, _) = try incoming()
+        _ = session.ring()
+        session.configuration.allowedMethods = [.invite, .ack, .bye]
+        session.configuration.sessionTimer = nil
+        let ok = try #require(session.answer().responses.first)
+        #expect(ok.headerFields[.allow] == "INVITE, ACK, BYE")
+        #expect(ok.headerFields[.supported] == "100rel, replaces, norefersub")
+        #expect(ok.headerFields[.contentType] == "application/sdp")
+    }
+
     @Test func unknownRequiredExtensionGets420() throws {
         let text = Self.invite.replacingOccurrences(of: "Supported: timer, replaces", with: "Require: foo, timer")
         let (session, actions) = try incoming(text)

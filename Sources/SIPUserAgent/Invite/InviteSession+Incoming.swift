@@ -165,9 +165,11 @@ extension InviteSession {
         }
         let request = incoming.request
         var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
-        if let userAgent = configuration.userAgent { response.headerFields.append(.server, userAgent) }
+        // Server and Contact as the configuration wrote them once.
+        let written = configuration.responseFields
+        response.headerFields.appendFields(of: written.server)
         response.headerFields.appendCopies(of: .recordRoute, from: request.headerFields)
-        response.headerFields.append(.contact, configuration.contact)
+        response.headerFields.appendFields(of: written.contact)
         if status > 100 {
             incoming.responseFields = SharedResponseFields(
                 fields: response.headerFields, generation: configurationGeneration)
@@ -219,9 +221,15 @@ extension InviteSession {
         phase = .modifying
         var response = makeDialogResponse(status: 200, for: &incoming)
         incoming.responseFields = nil
-        response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
-        response.headerFields.append(.supported, configuration.supportedHeaderValue)
-        if let body { response.setBody(body) }
+        // Allow, Supported (and Content-Type) as the configuration wrote them once. The fields so far (those
+        // of the dialog's responses) have no Content-Type, so the SDP's goes on the end as `setBody` puts it.
+        let written = configuration.responseFields
+        if let body {
+            response.headerFields.appendFields(of: written.successWithSDP)
+            response.body = body.serialized()
+        } else {
+            response.headerFields.appendFields(of: written.success)
+        }
         if let expires = incoming.sessionExpires {
             response.headerFields.append(.sessionExpires, expires)
             if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
