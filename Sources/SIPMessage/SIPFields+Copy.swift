@@ -188,7 +188,7 @@ extension SIPFields {
         // the end, where a header parameter belongs in both forms of the value.
         let entry = source.entries[index]
         let scan = source.storage.withUnsafeBufferPointer {
-            TagScan.scanWithRange(UnsafeBufferPointer(rebasing: $0[entry.valueRange])).0
+            TagScan.scanPresence(UnsafeBufferPointer(rebasing: $0[entry.valueRange]))
         }
         switch scan {
         case .present: appendCopy(of: entry, from: source.storage)
