@@ -199,11 +199,35 @@ import Testing
         expected.headerFields.append(.supported, "100rel, timer, replaces, norefersub")
         expected.headerFields.append(.contentType, MediaType.sdp)
         expected.body = ok.body
-        let (expires, require) = (ok.headerFields[.sessionExpires], ok.headerFields[.require])
-        if let expires { expected.headerFields.append(.sessionExpires, expires) }
-        if let require { expected.headerFields.append(.require, require) }
+        // The INVITE supports timer: the configured 1800 s, the UAC refreshing, and Require: timer.
+        expected.headerFields.append(.sessionExpires, SessionExpires(deltaSeconds: 1800, refresher: .uac))
+        expected.headerFields.append(.require, "timer")
         #expect(!ok.body.isEmpty)
         #expect(ok.serialized() == expected.serialized())
+    }
+
+    /// A Session-Expires the configuration did not write beforehand (the INVITE's own interval, or no timer
+    /// support) is written from its value, as the configured one is.
+    @Test(arguments: [
+        ("Session-Expires: 2000;refresher=uas\n", "2000;refresher=uas", "timer"),
+        ("Session-Expires: 1800\n", "1800;refresher=uac", "timer"),
+    ])
+    func sessionExpiresOfTheOKIsWhatItsValueWrites(field: String, expires: String, require: String?) throws {
+        let text = Self.invite.replacingOccurrences(of: "Content-Type:", with: field + "Content-Type:")
+        var (session, _) = try incoming(text)
+        _ = session.ring()
+        let ok = try #require(session.answer().responses.first)
+        #expect(ok.headerFields[.sessionExpires] == expires)
+        #expect(ok.headerFields[.require] == require)
+    }
+
+    @Test func withoutTimerSupportTheOKCarriesNoSessionExpires() throws {
+        let text = Self.invite.replacingOccurrences(of: "Supported: timer, replaces", with: "Supported: replaces")
+        var (session, _) = try incoming(text)
+        _ = session.ring()
+        let ok = try #require(session.answer().responses.first)
+        #expect(ok.headerFields[.sessionExpires] == nil)
+        #expect(ok.headerFields[.require] == nil)
     }
 
     @Test func allowAndSupportedChangedAfterRingingGoInTheOK() throws {

@@ -53,6 +53,21 @@ import Testing
             #expect(written.success == success)
             #expect(written.successWithSDP == successWithSDP)
             #expect(written.successWithSDP.map(\.value) == successWithSDP.map(\.value))
+            for refresher in [SessionExpires.Refresher.uac, .uas] {
+                let expires = SessionExpires(
+                    deltaSeconds: configuration.sessionTimer?.interval ?? 1800, refresher: refresher)
+                var alone = SIPFields()
+                alone.append(.sessionExpires, expires)
+                var requiring = alone
+                requiring.append(.require, "timer")
+                let isWritten = configuration.sessionTimer != nil
+                #expect(written.sessionTimerFields(expires, requiringTimer: false) == (isWritten ? alone : nil))
+                #expect(written.sessionTimerFields(expires, requiringTimer: true) == (isWritten ? requiring : nil))
+                #expect(
+                    written.sessionTimerFields(expires, requiringTimer: true)?.map(\.value) ?? []
+                        == (isWritten ? requiring.map(\.value) : []))
+            }
+            #expect(written.sessionTimerFields(SessionExpires(deltaSeconds: 77), requiringTimer: false) == nil)
         }
         let original = InviteSessionConfiguration(contact: try address("<sip:alice@192.0.2.10>"))
         expectWritten(original)
@@ -66,6 +81,8 @@ import Testing
         copy.allowedMethods = [.invite, .ack, .bye]
         expectWritten(copy)
         #expect(copy.responseFields.success[.allow] == "INVITE, ACK, BYE")
+        copy.sessionTimer = SessionTimerConfiguration(interval: 600)
+        expectWritten(copy)
         copy.sessionTimer = nil
         expectWritten(copy)
         copy.reliableProvisionalResponses = .disabled

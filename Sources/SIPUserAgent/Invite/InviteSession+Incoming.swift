@@ -244,8 +244,13 @@ extension InviteSession {
             response.headerFields.appendFields(of: written.success)
         }
         if let expires = incoming.sessionExpires {
-            response.headerFields.append(.sessionExpires, expires)
-            if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
+            // The usual value (the configured interval) as the configuration wrote it once.
+            if let fields = written.sessionTimerFields(expires, requiringTimer: incoming.requiresTimer) {
+                response.headerFields.appendFields(of: fields)
+            } else {
+                response.headerFields.append(.sessionExpires, expires)
+                if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
+            }
         }
         for field in headers { response.headerFields.append(field) }
         stopReliableProvisionals(into: &actions)

@@ -107,6 +107,9 @@ public struct InviteSessionConfiguration: Sendable {
         var success = SIPFields()
         /// `success` and `Content-Type: application/sdp`, for a 2xx with SDP.
         var successWithSDP = SIPFields()
+        /// The Session-Expires of a 2xx to INVITE at the configured interval, one per refresher, alone and
+        /// followed by `Require: timer`; empty without session timers.
+        var sessionTimer: [(expires: SessionExpires, alone: SIPFields, requiringTimer: SIPFields)] = []
 
         init(_ fields: Fields) {
             writeServer(fields)
@@ -133,6 +136,26 @@ public struct InviteSessionConfiguration: Sendable {
                     reliable: fields.reliableProvisionalResponses, timer: fields.sessionTimer != nil))
             successWithSDP = success
             successWithSDP.setSDPContentType()
+            sessionTimer = []
+            if let interval = fields.sessionTimer?.interval {
+                for refresher in [SessionExpires.Refresher.uac, .uas] {
+                    let expires = SessionExpires(deltaSeconds: interval, refresher: refresher)
+                    var alone = SIPFields()
+                    alone.append(.sessionExpires, expires)
+                    var requiringTimer = alone
+                    requiringTimer.append(.require, "timer")
+                    sessionTimer.append((expires, alone, requiringTimer))
+                }
+            }
+        }
+
+        /// The Session-Expires field of `expires` (with `Require: timer` when `requiringTimer`) as written once;
+        /// `nil` for a value not written beforehand.
+        func sessionTimerFields(_ expires: SessionExpires, requiringTimer: Bool) -> SIPFields? {
+            for written in sessionTimer where written.expires == expires {
+                return requiringTimer ? written.requiringTimer : written.alone
+            }
+            return nil
         }
     }
 
