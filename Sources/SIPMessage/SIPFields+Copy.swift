@@ -32,6 +32,20 @@ extension SIPFields {
         return copied
     }
 
+    /// Appends every field of `other`, in order, as its bytes: what appending each of them would write, with
+    /// `other`'s storage copied in one run (fields a configuration writes once for many messages).
+    package mutating func appendFields(of other: SIPFields) {
+        guard !other.entries.isEmpty else { return }
+        let base = UInt32(truncatingIfNeeded: storage.count)
+        storage.append(contentsOf: other.storage)
+        for entry in other.entries {
+            var moved = entry
+            moved.nameStart &+= base
+            moved.valueStart &+= base
+            entries.append(moved)
+        }
+    }
+
     /// Appends a copy of the one field of `source` named `name` with `suffix` written after its value (a
     /// `;tag=` parameter). Returns `false`, appending nothing, unless there is exactly one such field.
     package mutating func appendCopy(
@@ -110,6 +124,15 @@ extension SIPResponse {
     ///   - toTag: the tag for To when the request's To has none.
     public init(answering request: SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
         let source = request.headerFields
+        // The usual request: its fields written in one run of their own size (and room for the few a response
+        // adds), each copied once.
+        if var fields = SIPFields(copyingResponseFieldsOf: source, status: status, toTag: toTag) {
+            if status == 100 {
+                fields.appendCopies(of: .timestamp, from: source)
+            }
+            self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+            return
+        }
         // Room for the copied fields and the few a response adds (Contact, Allow, Supported, ...).
         var fields = SIPFields(reservingCapacity: 1024, fields: 16)
         // The usual request has one From, To, Call-ID and CSeq: one pass copies the Vias and finds those.
@@ -125,6 +148,119 @@ extension SIPResponse {
             fields.appendCopies(of: .timestamp, from: source)
         }
         self.init(statusCode: status, reasonPhrase: reason, headerFields: fields)
+    }
+}
+
+extension SIPFields {
+    /// Every Via of `source` in order, then its From, To (with `;tag=` and `toTag` when it has no tag and the
+    /// status is above 100), Call-ID and CSeq: what `SIPResponse(answering:)` copies one by one, written into
+    /// storage of the size they need (at least 1 KiB, for the fields a response adds) with each run of bytes
+    /// copied once. `nil` when one of the four appears more than once, or To's tag is not plain (`TagScan`).
+    fileprivate init?(copyingResponseFieldsOf source: SIPFields, status: Int, toTag: String?) {
+        var from = -1
+        var to = -1
+        var callID = -1
+        var cseq = -1
+        var size = 0
+        func note(_ index: Int, _ slot: inout Int) -> Bool {
+            guard slot < 0 else { return false }
+            slot = index
+            return true
+        }
+        for (index, entry) in source.entries.enumerated() {
+            let counted: Bool
+            switch entry.id {
+            case KnownHeader.via.rawValue: counted = true
+            case KnownHeader.from.rawValue: counted = note(index, &from)
+            case KnownHeader.to.rawValue: counted = note(index, &to)
+            case KnownHeader.callID.rawValue: counted = note(index, &callID)
+            case KnownHeader.cseq.rawValue: counted = note(index, &cseq)
+            default: continue
+            }
+            guard counted else { return nil }
+            size += Int(entry.nameLength) + Int(entry.valueLength)
+        }
+        var tag = ""
+        var tagged = false
+        if status > 100, let toTag, to >= 0 {
+            let range = source.entries[to].valueRange
+            let scan = source.storage.withUnsafeBufferPointer {
+                TagScan.scanPresence(UnsafeBufferPointer(rebasing: $0[range]))
+            }
+            switch scan {
+            case .present: break
+            case .absent: (tag, tagged) = (toTag, true)
+            case .unclear: return nil
+            }
+        }
+        let total = size + (tagged ? 5 + tag.utf8.count : 0)
+        var storage: [UInt8] = []
+        storage.reserveCapacity(Swift.max(1024, total))
+        storage.append(contentsOf: repeatElement(0, count: total))
+        var entries: [Entry] = []
+        entries.reserveCapacity(SIPFields.initialEntryCapacity)
+        storage.withUnsafeMutableBufferPointer { target in
+            source.storage.withUnsafeBufferPointer { bytes in
+                tag.withUTF8 { tag in
+                    var writer = FieldCopyWriter(target: target, source: bytes)
+                    for entry in source.entries where entry.id == KnownHeader.via.rawValue {
+                        writer.copy(entry, into: &entries)
+                    }
+                    if from >= 0 { writer.copy(source.entries[from], into: &entries) }
+                    if to >= 0 { writer.copy(source.entries[to], tag: tagged ? tag : nil, into: &entries) }
+                    if callID >= 0 { writer.copy(source.entries[callID], into: &entries) }
+                    if cseq >= 0 { writer.copy(source.entries[cseq], into: &entries) }
+                }
+            }
+        }
+        self.init(storage: storage, entries: entries)
+    }
+
+}
+
+/// Copies fields of one storage into another of the size worked out beforehand, each run of bytes once.
+private struct FieldCopyWriter {
+    let target: UnsafeMutableBufferPointer<UInt8>
+    let source: UnsafeBufferPointer<UInt8>
+    var at = 0
+
+    init(target: UnsafeMutableBufferPointer<UInt8>, source: UnsafeBufferPointer<UInt8>) {
+        self.target = target
+        self.source = source
+    }
+
+    private mutating func write(_ run: UnsafeBufferPointer<UInt8>) {
+        guard let base = run.baseAddress, let start = target.baseAddress, run.count <= target.count - at else {
+            return
+        }
+        (start + at).initialize(from: base, count: run.count)
+        at += run.count
+    }
+
+    /// Copies `entry` (with `;tag=` and `tag` after its value when there is a `tag`) and appends its entry:
+    /// CR, LF and NUL become spaces, as `append(_:)` writes them (a folded value holds a CRLF).
+    mutating func copy(
+        _ entry: SIPFields.Entry, tag: UnsafeBufferPointer<UInt8>? = nil,
+        into entries: inout [SIPFields.Entry]
+    ) {
+        let nameStart = at
+        write(UnsafeBufferPointer(rebasing: source[entry.nameRange]))
+        let valueStart = at
+        let value = UnsafeBufferPointer(rebasing: source[entry.valueRange])
+        write(value)
+        var cleanFrom = value.containsLineBreakOrNUL ? valueStart : at
+        if let tag {
+            cleanFrom = Swift.min(cleanFrom, at)
+            (";tag=" as StaticString).withUTF8Buffer { write($0) }
+            write(tag)
+        }
+        for i in cleanFrom..<at where target[i] == ASCII.cr || target[i] == ASCII.lf || target[i] == 0 {
+            target[i] = ASCII.space
+        }
+        entries.append(
+            SIPFields.Entry(
+                nameStart: UInt32(truncatingIfNeeded: nameStart), valueStart: UInt32(truncatingIfNeeded: valueStart),
+                valueLength: UInt32(truncatingIfNeeded: at - valueStart), nameLength: entry.nameLength, id: entry.id))
     }
 }
 
@@ -174,7 +310,7 @@ extension SIPFields {
         // the end, where a header parameter belongs in both forms of the value.
         let entry = source.entries[index]
         let scan = source.storage.withUnsafeBufferPointer {
-            TagScan.scanWithRange(UnsafeBufferPointer(rebasing: $0[entry.valueRange])).0
+            TagScan.scanPresence(UnsafeBufferPointer(rebasing: $0[entry.valueRange]))
         }
         switch scan {
         case .present: appendCopy(of: entry, from: source.storage)

@@ -9,30 +9,46 @@ extension SIPFields {
     package func tokenList(
         _ name: SIPField.Name, allowEmpty: Bool, contains token: String, ignoringCase: Bool = false
     ) -> Bool? {
+        // No token is empty: the second finds nothing, at the cost of a length check.
+        tokenList(name, allowEmpty: allowEmpty, contains: token, "", ignoringCase: ignoringCase)?.0
+    }
+
+    /// `tokenList(_:allowEmpty:contains:ignoringCase:)` for two tokens in one scan of the lists: whether each is
+    /// there, `nil` when a list does not parse.
+    package func tokenList(
+        _ name: SIPField.Name, allowEmpty: Bool, contains first: String, _ second: String, ignoringCase: Bool = false
+    ) -> (Bool, Bool)? {
         guard let header = name.known else { return nil }
-        var wanted = token
-        return wanted.withUTF8 { wanted in
-            var found = false
-            for entry in entries where entry.id == header.rawValue {
-                let parsed: Void? = try? ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) in
-                    scanner.skipLWS()
-                    if scanner.isAtEnd {
-                        if allowEmpty { return }
-                        throw .malformed(header, "empty value")
-                    }
-                    while true {
-                        guard let range = scanner.readToken() else { throw .malformed(header, "expected a token") }
-                        if !found, scanner.matches(range, wanted, ignoringCase: ignoringCase) { found = true }
+        var first = first
+        var second = second
+        return first.withUTF8 { first in
+            second.withUTF8 { second in
+                var found = (false, false)
+                for entry in entries where entry.id == header.rawValue {
+                    let parsed: Void? = try? ByteScanner.scan(storage, entry.valueRange) {
+                        (scanner) throws(MessageError) in
                         scanner.skipLWS()
-                        if scanner.isAtEnd { break }
-                        guard scanner.consumeSeparator(ASCII.comma) else {
-                            throw .malformed(header, "unexpected character")
+                        if scanner.isAtEnd {
+                            if allowEmpty { return }
+                            throw .malformed(header, "empty value")
+                        }
+                        while true {
+                            guard let range = scanner.readToken() else {
+                                throw .malformed(header, "expected a token")
+                            }
+                            if !found.0, scanner.matches(range, first, ignoringCase: ignoringCase) { found.0 = true }
+                            if !found.1, scanner.matches(range, second, ignoringCase: ignoringCase) { found.1 = true }
+                            scanner.skipLWS()
+                            if scanner.isAtEnd { break }
+                            guard scanner.consumeSeparator(ASCII.comma) else {
+                                throw .malformed(header, "unexpected character")
+                            }
                         }
                     }
+                    guard parsed != nil else { return nil }
                 }
-                guard parsed != nil else { return nil }
+                return found
             }
-            return found
         }
     }
 }

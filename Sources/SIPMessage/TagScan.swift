@@ -44,6 +44,14 @@ package enum TagScan: Equatable, Sendable {
         return (scan, range)
     }
 
+    /// The scan of `bytes` without making a found tag's value: `present("")` for one plain tag (a caller that
+    /// only asks whether there is one makes no string).
+    package static func scanPresence(_ bytes: UnsafeBufferPointer<UInt8>) -> TagScan {
+        var tagRange: Range<Int>?
+        var valueRange: Range<Int>?
+        return scan(bytes, tagRange: &tagRange, valueRange: &valueRange, makesValue: false)
+    }
+
     /// One bit per byte below 0x80 (the word for its half), set for the bytes the scan passes over whatever
     /// its state: all but NUL, `"`, `;`, `<`, `>` and `\\`.
     @inline(__always)

@@ -34,6 +34,15 @@ import Testing
                 headers.tokenList(.require, allowEmpty: false, contains: tag, ignoringCase: true)
                     == required.map { $0.contains { $0.lowercased() == tag } })
         }
+        // Both tags in one scan: what asking for each gives.
+        for (name, allowEmpty) in [(SIPField.Name.supported, true), (.require, false)] {
+            let both = headers.tokenList(name, allowEmpty: allowEmpty, contains: "100rel", "timer", ignoringCase: true)
+            let first = headers.tokenList(name, allowEmpty: allowEmpty, contains: "100rel", ignoringCase: true)
+            let second = headers.tokenList(name, allowEmpty: allowEmpty, contains: "timer", ignoringCase: true)
+            #expect(both?.0 == first)
+            #expect(both?.1 == second)
+            #expect((both == nil) == (first == nil))
+        }
     }
 
     @Test(

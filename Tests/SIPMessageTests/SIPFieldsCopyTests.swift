@@ -115,4 +115,31 @@ import Testing
         #expect(!fields.firstValue(of: .callID, is: "abc@hos"))
         #expect(!SIPFields().firstValue(of: .callID, is: ""))
     }
+
+    /// `appendFields(of:)` gives what appending each field of the other collection gives, whatever the
+    /// collection appended to already holds and however the other one's storage is laid out (parsed).
+    @Test func appendingAllFieldsAgreesWithAppendingEachField() throws {
+        let parsed = try Self.fields()
+        var built = SIPFields()
+        built.append(.server, "Switchboard")
+        built.append(.contact, try NameAddress("<sip:bob@192.0.2.20>"))
+        for other in [parsed, built, SIPFields()] {
+            var start = SIPFields()
+            start.append(.via, "SIP/2.0/UDP 192.0.2.1;branch=z9hG4bKx")
+            var bulk = start
+            bulk.appendFields(of: other)
+            var oneByOne = start
+            for field in other { oneByOne.append(field) }
+            #expect(bulk == oneByOne)
+            #expect(bulk.map(\.name.rawName) == oneByOne.map(\.name.rawName))
+            #expect(bulk.map(\.value) == oneByOne.map(\.value))
+            let response = SIPResponse(statusCode: 200, headerFields: bulk)
+            #expect(response.serialized() == SIPResponse(statusCode: 200, headerFields: oneByOne).serialized())
+        }
+        // Appended to an empty collection, then read by name as any field.
+        var fresh = SIPFields()
+        fresh.appendFields(of: built)
+        #expect(fresh[.server] == "Switchboard")
+        #expect(try fresh.firstContact?.uri?.description == "sip:bob@192.0.2.20")
+    }
 }

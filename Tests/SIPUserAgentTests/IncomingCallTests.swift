@@ -177,6 +177,70 @@ import Testing
         #expect(try ok.to?.tag == "btag")
     }
 
+    /// The 180 and 200 go out byte for byte as building them field by field from typed values does.
+    @Test func ringingAndOKAreWhatTypedFieldsWrite() throws {
+        let withRoute = Self.invite.replacingOccurrences(
+            of: "Contact: <sip:alice@192.0.2.10>",
+            with: "Contact: <sip:alice@192.0.2.10>\nRecord-Route: <sip:p1.example;lr>")
+        let invite = try request(withRoute)
+        var (session, _) = try incoming(withRoute) { $0.userAgent = "Bob/1" }
+        let ringing = try #require(session.ring().responses.first)
+        let ok = try #require(session.answer().responses.first)
+        func typed(_ status: Int) throws -> SIPResponse {
+            var response = SIPResponse(answering: invite, status: status, toTag: "btag")
+            response.headerFields.append(.server, "Bob/1")
+            response.headerFields.append(.recordRoute, try address("<sip:p1.example;lr>"))
+            response.headerFields.append(.contact, try address("<sip:bob@192.0.2.20>"))
+            return response
+        }
+        #expect(ringing.serialized() == (try typed(180)).serialized())
+        var expected = try typed(200)
+        expected.headerFields.append(.allow, InviteSessionConfiguration.defaultAllowHeaderValue)
+        expected.headerFields.append(.supported, "100rel, timer, replaces, norefersub")
+        expected.headerFields.append(.contentType, MediaType.sdp)
+        expected.body = ok.body
+        // The INVITE supports timer: the configured 1800 s, the UAC refreshing, and Require: timer.
+        expected.headerFields.append(.sessionExpires, SessionExpires(deltaSeconds: 1800, refresher: .uac))
+        expected.headerFields.append(.require, "timer")
+        #expect(!ok.body.isEmpty)
+        #expect(ok.serialized() == expected.serialized())
+    }
+
+    /// A Session-Expires the configuration did not write beforehand (the INVITE's own interval, or no timer
+    /// support) is written from its value, as the configured one is.
+    @Test(arguments: [
+        ("Session-Expires: 2000;refresher=uas\n", "2000;refresher=uas", "timer"),
+        ("Session-Expires: 1800\n", "1800;refresher=uac", "timer"),
+    ])
+    func sessionExpiresOfTheOKIsWhatItsValueWrites(field: String, expires: String, require: String?) throws {
+        let text = Self.invite.replacingOccurrences(of: "Content-Type:", with: field + "Content-Type:")
+        var (session, _) = try incoming(text)
+        _ = session.ring()
+        let ok = try #require(session.answer().responses.first)
+        #expect(ok.headerFields[.sessionExpires] == expires)
+        #expect(ok.headerFields[.require] == require)
+    }
+
+    @Test func withoutTimerSupportTheOKCarriesNoSessionExpires() throws {
+        let text = Self.invite.replacingOccurrences(of: "Supported: timer, replaces", with: "Supported: replaces")
+        var (session, _) = try incoming(text)
+        _ = session.ring()
+        let ok = try #require(session.answer().responses.first)
+        #expect(ok.headerFields[.sessionExpires] == nil)
+        #expect(ok.headerFields[.require] == nil)
+    }
+
+    @Test func allowAndSupportedChangedAfterRingingGoInTheOK() throws {
+        var (session, _) = try incoming()
+        _ = session.ring()
+        session.configuration.allowedMethods = [.invite, .ack, .bye]
+        session.configuration.sessionTimer = nil
+        let ok = try #require(session.answer().responses.first)
+        #expect(ok.headerFields[.allow] == "INVITE, ACK, BYE")
+        #expect(ok.headerFields[.supported] == "100rel, replaces, norefersub")
+        #expect(ok.headerFields[.contentType] == "application/sdp")
+    }
+
     @Test func unknownRequiredExtensionGets420() throws {
         let text = Self.invite.replacingOccurrences(of: "Supported: timer, replaces", with: "Require: foo, timer")
         let (session, actions) = try incoming(text)

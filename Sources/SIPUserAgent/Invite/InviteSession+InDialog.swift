@@ -87,7 +87,7 @@ extension InviteSession {
         _ request: SIPRequest, transaction: ServerTransactionToken, into actions: inout [SessionAction]
     ) {
         let ok = InviteSession.response(
-            to: request, status: 200, localTag: localTag, server: configuration.userAgent)
+            to: request, status: 200, localTag: localTag, server: configuration.responseFields.server)
         actions.append(.sendResponse(ok, transaction: transaction))
         let ending = EndReason(.remoteEnded, reasons: (try? request.reason) ?? [])
         refusePendingRemoteOffer(into: &actions)

@@ -6,8 +6,9 @@ public import SIPMessage
 
 extension InviteSession {
     mutating func startIncoming(into actions: inout [SessionAction]) {
-        guard case .incoming = phase, dialog == nil, var incoming = incomingInvite else { return }
-        let request = incoming.request
+        // The INVITE's record stays in the phase: what this learns goes into it in place at the end, rather than
+        // into a copy taken out and stored back.
+        guard case .incoming = phase, dialog == nil, let request = incomingRequest else { return }
         do {
             dialog = try Dialog(uas: request, localTag: localTag, sharing: callID)
         } catch {
@@ -28,27 +29,29 @@ extension InviteSession {
             rejectIncoming(response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"), into: &actions)
             return
         }
-        // An option tag in Require or Supported, compared ignoring ASCII case (tags are tokens); a list that does
-        // not parse counts as empty, as `(try? request.require) ?? []` did.
-        func lists(_ tag: String, in name: SIPField.Name, allowEmpty: Bool) -> Bool {
-            fields.tokenList(name, allowEmpty: allowEmpty, contains: tag, ignoringCase: true) ?? false
+        // The option tags 100rel and timer in Require and Supported, compared ignoring ASCII case (tags are
+        // tokens), each list scanned once; a list that does not parse counts as empty, as
+        // `(try? request.require) ?? []` did.
+        func lists(_ name: SIPField.Name, allowEmpty: Bool) -> (reliable: Bool, timer: Bool) {
+            fields.tokenList(name, allowEmpty: allowEmpty, contains: "100rel", "timer", ignoringCase: true)
+                ?? (false, false)
         }
-        incoming.peerRequires100rel = hasRequire && lists("100rel", in: .require, allowEmpty: false)
-        incoming.peerSupports100rel = incoming.peerRequires100rel || lists("100rel", in: .supported, allowEmpty: true)
-        incoming.peerSupportsTimer =
-            (hasRequire && lists("timer", in: .require, allowEmpty: false))
-            || lists("timer", in: .supported, allowEmpty: true)
+        let requires = hasRequire ? lists(.require, allowEmpty: false) : (reliable: false, timer: false)
+        let supports = lists(.supported, allowEmpty: true)
+        let peerSupports100rel = requires.reliable || supports.reliable
+        let peerSupportsTimer = requires.timer || supports.timer
         peer.allowsUpdate = request.allows(.update) ?? false
-        peer.supportsTimer = incoming.peerSupportsTimer
+        peer.supportsTimer = peerSupportsTimer
         // RFC 3262 §3: a UAS that requires 100rel refuses an INVITE that does not support it.
-        if configuration.reliableProvisionalResponses == .required, !incoming.peerSupports100rel {
+        if configuration.reliableProvisionalResponses == .required, !peerSupports100rel {
             var response = makeResponse(to: request, status: 421)
             response.headerFields.append(.require, "100rel")
             rejectIncoming(
                 response, EndReason(.failed, statusCode: 421, reasonPhrase: "Extension Required"), into: &actions)
             return
         }
-        switch sessionTimerDecision(for: request, peerSupportsTimer: incoming.peerSupportsTimer) {
+        var timer: (expires: SessionExpires, refresher: SessionExpires.Refresher, requiresTimer: Bool)?
+        switch sessionTimerDecision(for: request, peerSupportsTimer: peerSupportsTimer) {
         case .tooSmall(let minimum):
             var response = makeResponse(to: request, status: 422)
             response.headerFields.append(.minSE, minimum)
@@ -56,16 +59,15 @@ extension InviteSession {
                 response, EndReason(.failed, statusCode: 422, reasonPhrase: response.reasonPhrase), into: &actions)
             return
         case .use(let expires, let refresher, let requiresTimer):
-            incoming.sessionExpires = expires
-            incoming.sessionRefresher = refresher
-            incoming.requiresTimer = requiresTimer
+            timer = (expires, refresher, requiresTimer)
         case .none:
             break
         }
+        var hasOffer = false
         do {
             if let offer = try request.sessionDescription() {
                 try offerAnswer.receiveOffer(offer)
-                incoming.hasOffer = true
+                hasOffer = true
                 actions.append(.event(.offerReceived(offer)))
             }
         } catch {
@@ -77,8 +79,19 @@ extension InviteSession {
             return
         }
         // RFC 3262 §3: the first RSeq is random, below 2^31 (kept low enough never to wrap).
-        incoming.reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
-        storeIncomingInvite(incoming, early: false)
+        let reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
+        modifyIncomingInvite { incoming in
+            incoming.peerRequires100rel = requires.reliable
+            incoming.peerSupports100rel = peerSupports100rel
+            incoming.peerSupportsTimer = peerSupportsTimer
+            if let timer {
+                incoming.sessionExpires = timer.expires
+                incoming.sessionRefresher = timer.refresher
+                incoming.requiresTimer = timer.requiresTimer
+            }
+            incoming.hasOffer = hasOffer
+            incoming.reliable = reliable
+        }
     }
 
     /// UAS: sends a provisional response: 180 Ringing by default, 183 Session Progress with early media.
@@ -165,9 +178,11 @@ extension InviteSession {
         }
         let request = incoming.request
         var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
-        if let userAgent = configuration.userAgent { response.headerFields.append(.server, userAgent) }
+        // Server and Contact as the configuration wrote them once.
+        let written = configuration.responseFields
+        response.headerFields.appendFields(of: written.server)
         response.headerFields.appendCopies(of: .recordRoute, from: request.headerFields)
-        response.headerFields.append(.contact, configuration.contact)
+        response.headerFields.appendFields(of: written.contact)
         if status > 100 {
             incoming.responseFields = SharedResponseFields(
                 fields: response.headerFields, generation: configurationGeneration)
@@ -219,12 +234,23 @@ extension InviteSession {
         phase = .modifying
         var response = makeDialogResponse(status: 200, for: &incoming)
         incoming.responseFields = nil
-        response.headerFields.append(.allow, configuration.allowedMethods.headerValue)
-        response.headerFields.append(.supported, configuration.supportedHeaderValue)
-        if let body { response.setBody(body) }
+        // Allow, Supported (and Content-Type) as the configuration wrote them once. The fields so far (those
+        // of the dialog's responses) have no Content-Type, so the SDP's goes on the end as `setBody` puts it.
+        let written = configuration.responseFields
+        if let body {
+            response.headerFields.appendFields(of: written.successWithSDP)
+            response.body = body.serialized()
+        } else {
+            response.headerFields.appendFields(of: written.success)
+        }
         if let expires = incoming.sessionExpires {
-            response.headerFields.append(.sessionExpires, expires)
-            if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
+            // The usual value (the configured interval) as the configuration wrote it once.
+            if let fields = written.sessionTimerFields(expires, requiringTimer: incoming.requiresTimer) {
+                response.headerFields.appendFields(of: fields)
+            } else {
+                response.headerFields.append(.sessionExpires, expires)
+                if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
+            }
         }
         for field in headers { response.headerFields.append(field) }
         stopReliableProvisionals(into: &actions)

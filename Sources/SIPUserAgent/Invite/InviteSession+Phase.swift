@@ -100,6 +100,14 @@ extension InviteSession {
         }
     }
 
+    /// UAS: the INVITE itself while it has no final response, read without copying the rest of its record.
+    var incomingRequest: SIPRequest? {
+        switch phase {
+        case .incoming(let box), .earlyIncoming(let box): box.invite.request
+        default: nil
+        }
+    }
+
     /// UAC: the early dialogs besides `dialog`.
     var forks: [EarlyDialog] {
         switch phase {

@@ -233,16 +233,18 @@ extension InviteSession {
     /// A response to `request` with this side's tag in To and the Server field.
     func makeResponse(to request: SIPRequest, status: Int, reason: String? = nil) -> SIPResponse {
         InviteSession.response(
-            to: request, status: status, reason: reason, localTag: localTag, server: configuration.userAgent)
+            to: request, status: status, reason: reason, localTag: localTag,
+            server: configuration.responseFields.server)
     }
 
     /// `makeResponse(to:status:reason:)` from the two fields it reads: called with them from a mutating
     /// method, it does not make the compiler copy the whole session first.
+    /// - Parameter server: the Server field as the configuration wrote it (empty for none).
     static func response(
-        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String, server: String?
+        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String, server: SIPFields
     ) -> SIPResponse {
         var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
-        if let server { response.headerFields.append(.server, server) }
+        response.headerFields.appendFields(of: server)
         return response
     }
 

@@ -78,12 +78,84 @@ public struct InviteSessionConfiguration: Sendable {
 
     /// The fields on the heap, shared by copies until one of them writes.
     final class Storage: @unchecked Sendable {
-        // Safe to send: `fields` is written only through `uniqueStorage`, after `isKnownUniquelyReferenced`
-        // showed that no other value (on this thread or another) holds the storage.
+        // Safe to send: `fields` and `responseFields` are written only through `uniqueStorage`, after
+        // `isKnownUniquelyReferenced` showed that no other value (on this thread or another) holds the storage.
         @exclusivity(unchecked) var fields: Fields
+        /// Header fields of responses, written from `fields` once for every session sharing the storage; the
+        /// setters of the values they are made of write them again.
+        @exclusivity(unchecked) var responseFields: ResponseFields
 
         init(_ fields: Fields) {
             self.fields = fields
+            self.responseFields = ResponseFields(fields)
+        }
+
+        /// A copy of `other`, its response fields shared (copied on write) rather than written again.
+        init(copying other: Storage) {
+            self.fields = other.fields
+            self.responseFields = other.responseFields
+        }
+    }
+
+    /// Header fields of the responses a session sends, written as `SIPFields.append` writes them.
+    struct ResponseFields: Sendable {
+        /// Server, when there is a User-Agent value; empty otherwise.
+        var server = SIPFields()
+        /// Contact.
+        var contact = SIPFields()
+        /// Allow and Supported: what a 2xx to INVITE adds to the fields of the dialog's responses.
+        var success = SIPFields()
+        /// `success` and `Content-Type: application/sdp`, for a 2xx with SDP.
+        var successWithSDP = SIPFields()
+        /// The Session-Expires of a 2xx to INVITE at the configured interval, one per refresher, alone and
+        /// followed by `Require: timer`; empty without session timers.
+        var sessionTimer: [(expires: SessionExpires, alone: SIPFields, requiringTimer: SIPFields)] = []
+
+        init(_ fields: Fields) {
+            writeServer(fields)
+            writeContact(fields)
+            writeSuccess(fields)
+        }
+
+        mutating func writeServer(_ fields: Fields) {
+            server = SIPFields()
+            if let userAgent = fields.userAgent { server.append(.server, userAgent) }
+        }
+
+        mutating func writeContact(_ fields: Fields) {
+            contact = SIPFields()
+            contact.append(.contact, fields.contact)
+        }
+
+        mutating func writeSuccess(_ fields: Fields) {
+            success = SIPFields()
+            success.append(.allow, fields.allowedMethods.headerValue)
+            success.append(
+                .supported,
+                InviteSessionConfiguration.supportedHeaderValue(
+                    reliable: fields.reliableProvisionalResponses, timer: fields.sessionTimer != nil))
+            successWithSDP = success
+            successWithSDP.setSDPContentType()
+            sessionTimer = []
+            if let interval = fields.sessionTimer?.interval {
+                for refresher in [SessionExpires.Refresher.uac, .uas] {
+                    let expires = SessionExpires(deltaSeconds: interval, refresher: refresher)
+                    var alone = SIPFields()
+                    alone.append(.sessionExpires, expires)
+                    var requiringTimer = alone
+                    requiringTimer.append(.require, "timer")
+                    sessionTimer.append((expires, alone, requiringTimer))
+                }
+            }
+        }
+
+        /// The Session-Expires field of `expires` (with `Require: timer` when `requiringTimer`) as written once;
+        /// `nil` for a value not written beforehand.
+        func sessionTimerFields(_ expires: SessionExpires, requiringTimer: Bool) -> SIPFields? {
+            for written in sessionTimer where written.expires == expires {
+                return requiringTimer ? written.requiringTimer : written.alone
+            }
+            return nil
         }
     }
 
@@ -92,25 +164,40 @@ public struct InviteSessionConfiguration: Sendable {
     /// The storage as one this value alone holds (copied first when shared): what the setters write to.
     private var uniqueStorage: Storage {
         mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
             return storage
         }
     }
 
+    /// Header fields of responses made from this configuration.
+    var responseFields: ResponseFields { storage.responseFields }
+
     /// The Contact of dialog-creating and target-refresh messages: where the other side sends requests.
     public var contact: NameAddress {
         get { storage.fields.contact }
-        set { uniqueStorage.fields.contact = newValue }
+        set {
+            let storage = uniqueStorage
+            storage.fields.contact = newValue
+            storage.responseFields.writeContact(storage.fields)
+        }
     }
     /// Reliable provisional responses (RFC 3262).
     public var reliableProvisionalResponses: ReliableProvisionalPolicy {
         get { storage.fields.reliableProvisionalResponses }
-        set { uniqueStorage.fields.reliableProvisionalResponses = newValue }
+        set {
+            let storage = uniqueStorage
+            storage.fields.reliableProvisionalResponses = newValue
+            storage.responseFields.writeSuccess(storage.fields)
+        }
     }
     /// Session timers (RFC 4028); `nil` turns them off (`timer` is then not supported).
     public var sessionTimer: SessionTimerConfiguration? {
         get { storage.fields.sessionTimer }
-        set { uniqueStorage.fields.sessionTimer = newValue }
+        set {
+            let storage = uniqueStorage
+            storage.fields.sessionTimer = newValue
+            storage.responseFields.writeSuccess(storage.fields)
+        }
     }
     /// Whether re-offers (re-INVITE) are answered at once from the offer/answer configuration (`true`), or
     /// reported with `offerReceived` and answered by `answerOffer()` (`false`). UPDATE offers are always
@@ -122,12 +209,20 @@ public struct InviteSessionConfiguration: Sendable {
     /// The Allow header field (RFC 3261 §20.5) of INVITEs, 2xx responses and OPTIONS answers.
     public var allowedMethods: [SIPMethod] {
         get { storage.fields.allowedMethods }
-        set { uniqueStorage.fields.allowedMethods = newValue }
+        set {
+            let storage = uniqueStorage
+            storage.fields.allowedMethods = newValue
+            storage.responseFields.writeSuccess(storage.fields)
+        }
     }
     /// User-Agent of requests and Server of responses, when set.
     public var userAgent: String? {
         get { storage.fields.userAgent }
-        set { uniqueStorage.fields.userAgent = newValue }
+        set {
+            let storage = uniqueStorage
+            storage.fields.userAgent = newValue
+            storage.responseFields.writeServer(storage.fields)
+        }
     }
     /// RFC 3261's T1 (500 ms): 2xx retransmissions start at it, and 64*T1 bounds the wait for ACK and PRACK.
     public var t1: Duration {
@@ -181,7 +276,12 @@ public struct InviteSessionConfiguration: Sendable {
     /// `supportedExtensions` as the value of a Supported header field (comma-separated), without building
     /// the list.
     var supportedHeaderValue: String {
-        switch (reliableProvisionalResponses != .disabled, sessionTimer != nil) {
+        Self.supportedHeaderValue(reliable: reliableProvisionalResponses, timer: sessionTimer != nil)
+    }
+
+    /// `supportedHeaderValue` for a 100rel policy and whether session timers are on.
+    static func supportedHeaderValue(reliable: ReliableProvisionalPolicy, timer: Bool) -> String {
+        switch (reliable != .disabled, timer) {
         case (true, true): "100rel, timer, replaces, norefersub"
         case (true, false): "100rel, replaces, norefersub"
         case (false, true): "timer, replaces, norefersub"
