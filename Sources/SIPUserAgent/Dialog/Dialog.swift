@@ -24,9 +24,11 @@ public struct Dialog: Sendable, Hashable {
     /// The Call-ID and tags.
     public let id: DialogID
     /// This side's address of record: the From of requests it sends (§12.1.1: the To of the request it answered).
-    public let localAddress: NameAddress
+    public var localAddress: NameAddress { addresses.local }
     /// The other side's address of record: the To of requests this side sends.
-    public let remoteAddress: NameAddress
+    public var remoteAddress: NameAddress { addresses.remote }
+    /// Both addresses as their bytes, read back when a request is built (`DialogAddresses`).
+    let addresses: DialogAddresses
     /// Where requests go: the Contact of the other side's last target refresh (§12.2).
     public internal(set) var remoteTarget: URI
     /// The Route values of requests in the dialog, first hop first (§12.1.1, §12.1.2).
@@ -56,8 +58,8 @@ public struct Dialog: Sendable, Hashable {
     ) {
         self.id = id
         self.state = state
-        self.localAddress = localAddress.compactedWithoutTag
-        self.remoteAddress = remoteAddress.compactedWithoutTag
+        self.addresses = DialogAddresses(
+            local: localAddress.compactedWithoutTag, remote: remoteAddress.compactedWithoutTag)
         self.remoteTarget = remoteTarget.compacted
         self.routeSet = routeSet.map(\.compacted)
         self.localSequence = localSequence
