@@ -72,6 +72,15 @@ import Testing
             id: dialog.id, state: .confirmed, localAddress: other, remoteAddress: address,
             remoteTarget: dialog.remoteTarget)
         #expect(swapped.remoteAddress == expected && swapped.localAddress == dialog.remoteAddress)
+        // The remote target is kept with them, and a refresh replaces it alone.
+        #expect(dialog.remoteTarget == (try URI("sip:target@example.com")))
+        var refreshed = dialog
+        refreshed.remoteTarget = try URI("sip:bob@192.0.2.4:5070;transport=tcp")
+        #expect(refreshed.remoteTarget.description == "sip:bob@192.0.2.4:5070;transport=tcp")
+        #expect(refreshed.localAddress == dialog.localAddress && refreshed.remoteAddress == dialog.remoteAddress)
+        #expect(refreshed != dialog)
+        refreshed.remoteTarget = try URI("tel:+15551234567")
+        #expect(refreshed.remoteTarget == (try URI("tel:+15551234567")))
     }
 
     @Test func keptAddressesCompareAsAddressesNotAsBytes() throws {

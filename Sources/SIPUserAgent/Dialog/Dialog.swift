@@ -27,10 +27,14 @@ public struct Dialog: Sendable, Hashable {
     public var localAddress: NameAddress { addresses.local }
     /// The other side's address of record: the To of requests this side sends.
     public var remoteAddress: NameAddress { addresses.remote }
-    /// Both addresses as their bytes, read back when a request is built (`DialogAddresses`).
-    let addresses: DialogAddresses
+    /// Both addresses and the remote target as their bytes, read back when a request is built
+    /// (`DialogAddresses`).
+    var addresses: DialogAddresses
     /// Where requests go: the Contact of the other side's last target refresh (§12.2).
-    public internal(set) var remoteTarget: URI
+    public internal(set) var remoteTarget: URI {
+        get { addresses.target }
+        set { addresses.target = newValue }
+    }
     /// The Route values of requests in the dialog, first hop first (§12.1.1, §12.1.2).
     public internal(set) var routeSet: [NameAddress]
     /// The CSeq number of the last request this side sent in the dialog; `nil` until it sends one (a UAS).
@@ -59,8 +63,7 @@ public struct Dialog: Sendable, Hashable {
         self.id = id
         self.state = state
         self.addresses = DialogAddresses(
-            local: localAddress.compactedWithoutTag, remote: remoteAddress.compactedWithoutTag)
-        self.remoteTarget = remoteTarget.compacted
+            local: localAddress.compactedWithoutTag, remote: remoteAddress.compactedWithoutTag, target: remoteTarget)
         self.routeSet = routeSet.map(\.compacted)
         self.localSequence = localSequence
         self.remoteSequence = remoteSequence
