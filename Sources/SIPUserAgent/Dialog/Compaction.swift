@@ -38,7 +38,14 @@ struct DialogAddresses: Sendable, Hashable {
         local.serialize(into: &first)
         var second: [UInt8] = []
         remote.serialize(into: &second)
-        bytes = first + second + Array(target.description.utf8)
+        var third = target.description
+        // One allocation of the exact size for what is kept.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(first.count + second.count + third.utf8.count)
+        bytes.append(contentsOf: first)
+        bytes.append(contentsOf: second)
+        third.withUTF8 { bytes.append(contentsOf: $0) }
+        self.bytes = bytes
         remoteStart = UInt32(first.count)
         targetStart = UInt32(first.count + second.count)
     }
@@ -54,7 +61,12 @@ struct DialogAddresses: Sendable, Hashable {
                 ?? .other(AbsoluteURI(scheme: "urn", content: "invalid"))
         }
         set {
-            bytes = Array(bytes[..<Int(targetStart)]) + Array(newValue.description.utf8)
+            var text = newValue.description
+            var replaced: [UInt8] = []
+            replaced.reserveCapacity(Int(targetStart) + text.utf8.count)
+            replaced.append(contentsOf: bytes[..<Int(targetStart)])
+            text.withUTF8 { replaced.append(contentsOf: $0) }
+            bytes = replaced
         }
     }
 
