@@ -83,6 +83,9 @@ public final class SIPCore: @unchecked Sendable {
     public var onStrayResponse: ((SIPResponse, Peer) -> Void)?
     /// A server transaction timed out (Timer H: no ACK for a final response).
     public var onServerTimeout: ((TransactionID) -> Void)?
+    /// A server transaction terminated (an INVITE's after its Accepted state or its ACK wait, any other's
+    /// after its wait for retransmissions): whoever filed it under its identifier can let it go.
+    public var onServerTerminated: ((TransactionID) -> Void)?
 
     public struct Statistics: Sendable {
         /// Requests sent again by client transactions (Timers A, E).
@@ -362,7 +365,11 @@ public final class SIPCore: @unchecked Sendable {
                     }
                 }
             }
-            record?.handler?(.terminated)
+            if let handler = record?.handler {
+                handler(.terminated)
+            } else {
+                onServerTerminated?(transaction)
+            }
         }
     }
 

@@ -21,6 +21,34 @@ import Testing
         #expect(alice.statistics.requestRetransmissions == 0)
     }
 
+    @Test func aServerTransactionsEndIsReportedOnceAndAClientsIsNot() throws {
+        let world = CoreWorld()
+        let alice = try world.core("10.0.0.1", seed: 1)
+        let bob = try world.core("10.0.0.2", seed: 2)
+        final class Heard {
+            var answered: [TransactionID] = []
+            var ended: [TransactionID] = []
+            var endedAtAlice: [TransactionID] = []
+        }
+        let heard = Heard()
+        world.loop.withLoop {
+            bob.onRequest = { request in
+                heard.answered.append(request.transaction)
+                bob.respond(bob.makeResponse(200, to: request.request), to: request.transaction)
+            }
+            bob.onServerTerminated = { heard.ended.append($0) }
+            alice.onServerTerminated = { heard.endedAtAlice.append($0) }
+        }
+        let outcome = world.send(.options, from: alice, to: "10.0.0.2")
+        world.loop.advance(by: .seconds(1))
+        #expect(outcome.statuses == [200])
+        #expect(heard.answered.count == 1 && heard.ended.isEmpty)
+        // Timer J: the answered request's transaction absorbs retransmissions for 64*T1 (32 s over UDP).
+        world.loop.advance(by: .seconds(32))
+        #expect(heard.ended == heard.answered)
+        #expect(heard.endedAtAlice.isEmpty)
+    }
+
     @Test func lostRequestsAreRetransmittedOnTimerEAndTimeOutOnTimerF() throws {
         let world = CoreWorld()
         let alice = try world.core("10.0.0.1", seed: 1)

@@ -50,6 +50,53 @@ import Testing
         #expect(!dialog.isSecure)
     }
 
+    /// The addresses are kept as their bytes: they read back as the values given, without their tags, and
+    /// the requests built from them carry them as they came.
+    @Test(arguments: [
+        ("Alice <sip:alice@atlanta.example.com>;tag=1928301774", "Alice <sip:alice@atlanta.example.com>"),
+        ("\"Bob \\\"B\\\"\" <sip:bob@biloxi.example.com;transport=tcp>;x=1", nil),
+        ("<tel:+15551234567>;tag=t;y", "<tel:+15551234567>;y"),
+        ("sip:carol@chicago.example.com", nil),
+    ])
+    func keptAddressesReadBackAsTheyCame(text: String, withoutTag: String?) throws {
+        let address = try NameAddress(text)
+        let other = try NameAddress("<sip:other@example.com>;tag=o")
+        let dialog = Dialog(
+            id: DialogID(callID: "c", localTag: "l", remoteTag: "r"), state: .confirmed, localAddress: address,
+            remoteAddress: other, remoteTarget: try URI("sip:target@example.com"))
+        let expected = try NameAddress(withoutTag ?? text)
+        #expect(dialog.localAddress == expected)
+        #expect(dialog.localAddress.description == expected.description)
+        #expect(dialog.remoteAddress.description == "<sip:other@example.com>")
+        let swapped = Dialog(
+            id: dialog.id, state: .confirmed, localAddress: other, remoteAddress: address,
+            remoteTarget: dialog.remoteTarget)
+        #expect(swapped.remoteAddress == expected && swapped.localAddress == dialog.remoteAddress)
+        // The remote target is kept with them, and a refresh replaces it alone.
+        #expect(dialog.remoteTarget == (try URI("sip:target@example.com")))
+        var refreshed = dialog
+        refreshed.remoteTarget = try URI("sip:bob@192.0.2.4:5070;transport=tcp")
+        #expect(refreshed.remoteTarget.description == "sip:bob@192.0.2.4:5070;transport=tcp")
+        #expect(refreshed.localAddress == dialog.localAddress && refreshed.remoteAddress == dialog.remoteAddress)
+        #expect(refreshed != dialog)
+        refreshed.remoteTarget = try URI("tel:+15551234567")
+        #expect(refreshed.remoteTarget == (try URI("tel:+15551234567")))
+    }
+
+    @Test func keptAddressesCompareAsAddressesNotAsBytes() throws {
+        func dialog(_ local: String) throws -> Dialog {
+            Dialog(
+                id: DialogID(callID: "c", localTag: "l", remoteTag: "r"), state: .confirmed,
+                localAddress: try NameAddress(local), remoteAddress: try NameAddress("<sip:b@example.com>;tag=x"),
+                remoteTarget: try URI("sip:b@example.com"))
+        }
+        let quoted = try dialog("\"Alice\" <sip:alice@example.com>")
+        let plain = try dialog("Alice <sip:alice@example.com>;tag=t")
+        #expect(quoted == plain)
+        #expect(quoted.hashValue == plain.hashValue)
+        #expect(try quoted != dialog("Alice <sip:alice@example.org>"))
+    }
+
     @Test func uacDialogFromSuccessIsConfirmed() throws {
         let ok = Self.ringing.replacingOccurrences(of: "180 Ringing", with: "200 OK")
         let dialog = try Dialog(uac: try request(Self.invite), response: try response(ok))

@@ -130,6 +130,33 @@ struct SessionDriverPartsTests {
         #expect(directory.session(withServerInvite: TransactionID(7)) == nil)
     }
 
+    @Test func anEndedServerInviteIsForgottenAndTheTablesShrink() {
+        var directory = SessionDirectory()
+        let (key, entry) = directory.add()
+        directory.addInvite(TransactionID(1), for: key)
+        directory.addServerInvite(TransactionID(2), for: key)
+        directory.serverTransactionEnded(TransactionID(1))
+        #expect(directory.session(invitedBy: TransactionID(1)) == nil)
+        #expect(directory.session(withServerInvite: TransactionID(1)) == nil)
+        #expect(entry.inviteTransaction == nil)
+        #expect(entry.serverInvites == [TransactionID(2)])
+        // A transaction nobody filed (a refusal, a BYE's) changes nothing.
+        directory.serverTransactionEnded(TransactionID(99))
+        #expect(directory.session(withServerInvite: TransactionID(2)) == key)
+        directory.serverTransactionEnded(TransactionID(2))
+        #expect(entry.serverInvites.isEmpty && entry.serverInvites.capacity == 0)
+        #expect(directory.filedServerTransactionCount == 0)
+
+        // A burst of calls grows the look-ups; once their INVITEs have ended, the room goes with them.
+        let keys = (0..<1000).map { _ in directory.add().0 }
+        for (n, key) in keys.enumerated() { directory.addInvite(TransactionID(UInt64(1000 + n)), for: key) }
+        for n in 0..<990 { directory.serverTransactionEnded(TransactionID(UInt64(1000 + n))) }
+        #expect(directory.filedServerTransactionCount == 20)
+        #expect(directory.filedServerTransactionCapacity < 100)
+        #expect(directory.session(invitedBy: TransactionID(1995)) == keys[995])
+        #expect(directory.session(withServerInvite: TransactionID(1999)) == keys[999])
+    }
+
     @Test func sessionsAreFoundByTheFlowTheyCameOn() {
         var directory = SessionDirectory()
         let (first, _) = directory.add()

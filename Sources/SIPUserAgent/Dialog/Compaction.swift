@@ -21,3 +21,70 @@ extension URI {
     /// The same URI in storage of its own.
     var compacted: URI { compactCopy }
 }
+
+/// A dialog's two addresses (without tags) and its remote target kept as their bytes in one array, in that
+/// order: a dialog lives for hours and reads them only to build a request, so it keeps 16 bytes and one
+/// allocation instead of three parsed values (125, 125 and 61 bytes, with an array each). Each read parses
+/// its bytes again.
+struct DialogAddresses: Sendable, Hashable {
+    private var bytes: [UInt8]
+    /// Where the remote address starts.
+    private let remoteStart: UInt32
+    /// Where the remote target starts.
+    private let targetStart: UInt32
+
+    init(local: NameAddress, remote: NameAddress, target: URI) {
+        var first: [UInt8] = []
+        local.serialize(into: &first)
+        var second: [UInt8] = []
+        remote.serialize(into: &second)
+        var third = target.description
+        // One allocation of the exact size for what is kept.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(first.count + second.count + third.utf8.count)
+        bytes.append(contentsOf: first)
+        bytes.append(contentsOf: second)
+        third.withUTF8 { bytes.append(contentsOf: $0) }
+        self.bytes = bytes
+        remoteStart = UInt32(first.count)
+        targetStart = UInt32(first.count + second.count)
+    }
+
+    var local: NameAddress { Self.address(bytes[..<Int(remoteStart)]) }
+    var remote: NameAddress { Self.address(bytes[Int(remoteStart)..<Int(targetStart)]) }
+
+    /// The remote target; a target refresh replaces its bytes.
+    var target: URI {
+        get {
+            // Written from a URI, so they parse; should they not, a placeholder rather than a trap.
+            (try? URI(String(decoding: bytes[Int(targetStart)...], as: UTF8.self)))
+                ?? .other(AbsoluteURI(scheme: "urn", content: "invalid"))
+        }
+        set {
+            var text = newValue.description
+            var replaced: [UInt8] = []
+            replaced.reserveCapacity(Int(targetStart) + text.utf8.count)
+            replaced.append(contentsOf: bytes[..<Int(targetStart)])
+            text.withUTF8 { replaced.append(contentsOf: $0) }
+            bytes = replaced
+        }
+    }
+
+    /// The address `bytes` were written from. They were an address's as received (or as built), so they
+    /// parse; should they not, a placeholder rather than a trap.
+    private static func address(_ bytes: ArraySlice<UInt8>) -> NameAddress {
+        (try? NameAddress(String(decoding: bytes, as: UTF8.self)))
+            ?? NameAddress(uri: .other(AbsoluteURI(scheme: "urn", content: "invalid")))
+    }
+
+    // Compared as the values they hold (a display name's quoting, a URI's spelling), as the values were.
+    static func == (a: DialogAddresses, b: DialogAddresses) -> Bool {
+        a.bytes == b.bytes || (a.local == b.local && a.remote == b.remote && a.target == b.target)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(local)
+        hasher.combine(remote)
+        hasher.combine(target)
+    }
+}

@@ -24,11 +24,17 @@ public struct Dialog: Sendable, Hashable {
     /// The Call-ID and tags.
     public let id: DialogID
     /// This side's address of record: the From of requests it sends (§12.1.1: the To of the request it answered).
-    public let localAddress: NameAddress
+    public var localAddress: NameAddress { addresses.local }
     /// The other side's address of record: the To of requests this side sends.
-    public let remoteAddress: NameAddress
+    public var remoteAddress: NameAddress { addresses.remote }
+    /// Both addresses and the remote target as their bytes, read back when a request is built
+    /// (`DialogAddresses`).
+    var addresses: DialogAddresses
     /// Where requests go: the Contact of the other side's last target refresh (§12.2).
-    public internal(set) var remoteTarget: URI
+    public internal(set) var remoteTarget: URI {
+        get { addresses.target }
+        set { addresses.target = newValue }
+    }
     /// The Route values of requests in the dialog, first hop first (§12.1.1, §12.1.2).
     public internal(set) var routeSet: [NameAddress]
     /// The CSeq number of the last request this side sent in the dialog; `nil` until it sends one (a UAS).
@@ -56,9 +62,8 @@ public struct Dialog: Sendable, Hashable {
     ) {
         self.id = id
         self.state = state
-        self.localAddress = localAddress.compactedWithoutTag
-        self.remoteAddress = remoteAddress.compactedWithoutTag
-        self.remoteTarget = remoteTarget.compacted
+        self.addresses = DialogAddresses(
+            local: localAddress.compactedWithoutTag, remote: remoteAddress.compactedWithoutTag, target: remoteTarget)
         self.routeSet = routeSet.map(\.compacted)
         self.localSequence = localSequence
         self.remoteSequence = remoteSequence

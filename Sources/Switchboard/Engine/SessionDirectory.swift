@@ -22,10 +22,11 @@ final class SessionEntry {
     /// The flow an incoming INVITE arrived on, held while the session lives (set through
     /// `SessionDirectory.setFlow(_:for:)`, which files the session under it).
     fileprivate(set) var flow: FlowID?
-    /// The server transaction of an incoming INVITE (for its CANCEL).
+    /// The server transaction of an incoming INVITE (for its CANCEL), while it lives.
     var inviteTransaction: TransactionID?
-    /// The latest INVITE server transactions of the session (the initial one and re-INVITEs), newest last:
-    /// a failure of one of them (Timer H, a transport error) is the session's to hear.
+    /// The latest live INVITE server transactions of the session (the initial one and re-INVITEs), newest
+    /// last: a failure of one of them (Timer H, a transport error) is the session's to hear. Empty (no
+    /// storage) once they have ended, as they have in an established call.
     var serverInvites: [TransactionID] = []
     /// Ended before the session existed (while resolving).
     var isAbandoned = false
@@ -114,6 +115,33 @@ struct SessionDirectory {
     func sessions(on flow: FlowID) -> [SessionKey] {
         (sessionsByFlow[flow] ?? []).sorted { $0.raw < $1.raw }
     }
+
+    /// Server transaction `transaction` terminated: if it was a session's INVITE, the session forgets it (an
+    /// idle call keeps no transaction filed), and so do the look-ups.
+    mutating func serverTransactionEnded(_ transaction: TransactionID) {
+        guard let key = serverInvites.removeValue(forKey: transaction) else { return }
+        if invitesByTransaction[transaction] == key { invitesByTransaction[transaction] = nil }
+        Self.shrinkIfSparse(&serverInvites)
+        Self.shrinkIfSparse(&invitesByTransaction)
+        guard let entry = entries[key] else { return }
+        if entry.inviteTransaction == transaction { entry.inviteTransaction = nil }
+        entry.serverInvites.removeAll { $0 == transaction }
+        if entry.serverInvites.isEmpty { entry.serverInvites = [] }
+    }
+
+    /// A table's room grows with a burst of calls set up at once and is kept: once a quarter of it is used or
+    /// less, it is built again at the size its entries need (each entry is moved once per halving at most).
+    private static func shrinkIfSparse(_ table: inout [TransactionID: SessionKey]) {
+        guard table.capacity > 64, table.count <= table.capacity / 4 else { return }
+        var smaller = [TransactionID: SessionKey](minimumCapacity: table.count)
+        for (transaction, key) in table { smaller[transaction] = key }
+        table = smaller
+    }
+
+    /// How many server transactions the look-ups hold (for tests: an idle call holds none).
+    var filedServerTransactionCount: Int { serverInvites.count + invitesByTransaction.count }
+    /// The room of those look-ups (for tests).
+    var filedServerTransactionCapacity: Int { serverInvites.capacity + invitesByTransaction.capacity }
 
     /// The session whose INVITE is `transaction`.
     func session(invitedBy transaction: TransactionID) -> SessionKey? { invitesByTransaction[transaction] }

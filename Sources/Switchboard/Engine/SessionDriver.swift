@@ -66,11 +66,15 @@ final class SessionDriver {
 
     var core: SIPCore { engine.core }
 
+    /// How many server transactions the directory holds filed (for tests).
+    var filedServerTransactionCount: Int { directory.filedServerTransactionCount }
+
     private func wire() {
         core.onRequest = { [weak self] request in self?.receive(request) }
         core.onCancel = { [weak self] cancel, transaction in self?.receiveCancel(cancel, transaction) }
         core.onACK = { [weak self] ack, _ in self?.receiveACK(ack) }
         core.onServerTimeout = { [weak self] transaction in self?.serverTransactionFailed(transaction) }
+        core.onServerTerminated = { [weak self] transaction in self?.directory.serverTransactionEnded(transaction) }
         if flowObserver == nil {
             flowObserver = core.addFlowObserver { [weak self] event in self?.flowEvent(event) }
         }
