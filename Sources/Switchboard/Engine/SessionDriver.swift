@@ -173,7 +173,7 @@ final class SessionDriver {
                 outgoing: call, configuration: configuration, offerAnswer: offerAnswer, random: generator,
                 authenticator: authenticator)
             guard let actions = entry.withSession({ $0.start() }) else { return }
-            self.run(key, actions)
+            self.run(key, entry, actions)
         }
         switch opening {
         case .ready(let media): place(media)
@@ -311,16 +311,18 @@ final class SessionDriver {
     }
 
     private func perform(_ key: SessionKey, _ step: (inout InviteSession) -> [SessionAction]) {
-        guard let actions = directory[key]?.withSession(step) else { return }
-        run(key, actions)
+        guard let entry = directory[key], let actions = entry.withSession(step) else { return }
+        run(key, entry, actions)
     }
 
     // MARK: Actions
 
-    private func run(_ key: SessionKey, _ actions: [SessionAction]) {
+    /// Carries out `actions` of session `key`, filed as `entry`. An action can end the session (`.finished`,
+    /// or a delegate that ends it from an event): the rest are then dropped, as the entry says.
+    private func run(_ key: SessionKey, _ entry: SessionEntry, _ actions: [SessionAction]) {
         defer { if isWindingDown, isSettled(key) { delegate?.sessionDriverSettled(key) } }
         for action in actions {
-            guard let entry = directory[key] else { return }
+            guard !entry.isFinished else { return }
             switch action {
             case .sendRequest(let request, let token, let nextHop):
                 sender.send(request, token: token, nextHop: nextHop, for: key, entry)
@@ -468,7 +470,7 @@ final class SessionDriver {
             localTag: core.makeTag(), configuration: configuration, offerAnswer: offerAnswer,
             random: engine.environment.random.generator)
         guard let actions = entry.withSession({ $0.start() }) else { return }
-        run(key, actions)
+        run(key, entry, actions)
         guard let entry = directory[key],
             let (state, parsedOffer, callID) = entry.withSession({
                 ($0.state, $0.offerAnswer.pendingRemoteOffer ?? $0.offerAnswer.remoteDescription, $0.callID)
