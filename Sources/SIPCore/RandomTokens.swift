@@ -26,21 +26,33 @@ struct RandomTokens {
     }
 
     /// `count` characters of [0-9a-zA-Z] (5.95 bits each; 16 characters carry 95 bits).
-    mutating func token(_ count: Int) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(count)
-        while out.count < count {
-            if offset >= buffer.count { refill() }
-            let byte = buffer[offset]
-            offset += 1
-            // Rejection sampling keeps the characters uniform: 248 = 4 * 62.
-            if byte < 248 { out.append(RandomTokens.alphabet[Int(byte % 62)]) }
+    mutating func token(_ count: Int) -> String { token(count, after: "") }
+
+    /// `prefix` followed by `count` characters of [0-9a-zA-Z], written into the string's storage at once (a
+    /// token of up to 15 bytes is a small string: no allocation at all).
+    private mutating func token(_ count: Int, after prefix: StaticString) -> String {
+        let prefixLength = prefix.utf8CodeUnitCount
+        let length = prefixLength + count
+        return String(unsafeUninitializedCapacity: length) { out in
+            if prefixLength > 0 {
+                _ = out.initialize(from: UnsafeBufferPointer(start: prefix.utf8Start, count: prefixLength))
+            }
+            var written = prefixLength
+            while written < length {
+                if offset >= buffer.count { refill() }
+                let byte = buffer[offset]
+                offset += 1
+                // Rejection sampling keeps the characters uniform: 248 = 4 * 62.
+                guard byte < 248 else { continue }
+                out[written] = RandomTokens.alphabet[Int(byte % 62)]
+                written += 1
+            }
+            return written
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// A Via branch: the RFC 3261 magic cookie and 16 random characters (95 bits).
-    mutating func branch() -> String { "z9hG4bK" + token(16) }
+    mutating func branch() -> String { token(16, after: "z9hG4bK") }
 
     /// A From/To tag (10 characters, 59 bits).
     mutating func tag() -> String { token(10) }
