@@ -43,8 +43,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     /// Every bucket up to this one has been moved into the heap.
     private var migratedBucket: Int64 = 0
     private let origin = EventLoop.clockNanoseconds()
-    private var timerActions: [UInt64: () -> Void] = [:]
-    private var nextTimerID: UInt64 = 1
+    private var timerActions = TimerActions()
     private var stopping = false
     private var iterationEnd: [() -> Void] = []
 
@@ -178,9 +177,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     /// Runs `action` on the loop after `delay` (monotonic clock). Returns an id for `cancelTimer`.
     @discardableResult
     public func scheduleTimer(after delay: Duration, _ action: @escaping () -> Void) -> TimerHandle {
-        let id = nextTimerID
-        nextTimerID &+= 1
-        timerActions[id] = action
+        let id = timerActions.insert(action)
         let now = nanosecondsNow()
         let entry = TimerHeap.Entry(deadline: now &+ Self.nanoseconds(max(delay, .zero)), id: id)
         let bucket = Self.bucket(entry.deadline)
@@ -200,7 +197,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
 
     /// Cancels a timer that has not fired yet; cancelling twice or after it fired does nothing.
     public func cancelTimer(_ handle: TimerHandle) {
-        timerActions[handle.id] = nil
+        _ = timerActions.remove(handle.id)
     }
 
     /// The number of timers armed and not cancelled.
@@ -273,7 +270,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
         if hasWork { return 0 }
         let now = nanosecondsNow()
         migrateFarTimers(now: now)
-        while let first = timerHeap.peek(), timerActions[first.id] == nil { _ = timerHeap.pop() }
+        while let first = timerHeap.peek(), !timerActions.contains(first.id) { _ = timerHeap.pop() }
         // Far timers move into the heap a bucket ahead: wake up for that at the latest.
         var wait: Int64 = farTimers.isEmpty ? -1 : Self.bucketNanoseconds
         if let first = timerHeap.peek() {
@@ -290,7 +287,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
         migrateFarTimers(now: now)
         while let first = timerHeap.peek(), first.deadline <= now {
             _ = timerHeap.pop()
-            if let action = timerActions.removeValue(forKey: first.id) { action() }
+            if let action = timerActions.remove(first.id) { action() }
         }
     }
 
@@ -345,7 +342,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
         while migratedBucket < horizon {
             migratedBucket += 1
             guard let entries = farTimers.removeValue(forKey: migratedBucket) else { continue }
-            for entry in entries where timerActions[entry.id] != nil { timerHeap.push(entry) }
+            for entry in entries where timerActions.contains(entry.id) { timerHeap.push(entry) }
         }
     }
 }
@@ -422,6 +419,69 @@ struct TimerHeap {
             heap[parent] = last
         }
         return first
+    }
+}
+
+/// The actions of the armed timers, in slots that are reused: a timer's id is its slot (low 32 bits) and the
+/// slot's generation (high 32 bits), so that arming, cancelling and firing index an array instead of hashing,
+/// and an id kept after its timer fired or was cancelled matches nothing once the slot is reused (the
+/// generation moved on; it would have to wrap around 2^32 reuses of that slot to match again).
+struct TimerActions {
+    private struct Slot {
+        var generation: UInt32 = 0
+        var action: (() -> Void)?
+    }
+
+    private var slots: [Slot] = []
+    /// Free slots, reused last-freed first (a recently used slot is likely still in cache).
+    private var free: [UInt32] = []
+    private(set) var count = 0
+
+    /// Files `action`; returns its id.
+    mutating func insert(_ action: @escaping () -> Void) -> UInt64 {
+        let index: Int
+        if let reused = free.popLast() {
+            index = Int(reused)
+        } else {
+            index = slots.count
+            slots.append(Slot())
+        }
+        slots[index].action = action
+        count += 1
+        return UInt64(slots[index].generation) << 32 | UInt64(index)
+    }
+
+    /// The slot of `id` while its timer is armed.
+    private func index(of id: UInt64) -> Int? {
+        let index = Int(truncatingIfNeeded: id & 0xFFFF_FFFF)
+        guard index < slots.count, slots[index].generation == UInt32(truncatingIfNeeded: id >> 32),
+            slots[index].action != nil
+        else { return nil }
+        return index
+    }
+
+    func contains(_ id: UInt64) -> Bool { index(of: id) != nil }
+
+    /// Takes the action of `id` out (the timer is no longer armed); nil when it fired or was cancelled.
+    mutating func remove(_ id: UInt64) -> (() -> Void)? {
+        guard let index = index(of: id) else { return nil }
+        let action = slots[index].action
+        slots[index].action = nil
+        slots[index].generation &+= 1
+        free.append(UInt32(index))
+        count -= 1
+        return action
+    }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        slots.reserveCapacity(capacity)
+        free.reserveCapacity(capacity)
+    }
+
+    mutating func removeAll() {
+        slots = []
+        free = []
+        count = 0
     }
 }
 
