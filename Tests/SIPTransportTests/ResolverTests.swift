@@ -9,14 +9,19 @@ final class DNSServer {
     let process: Process
     let port: UInt16
 
-    /// Starts dnsmasq on a random port and waits until it answers. A port another process holds makes
+    /// Starts dnsmasq on a random free port and waits until it answers. A port another process holds makes
     /// dnsmasq exit at once, so that start is retried on a new port. The wait is a liveness guard, not a
     /// timing check: a busy machine may take seconds to schedule the new process.
+    ///
+    /// The ports come from 10000-19999, below the kernel's ephemeral range and the RTP ranges the tests and
+    /// benchmarks use, and each is checked free first: a UDP socket bound to it with SO_REUSEADDR (as RTP
+    /// sockets are) would let dnsmasq bind too and then take its queries, leaving it silent.
     init(records: [String]) throws {
         var lastPort: UInt16 = 0
-        for _ in 0..<5 {
-            let port = UInt16.random(in: 20_000...40_000)
+        for _ in 0..<20 {
+            let port = UInt16.random(in: 10_000...19_999)
             lastPort = port
+            guard Self.isFree(port) else { continue }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/dnsmasq")
             process.arguments =
@@ -35,6 +40,26 @@ final class DNSServer {
             Self.terminate(process)
         }
         throw Failure("dnsmasq did not start (last port tried \(lastPort))")
+    }
+
+    /// Whether no socket holds UDP or TCP `port` on 127.0.0.1: a bind without SO_REUSEADDR fails if any does.
+    private static func isFree(_ port: UInt16) -> Bool {
+        for type in [Int32(SOCK_DGRAM.rawValue), Int32(SOCK_STREAM.rawValue)] {
+            let fd = socket(AF_INET, type, 0)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else { return false }
+        }
+        return true
     }
 
     /// True once dnsmasq answers on `port`; false when it exits first or stays silent for 60 seconds.

@@ -120,9 +120,10 @@ struct TransportTests {
     }
 
     /// Listens on UDP and TCP at one port below Linux's ephemeral range (32768 and up), so that no socket
-    /// another test binds to port 0 can take the port while this test has released it.
+    /// another test binds to port 0 can take the port while this test has released it; and below the RTP
+    /// ranges (20000 and up) that benchmarks running beside the tests fill with thousands of sockets.
     private static func listenBelowEphemeralPorts(_ layer: SIPTransportLayer) throws -> SocketAddress {
-        for port: UInt16 in 21_000..<21_200 {
+        for port: UInt16 in 11_000..<11_400 {
             guard let address = try? layer.listen(.udp, on: .loopback(port: port)) else { continue }
             if (try? layer.listen(.tcp, on: address)) != nil { return address }
             layer.stopListening(at: address)
