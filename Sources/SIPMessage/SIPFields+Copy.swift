@@ -196,7 +196,12 @@ extension SIPFields {
         let total = size + (tagged ? 5 + tag.utf8.count : 0)
         var storage: [UInt8] = []
         storage.reserveCapacity(Swift.max(1024, total))
-        storage.append(contentsOf: repeatElement(0, count: total))
+        // Sized with zeros written over below: copied from a run of them (a repeated element goes byte by byte).
+        if total <= zeroRun.count {
+            zeroRun.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<total])) }
+        } else {
+            storage.append(contentsOf: repeatElement(0, count: total))
+        }
         var entries: [Entry] = []
         entries.reserveCapacity(SIPFields.initialEntryCapacity)
         storage.withUnsafeMutableBufferPointer { target in
@@ -217,6 +222,9 @@ extension SIPFields {
     }
 
 }
+
+/// Zero bytes that size a copy's storage before it is written.
+private let zeroRun = [UInt8](repeating: 0, count: 1024)
 
 /// Copies fields of one storage into another of the size worked out beforehand, each run of bytes once.
 private struct FieldCopyWriter {
