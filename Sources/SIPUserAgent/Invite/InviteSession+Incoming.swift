@@ -185,12 +185,12 @@ extension InviteSession {
         if status > 100, let cached = incoming.responseFields, cached.generation == configurationGeneration {
             return SIPResponse(statusCode: status, reasonPhrase: reason, headerFields: cached.fields)
         }
-        let request = incoming.request
-        var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
+        // The INVITE read where it is, not copied out of `incoming`.
+        var response = SIPResponse(answering: incoming.request, status: status, reason: reason, toTag: localTag)
         // Server and Contact as the configuration wrote them once.
         let written = configuration.responseFields
         response.headerFields.appendFields(of: written.server)
-        response.headerFields.appendCopies(of: .recordRoute, from: request.headerFields)
+        response.headerFields.appendCopies(of: .recordRoute, from: incoming.request.headerFields)
         response.headerFields.appendFields(of: written.contact)
         if status > 100 {
             incoming.responseFields = SharedResponseFields(

@@ -312,15 +312,16 @@ extension InviteSession {
         acks = []
         outgoingInviteStorage = nil
         dialog?.state = .terminated
-        if isDialogAnnounced, let dialog { actions.append(.dialogTerminated(dialog.id)) }
+        // The id alone: `let dialog` would copy the whole dialog.
+        if isDialogAnnounced, let id = dialog?.id { actions.append(.dialogTerminated(id)) }
         actions.append(.finished)
     }
 
     /// Announces the current dialog to the driver once.
     mutating func announceDialog(into actions: inout [SessionAction]) {
-        guard !isDialogAnnounced, let dialog else { return }
+        guard !isDialogAnnounced, let id = dialog?.id else { return }
         isDialogAnnounced = true
-        actions.append(.dialogCreated(dialog.id))
+        actions.append(.dialogCreated(id))
     }
 
     /// The next CSeq number of the current dialog, taken.
