@@ -239,9 +239,11 @@ extension InviteSession {
 
     /// `makeResponse(to:status:reason:)` from the two fields it reads: called with them from a mutating
     /// method, it does not make the compiler copy the whole session first.
-    /// - Parameter server: the Server field as the configuration wrote it (empty for none).
+    /// - Parameters:
+    ///   - localTag: the tag for a To without one; `nil` when To has this side's tag already.
+    ///   - server: the Server field as the configuration wrote it (empty for none).
     static func response(
-        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String, server: SIPFields
+        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String?, server: SIPFields
     ) -> SIPResponse {
         var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
         response.headerFields.appendFields(of: server)
