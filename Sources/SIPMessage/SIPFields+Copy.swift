@@ -67,6 +67,22 @@ extension SIPFields {
         }
     }
 
+    /// Whether the first field named `name` holds `value` ignoring ASCII case (`value` written in lower case):
+    /// the usual Content-Type compared as bytes, without parsing it.
+    package func firstValue(of name: SIPField.Name, isLowercased value: StaticString) -> Bool {
+        guard let index = firstIndex(of: name) else { return false }
+        let range = entries[index].valueRange
+        return value.withUTF8Buffer { wanted in
+            guard range.count == wanted.count else { return false }
+            return storage.withUnsafeBufferPointer { bytes in
+                for k in 0..<wanted.count where bytes[range.lowerBound + k].lowercasedASCII != wanted[k] {
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
     /// The position of the one field named `name`; `nil` when there is none or more than one.
     package func onlyIndex(of name: SIPField.Name) -> Int? {
         var found: Int?
