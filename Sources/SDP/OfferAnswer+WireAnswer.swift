@@ -62,7 +62,9 @@ extension OfferAnswer {
     /// `answerAudio(in:at:)` for one section: the answer's m= line and attributes written, the session returned;
     /// `nil` when the model path must decide.
     private mutating func answerAudio(_ section: WireSection, into writer: inout WireWriter) -> NegotiatedSession? {
-        guard let (facts, formats) = section.offered(), let crypto = offeredCrypto(section) else { return nil }
+        guard let offered = section.offered(), let crypto = offeredCrypto(section) else { return nil }
+        let facts = offered.facts
+        let formats = offered.formats
         let common = commonCodecs(formats, in: section.offer.bytes)
         guard !common.isEmpty else { return nil }
         let events = commonEvents(formats, in: section.offer.bytes)

@@ -109,8 +109,10 @@ extension OfferAnswer {
         let bytes = answered.offer.bytes
         guard answered.isAudio, answered.port != 0,
             bytes.equals(answered.transport, ignoringCaseOf: ours.transport.rawValue),
-            let (facts, theirs) = answered.offered(), answered.takesOwnMappings(theirs, ours: ours.formats)
+            let offered = answered.offered(), answered.takesOwnMappings(offered.formats, ours: ours.formats)
         else { return nil }
+        let facts = offered.facts
+        let theirs = offered.formats
 
         var codecs: [NegotiatedSession.NegotiatedCodec] = []
         var events: [NegotiatedSession.NegotiatedCodec] = []

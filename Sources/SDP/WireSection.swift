@@ -79,6 +79,13 @@ enum AttributeKind: UInt8 {
 
 /// What the answer reads from a section's attributes, each as the typed view reads the first (or every) one; the
 /// section is left to the model path (`nil`) where a typed view would throw.
+/// What `WireSection.offered()` reads of a section. A struct rather than a tuple: an optional tuple is destroyed
+/// through the library's generic code, which looks the tuple's type up at run time on every call.
+struct OfferedSection {
+    var facts: AttributeFacts
+    var formats: [WireFormat]
+}
+
 struct AttributeFacts {
     var isRTCPMuxed = false
     /// The first a=rtcp, when there is one: its value (`nil` inside: none).
@@ -282,7 +289,7 @@ struct WireSection {
     /// The attributes the answer reads and the formats as `RTPFormat.formats(of:)` lists them, from one pass
     /// over the a= lines; `nil` where a typed view would throw: an rtpmap or fmtp that does not parse (`rtpMaps`,
     /// `formatParameters`), a format that is no payload type (`payloadTypes`), a bad first ptime or mid.
-    func offered() -> (facts: AttributeFacts, formats: [WireFormat])? {
+    func offered() -> OfferedSection? {
         // The payload types in order, without repeats; each takes its first rtpmap and fmtp below.
         var formats: [WireFormat] = []
         formats.reserveCapacity(8)
@@ -346,7 +353,7 @@ struct WireSection {
             return kept
         }
         formats.removeLast(formats.count - kept)
-        return (facts, formats)
+        return OfferedSection(facts: facts, formats: formats)
     }
 
     /// The fmtp parameter string of a format as a string (`parameters?.parameterString`).

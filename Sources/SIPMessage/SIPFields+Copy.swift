@@ -67,6 +67,22 @@ extension SIPFields {
         }
     }
 
+    /// Whether the first field named `name` holds `value` ignoring ASCII case (`value` written in lower case):
+    /// the usual Content-Type compared as bytes, without parsing it.
+    package func firstValue(of name: SIPField.Name, isLowercased value: StaticString) -> Bool {
+        guard let index = firstIndex(of: name) else { return false }
+        let range = entries[index].valueRange
+        return value.withUTF8Buffer { wanted in
+            guard range.count == wanted.count else { return false }
+            return storage.withUnsafeBufferPointer { bytes in
+                for k in 0..<wanted.count where bytes[range.lowerBound + k].lowercasedASCII != wanted[k] {
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
     /// The position of the one field named `name`; `nil` when there is none or more than one.
     package func onlyIndex(of name: SIPField.Name) -> Int? {
         var found: Int?
@@ -196,7 +212,12 @@ extension SIPFields {
         let total = size + (tagged ? 5 + tag.utf8.count : 0)
         var storage: [UInt8] = []
         storage.reserveCapacity(Swift.max(1024, total))
-        storage.append(contentsOf: repeatElement(0, count: total))
+        // Sized with zeros written over below: copied from a run of them (a repeated element goes byte by byte).
+        if total <= zeroRun.count {
+            zeroRun.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<total])) }
+        } else {
+            storage.append(contentsOf: repeatElement(0, count: total))
+        }
         var entries: [Entry] = []
         entries.reserveCapacity(SIPFields.initialEntryCapacity)
         storage.withUnsafeMutableBufferPointer { target in
@@ -217,6 +238,9 @@ extension SIPFields {
     }
 
 }
+
+/// Zero bytes that size a copy's storage before it is written.
+private let zeroRun = [UInt8](repeating: 0, count: 1024)
 
 /// Copies fields of one storage into another of the size worked out beforehand, each run of bytes once.
 private struct FieldCopyWriter {

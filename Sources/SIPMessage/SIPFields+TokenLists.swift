@@ -54,7 +54,9 @@ extension SIPFields {
 }
 
 extension ByteScanner {
-    /// Whether `bytes[range]` is `text`, byte for byte or ignoring ASCII case.
+    /// Whether `bytes[range]` is `text`, byte for byte or ignoring ASCII case. Inlined: most tokens of a list
+    /// differ in length from `text`, and the test of that costs less than the call.
+    @inline(__always)
     fileprivate func matches(_ range: Range<Int>, _ text: UnsafeBufferPointer<UInt8>, ignoringCase: Bool) -> Bool {
         guard range.count == text.count else { return false }
         var j = 0

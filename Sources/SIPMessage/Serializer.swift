@@ -101,7 +101,7 @@ extension SIPResponse {
             8 + RawWriter.decimalCount(UInt64(statusCode)) + 1 + reasonCount + 2
             + headerFields.serializedCount(contentLength: bodyBytes.count) + bodyBytes.count
         var complete = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        let bytes = RawWriter.bytes(count: size) { buffer in
             var writer = RawWriter(buffer)
             writer.write("SIP/2.0 ")
             writer.writeDecimal(UInt64(statusCode))
@@ -112,8 +112,8 @@ extension SIPResponse {
             writer.write(ASCII.lf)
             headerFields.write(into: &writer, contentLength: bodyBytes.count)
             bodyBytes.withUnsafeBufferPointer { writer.write($0) }
-            count = writer.count
             complete = !writer.isTruncated && writer.count == size
+            return writer.count
         }
         return complete ? bytes : nil
     }
@@ -181,6 +181,17 @@ struct RawWriter {
 
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
         self.buffer = buffer
+    }
+
+    /// The first bytes (as many as `body` returns) that `body` writes into an uninitialized buffer of `count`
+    /// bytes, in an array of their own. Written in temporary storage (the stack for a usual message) and copied:
+    /// `[UInt8](unsafeUninitializedCapacity:)` allocates through a library function that is not specialized and
+    /// looks the array's type up at run time on every call, which costs more than the copy.
+    static func bytes(count: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) -> [UInt8] {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(1, count)) { buffer in
+            let written = Swift.min(Swift.max(0, body(buffer)), buffer.count)
+            return [UInt8](UnsafeBufferPointer(rebasing: buffer[..<written]))
+        }
     }
 
     @inline(__always)

@@ -77,7 +77,7 @@ package enum TagScan: Equatable, Sendable {
             guard case .present = scan(value, tagRange: &tagRange, valueRange: &valueRange, makesValue: false),
                 let valueRange
             else { return false }
-            return tag.withUTF8 { UnsafeBufferPointer(rebasing: value[valueRange]).elementsEqual($0) }
+            return tag.withUTF8 { UnsafeBufferPointer(rebasing: value[valueRange]).hasSameBytes(as: $0) }
         }
     }
 

@@ -75,6 +75,21 @@ import Testing
         #expect(copy.state == .early && other.state == .early)
     }
 
+    /// `ring()` and `answer()` change the INVITE's record where the phase holds it: a copy of the session made
+    /// in between keeps its own, and answers alike.
+    @Test func aCopyMadeBeforeTheAnswerAnswersAlike() throws {
+        var session = try incoming()
+        let ringing = try #require(session.ring().responses.first)
+        #expect(ringing.statusCode == 180)
+        var copy = session
+        let first = try #require(session.answer().responses.first)
+        #expect(copy.state == .early)
+        let second = try #require(copy.answer().responses.first)
+        #expect(first.statusCode == 200)
+        #expect(first.serialized() == second.serialized())
+        #expect(session.state == .connecting && copy.state == .connecting)
+    }
+
     @Test func anACKAfterTheCallEndedIsIgnored() throws {
         var session = try incoming()
         _ = session.answer()

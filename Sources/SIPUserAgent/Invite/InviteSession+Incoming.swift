@@ -108,14 +108,18 @@ extension InviteSession {
     public mutating func ring(
         status: Int = 180, reasonPhrase: String? = nil, earlyMedia: Bool = false, headers: [SIPField] = []
     ) -> [SessionAction] {
-        guard (101...199).contains(status), var incoming = incomingInvite else { return [] }
+        // The INVITE's record changes in its box, in place: no copy out of the phase and back.
+        guard (101...199).contains(status), let box = ownedIncomingInviteBox() else { return [] }
         var actions: [SessionAction] = []
         actions.reserveCapacity(4)  // the response, the dialog, a reliable response's timers: one allocation
-        var response = makeDialogResponse(status: status, reason: reasonPhrase, for: &incoming)
+        var response = makeDialogResponse(status: status, reason: reasonPhrase, for: &box.invite)
         for field in headers { response.headerFields.append(field) }
+        let hasOffer = box.invite.hasOffer
+        let peerSupports100rel = box.invite.peerSupports100rel
+        let peerRequires100rel = box.invite.peerRequires100rel
         var carriesSDP = false
         if earlyMedia {
-            if incoming.hasOffer {
+            if hasOffer {
                 if offerAnswer.state == .remoteOfferPending {
                     do {
                         let answer = try offerAnswer.makeAnswer()
@@ -123,7 +127,7 @@ extension InviteSession {
                         actions.append(.event(.earlyMedia(answer.session)))
                     } catch {
                         rejectIncoming(
-                            refuse(incoming.request, error),
+                            refuse(box.invite.request, error),
                             EndReason(.notAcceptable, statusCode: error.status, reasonPhrase: error.reasonPhrase),
                             into: &actions)
                         finishIfDone(into: &actions)
@@ -133,24 +137,25 @@ extension InviteSession {
                     response.setBody(local)
                 }
                 carriesSDP = true
-            } else if sendsReliably(carryingSDP: true, for: incoming), offerAnswer.state == .stable,
-                offerAnswer.session == nil,
+            } else if sendsReliably(carryingSDP: true, supports: peerSupports100rel, requires: peerRequires100rel),
+                offerAnswer.state == .stable, offerAnswer.session == nil,
                 let offer = try? offerAnswer.makeOffer()
             {
                 response.setBody(offer)
                 carriesSDP = true
             }
         }
-        let reliably = sendsReliably(carryingSDP: carriesSDP, for: incoming)
-        if carriesSDP, incoming.hasOffer, incoming.answerDelivery != .reliable {
-            incoming.answerDelivery = reliably ? .reliable : .unreliable
+        let reliably = sendsReliably(
+            carryingSDP: carriesSDP, supports: peerSupports100rel, requires: peerRequires100rel)
+        if carriesSDP, hasOffer, box.invite.answerDelivery != .reliable {
+            box.invite.answerDelivery = reliably ? .reliable : .unreliable
         }
-        storeIncomingInvite(incoming, early: true)
+        phase = .earlyIncoming(box)
         announceDialog(into: &actions)
         if reliably {
             sendReliableProvisional(response, carriesSDP: carriesSDP, into: &actions)
         } else {
-            actions.append(.sendResponse(response, transaction: incoming.token))
+            actions.append(.sendResponse(response, transaction: box.invite.token))
         }
         return actions
     }
@@ -163,10 +168,14 @@ extension InviteSession {
 
     /// `sendsReliably(carryingSDP:)` for the INVITE at hand (read from `phase`, it is copied out first).
     func sendsReliably(carryingSDP: Bool, for incoming: IncomingInvite) -> Bool {
-        guard configuration.reliableProvisionalResponses != .disabled, incoming.peerSupports100rel else {
-            return false
-        }
-        return incoming.peerRequires100rel || configuration.reliableProvisionalResponses == .required || carryingSDP
+        sendsReliably(
+            carryingSDP: carryingSDP, supports: incoming.peerSupports100rel, requires: incoming.peerRequires100rel)
+    }
+
+    /// `sendsReliably(carryingSDP:for:)` for an INVITE whose Supported and Require name 100rel or not.
+    private func sendsReliably(carryingSDP: Bool, supports: Bool, requires: Bool) -> Bool {
+        guard configuration.reliableProvisionalResponses != .disabled, supports else { return false }
+        return requires || configuration.reliableProvisionalResponses == .required || carryingSDP
     }
 
     /// A response to the INVITE that creates the dialog (§12.1.1): Record-Route copied, Contact added.
@@ -176,12 +185,12 @@ extension InviteSession {
         if status > 100, let cached = incoming.responseFields, cached.generation == configurationGeneration {
             return SIPResponse(statusCode: status, reasonPhrase: reason, headerFields: cached.fields)
         }
-        let request = incoming.request
-        var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
+        // The INVITE read where it is, not copied out of `incoming`.
+        var response = SIPResponse(answering: incoming.request, status: status, reason: reason, toTag: localTag)
         // Server and Contact as the configuration wrote them once.
         let written = configuration.responseFields
         response.headerFields.appendFields(of: written.server)
-        response.headerFields.appendCopies(of: .recordRoute, from: request.headerFields)
+        response.headerFields.appendCopies(of: .recordRoute, from: incoming.request.headerFields)
         response.headerFields.appendFields(of: written.contact)
         if status > 100 {
             incoming.responseFields = SharedResponseFields(
@@ -209,14 +218,15 @@ extension InviteSession {
     }
 
     mutating func sendAnswer(headers: [SIPField], into actions: inout [SessionAction]) {
-        guard var incoming = incomingInvite else { return }
+        // The INVITE's record is read and changed in its box: no copy of it out of the phase.
+        guard let box = ownedIncomingInviteBox() else { return }
         var body: SessionDescription?
         var expectsAnswer = false
         do {
-            if incoming.hasOffer {
+            if box.invite.hasOffer {
                 if offerAnswer.state == .remoteOfferPending {
                     body = try offerAnswer.makeAnswer().sessionDescription
-                } else if incoming.answerDelivery == .unreliable, let local = offerAnswer.localDescription {
+                } else if box.invite.answerDelivery == .unreliable, let local = offerAnswer.localDescription {
                     body = local
                 }
             } else if offerAnswer.state == .stable, offerAnswer.session == nil {
@@ -225,15 +235,15 @@ extension InviteSession {
             }
         } catch {
             rejectIncoming(
-                refuse(incoming.request, error),
+                refuse(box.invite.request, error),
                 EndReason(.notAcceptable, statusCode: error.status, reasonPhrase: error.reasonPhrase), into: &actions)
             return
         }
         // The 2xx is the INVITE's last response: once the phase and `incoming` let go of the fields its
         // responses shared, the 2xx takes them over and its own fields go on in place, not on a copy.
         phase = .modifying
-        var response = makeDialogResponse(status: 200, for: &incoming)
-        incoming.responseFields = nil
+        var response = makeDialogResponse(status: 200, for: &box.invite)
+        box.invite.responseFields = nil
         // Allow, Supported (and Content-Type) as the configuration wrote them once. The fields so far (those
         // of the dialog's responses) have no Content-Type, so the SDP's goes on the end as `setBody` puts it.
         let written = configuration.responseFields
@@ -243,29 +253,29 @@ extension InviteSession {
         } else {
             response.headerFields.appendFields(of: written.success)
         }
-        if let expires = incoming.sessionExpires {
+        if let expires = box.invite.sessionExpires {
             // The usual value (the configured interval) as the configuration wrote it once.
-            if let fields = written.sessionTimerFields(expires, requiringTimer: incoming.requiresTimer) {
+            if let fields = written.sessionTimerFields(expires, requiringTimer: box.invite.requiresTimer) {
                 response.headerFields.appendFields(of: fields)
             } else {
                 response.headerFields.append(.sessionExpires, expires)
-                if incoming.requiresTimer { response.headerFields.append(.require, "timer") }
+                if box.invite.requiresTimer { response.headerFields.append(.require, "timer") }
             }
         }
         for field in headers { response.headerFields.append(field) }
         stopReliableProvisionals(into: &actions)
         dialog?.state = .confirmed
-        let sequenceNumber = (try? incoming.request.cseq)??.sequenceNumber ?? 0
+        let sequenceNumber = (try? box.invite.request.cseq)??.sequenceNumber ?? 0
         let waiting = AwaitingACK(
-            token: incoming.token, response: response, sequenceNumber: sequenceNumber, interval: configuration.t1,
+            token: box.invite.token, response: response, sequenceNumber: sequenceNumber, interval: configuration.t1,
             expectsAnswer: expectsAnswer)
         // The INVITE has its final response: what it was kept for ends here.
         phase = .connecting(waiting)
         announceDialog(into: &actions)
         startRetransmitting(waiting, into: &actions)
-        if let expires = incoming.sessionExpires {
+        if let expires = box.invite.sessionExpires {
             activateSessionTimer(
-                expires, refresher: incoming.sessionRefresher, localRefresher: .uas, into: &actions)
+                expires, refresher: box.invite.sessionRefresher, localRefresher: .uas, into: &actions)
         }
     }
 

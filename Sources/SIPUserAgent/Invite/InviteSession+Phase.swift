@@ -157,6 +157,25 @@ extension InviteSession {
         return result
     }
 
+    /// The box of the UAS's unanswered INVITE, held by this session alone (a copy of the session that shared
+    /// it keeps the old one), for changes in place; `nil` when there is none.
+    mutating func ownedIncomingInviteBox() -> IncomingInviteBox? {
+        switch phase {
+        case .incoming(var box):
+            phase = .modifying
+            if !isKnownUniquelyReferenced(&box) { box = IncomingInviteBox(box.invite) }
+            phase = .incoming(box)
+            return box
+        case .earlyIncoming(var box):
+            phase = .modifying
+            if !isKnownUniquelyReferenced(&box) { box = IncomingInviteBox(box.invite) }
+            phase = .earlyIncoming(box)
+            return box
+        default:
+            return nil
+        }
+    }
+
     /// Makes `invite` the UAS's unanswered INVITE, in `early` or `incoming`: written into the box the phase
     /// holds when no copy of the session shares it (no allocation), else into a new one.
     mutating func storeIncomingInvite(_ invite: IncomingInvite, early: Bool) {

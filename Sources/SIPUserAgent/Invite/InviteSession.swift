@@ -239,9 +239,11 @@ extension InviteSession {
 
     /// `makeResponse(to:status:reason:)` from the two fields it reads: called with them from a mutating
     /// method, it does not make the compiler copy the whole session first.
-    /// - Parameter server: the Server field as the configuration wrote it (empty for none).
+    /// - Parameters:
+    ///   - localTag: the tag for a To without one; `nil` when To has this side's tag already.
+    ///   - server: the Server field as the configuration wrote it (empty for none).
     static func response(
-        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String, server: SIPFields
+        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String?, server: SIPFields
     ) -> SIPResponse {
         var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
         response.headerFields.appendFields(of: server)
@@ -312,15 +314,16 @@ extension InviteSession {
         acks = []
         outgoingInviteStorage = nil
         dialog?.state = .terminated
-        if isDialogAnnounced, let dialog { actions.append(.dialogTerminated(dialog.id)) }
+        // The id alone: `let dialog` would copy the whole dialog.
+        if isDialogAnnounced, let id = dialog?.id { actions.append(.dialogTerminated(id)) }
         actions.append(.finished)
     }
 
     /// Announces the current dialog to the driver once.
     mutating func announceDialog(into actions: inout [SessionAction]) {
-        guard !isDialogAnnounced, let dialog else { return }
+        guard !isDialogAnnounced, let id = dialog?.id else { return }
         isDialogAnnounced = true
-        actions.append(.dialogCreated(dialog.id))
+        actions.append(.dialogCreated(id))
     }
 
     /// The next CSeq number of the current dialog, taken.

@@ -4,6 +4,8 @@ import SIPMessage
 extension SIPHeaderFieldsContainer {
     /// Whether the message carries a body of type `application/sdp`.
     var hasSDP: Bool {
+        // The usual value as bytes: what the parse below makes of it, without the parse.
+        if headerFields.firstValue(of: .contentType, isLowercased: "application/sdp") { return true }
         guard let type = try? headerFields.contentType else { return false }
         return type.hasSameEssence(as: .sdp)
     }

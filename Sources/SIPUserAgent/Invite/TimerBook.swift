@@ -38,6 +38,12 @@ struct TimerBook: Sendable, Hashable {
 
     /// Disarms every timer but `keeping`.
     mutating func cancelAll<Action: TimerActions>(keeping: [SessionTimer.Kind] = [], into actions: inout [Action]) {
+        // The usual end keeps none: every timer goes, without a test per timer.
+        if keeping.isEmpty {
+            for timer in armed { actions.append(.cancelTimer(timer)) }
+            armed = []
+            return
+        }
         for timer in armed where !keeping.contains(timer.kind) { actions.append(.cancelTimer(timer)) }
         armed.removeAll { !keeping.contains($0.kind) }
         releaseIfEmpty()
