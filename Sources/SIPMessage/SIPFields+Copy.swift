@@ -107,18 +107,10 @@ extension SIPFields {
             storage.append(contentsOf: value)
             return value.containsLineBreakOrNUL
         }
-        if needsCleaning {
-            for i in valueStart..<storage.count
-            where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
-                storage[i] = ASCII.space
-            }
-        }
         let suffixStart = storage.count
         writeSuffix(&storage)
-        for i in suffixStart..<storage.count
-        where storage[i] == ASCII.cr || storage[i] == ASCII.lf || storage[i] == 0 {
-            storage[i] = ASCII.space
-        }
+        let cleanFrom = needsCleaning ? valueStart : suffixStart
+        storage.withUnsafeMutableBufferPointer { $0.blankLineBreaksAndNULs(in: cleanFrom..<$0.count) }
         entries.append(
             Entry(
                 nameStart: UInt32(truncatingIfNeeded: nameStart),
@@ -278,9 +270,7 @@ private struct FieldCopyWriter {
             (";tag=" as StaticString).withUTF8Buffer { write($0) }
             write(tag)
         }
-        for i in cleanFrom..<at where target[i] == ASCII.cr || target[i] == ASCII.lf || target[i] == 0 {
-            target[i] = ASCII.space
-        }
+        target.blankLineBreaksAndNULs(in: cleanFrom..<at)
         entries.append(
             SIPFields.Entry(
                 nameStart: UInt32(truncatingIfNeeded: nameStart), valueStart: UInt32(truncatingIfNeeded: valueStart),
@@ -426,5 +416,15 @@ extension UnsafeBufferPointer<UInt8> {
             i += 1
         }
         return false
+    }
+}
+
+extension UnsafeMutableBufferPointer<UInt8> {
+    /// Makes every CR, LF and NUL in `range` a space, as `SIPFields.append(_:)` writes a value (a copied
+    /// value holds a CRLF when it was folded).
+    fileprivate func blankLineBreaksAndNULs(in range: Range<Int>) {
+        for i in range where self[i] == ASCII.cr || self[i] == ASCII.lf || self[i] == 0 {
+            self[i] = ASCII.space
+        }
     }
 }
