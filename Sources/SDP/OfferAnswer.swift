@@ -41,17 +41,18 @@ public struct OfferAnswer: Sendable {
     public private(set) var state: State = .stable
     /// The last description we made (offer or answer), as sent.
     public private(set) var localDescription: SessionDescription? {
-        get { keptLocal?.description }
-        set { keptLocal = newValue.map(KeptDescription.init) }
+        get { kept.local }
+        set { kept.local = newValue }
     }
     /// The last description accepted from the other side (offer or answer).
     public private(set) var remoteDescription: SessionDescription? {
-        get { keptRemote?.description }
-        set { keptRemote = newValue.map(KeptDescription.init) }
+        get { kept.remote }
+        set { kept.remote = newValue }
     }
     /// `localDescription` and `remoteDescription` in their smallest form: kept for the session's life, read rarely.
-    private var keptLocal: KeptDescription?
-    private var keptRemote: KeptDescription?
+    private var kept = KeptDescriptions()
+    /// How many byte arrays hold the kept descriptions (tests: one for both).
+    package var keptByteArrayCount: Int { kept.byteArrayCount }
     /// The session in force: set by each completed exchange.
     public private(set) var session: NegotiatedSession?
     /// The other side's offer while it waits for our answer (`remoteOfferPending`), as parsed when received.
@@ -186,7 +187,7 @@ public struct OfferAnswer: Sendable {
             guard let answeredOffer, let session else {
                 throw SDPError(.noOfferPending, "no offer of ours is outstanding")
             }
-            if keptRemote?.isSame(as: answer) == true { return session }
+            if kept.remoteIsSame(as: answer) { return session }
             offer = answeredOffer
         case .remoteOfferPending:
             throw SDPError(.noOfferPending, "the other side's offer awaits our answer")
@@ -240,8 +241,9 @@ public struct OfferAnswer: Sendable {
         } else {
             (description, negotiated) = try buildAnswer(to: offer)
         }
-        let answer = commit(description)
-        remoteDescription = offer
+        // Both descriptions change: kept together, in one step.
+        let (answer, _) = stamp(description)
+        kept.set(local: answer, remote: offer)
         session = negotiated
         isRemoteHold = negotiated.isRemoteHold
         answeredOffer = nil
@@ -280,15 +282,22 @@ public struct OfferAnswer: Sendable {
     /// Stamps `description` with our o= line and records it as sent: the version grows by one when the content
     /// differs from the last description sent, and stays when it does not.
     private mutating func commit(_ description: SessionDescription) -> SessionDescription {
+        let (candidate, isNew) = stamp(description)
+        if isNew { localDescription = candidate }
+        return candidate
+    }
+
+    /// `description` with our o= line stamped as `commit(_:)` does, not yet recorded as sent, and whether it is
+    /// new (not the last description sent, read back).
+    private mutating func stamp(_ description: SessionDescription) -> (SessionDescription, isNew: Bool) {
         var candidate = description
         if let previous = localDescription {
             let previousVersion = previous.sessionVersion
             candidate.setSessionVersion(previousVersion)
-            if candidate == previous { return previous }
+            if candidate == previous { return (previous, false) }
             version = max(version, previousVersion) &+ 1
         }
         candidate.setSessionVersion(version)
-        localDescription = candidate
-        return candidate
+        return (candidate, true)
     }
 }

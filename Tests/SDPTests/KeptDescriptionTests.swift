@@ -2,7 +2,7 @@ import Foundation
 import SDP
 import Testing
 
-/// The engine keeps its last local and remote descriptions as their bytes alone (`KeptDescription`): what it reads
+/// The engine keeps its last local and remote descriptions as their bytes alone (`KeptDescriptions`): what it reads
 /// back, and the re-offers and answers made from them, are those of an engine that keeps them as models.
 @Suite("Descriptions kept for the session")
 struct KeptDescriptionTests {
@@ -25,6 +25,25 @@ struct KeptDescriptionTests {
         #expect(local == answer.sessionDescription)
         #expect(local.serialized() == answer.sessionDescription.serialized())
         #expect(local.origin == answer.sessionDescription.origin)
+    }
+
+    @Test("both descriptions share one array, each read back as it was", arguments: offers)
+    func bothInOneArray(_ file: String) throws {
+        let offer = try TestData.description(file)
+        var engine = OfferAnswer.testing(policy: .optional)
+        let answer = try engine.answer(offer)
+        #expect(engine.keptByteArrayCount == 1)
+        #expect(engine.localDescription?.serialized() == answer.sessionDescription.serialized())
+        #expect(engine.remoteDescription?.serialized() == offer.serialized())
+        // A re-offer replaces the local one alone: the remote one's bytes stay as they were.
+        let reoffer = try engine.makeHoldOffer()
+        #expect(engine.keptByteArrayCount == 1)
+        #expect(engine.localDescription == reoffer)
+        #expect(engine.remoteDescription == offer)
+        #expect(engine.remoteDescription?.isKeptAsBytes == true)
+        engine.cancelPendingOffer()
+        #expect(engine.localDescription == answer.sessionDescription)
+        #expect(engine.remoteDescription == offer)
     }
 
     @Test("re-offers and answers after an exchange are those of the model path", arguments: offers)

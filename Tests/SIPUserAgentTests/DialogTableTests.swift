@@ -121,4 +121,38 @@ import Testing
         }
         #expect(response.headerFields[fields: .to].count == 1)
     }
+
+    @Test func dialogIDsCompareAsStringsWithTheRemoteTagAsBytes() {
+        func id(_ remote: String, callID: String = "c@h", local: String = "l1") -> DialogID {
+            DialogID(callID: callID, localTag: local, remoteTag: remote)
+        }
+        // The remote tag reads back as set, set again or not.
+        var changed = id("r1")
+        #expect(changed.remoteTag == "r1")
+        changed.remoteTag = "a-much-longer-remote-tag-than-fifteen"
+        #expect(changed.remoteTag == "a-much-longer-remote-tag-than-fifteen")
+        #expect(changed == id("a-much-longer-remote-tag-than-fifteen"))
+        #expect(id("") == id("") && id("").remoteTag.isEmpty)
+        // Case counts in every part (RFC 3261 §19.3, §20.8), as it does for strings.
+        #expect(id("abc") != id("ABC"))
+        #expect(id("abc", callID: "C@h") != id("abc"))
+        #expect(id("abc", local: "L1") != id("abc"))
+        #expect(id("abc") != id("abcd"))
+        // Canonically equivalent tags are equal, as equal strings are: e + U+0301 and é, KELVIN SIGN and K.
+        let pairs: [(String, String)] = [("caf\u{E9}", "cafe\u{301}"), ("\u{212A}x", "Kx"), ("\u{E9}", "\u{E9}")]
+        for (a, b) in pairs {
+            #expect(a == b)
+            #expect(id(a) == id(b))
+            #expect(id(a).hashValue == id(b).hashValue)
+            #expect(id(a, callID: a, local: a) == id(b, callID: b, local: b))
+            #expect(id(a, callID: a, local: a).hashValue == id(b, callID: b, local: b).hashValue)
+        }
+        #expect(id("\u{E9}") != id("e"))
+        // Equal ids hash alike; a table tells forks of one call apart by their remote tags.
+        var table = DialogTable<Int>()
+        for n in 0..<50 { table.insert(n, for: id("fork\(n)")) }
+        for n in 0..<50 { #expect(table[id("fork\(n)")] == n) }
+        #expect(table[id("fork50")] == nil)
+        #expect(table.count == 50)
+    }
 }

@@ -144,6 +144,30 @@ import Testing
         #expect(other.id.callID == "a84b4c76e66710@pc33.atlanta.example.com")
     }
 
+    @Test func dialogKeepsTheRemoteTagInTheArrayOfItsAddresses() throws {
+        let invite = try request(Self.invite.replacingOccurrences(of: "tag=1928301774", with: "tag=4242SIPpTag0012345"))
+        var dialog = try Dialog(uas: invite, localTag: "a6c85cf")
+        #expect(dialog.id.remoteTag == "4242SIPpTag0012345")
+        // The tag's bytes are the addresses' own: the id holds no array of its own.
+        let kept = try #require(dialog.addresses.remoteTag)
+        #expect(dialog.id.remote.withBytes { $0.baseAddress } == kept.withBytes { $0.baseAddress })
+        // It equals (and hashes as) the id made from strings, and finds the dialog in a table keyed by either.
+        let made = DialogID(
+            callID: "a84b4c76e66710@pc33.atlanta.example.com", localTag: "a6c85cf", remoteTag: "4242SIPpTag0012345")
+        #expect(dialog.id == made)
+        #expect(dialog.id.hashValue == made.hashValue)
+        var table = DialogTable<Int>()
+        table.insert(1, for: dialog.id)
+        #expect(table[made] == 1)
+        // A target refresh rewrites the addresses: the tag and the addresses read back unchanged.
+        dialog.remoteTarget = try URI("sip:alice@192.0.2.99:5070")
+        #expect(dialog.id.remoteTag == "4242SIPpTag0012345")
+        #expect(dialog.addresses.remoteTag?.string == "4242SIPpTag0012345")
+        #expect(dialog.remoteTarget.description == "sip:alice@192.0.2.99:5070")
+        #expect(dialog.remoteAddress.uri.description == "sip:alice@atlanta.example.com")
+        #expect(dialog.localAddress.uri.description == "sip:bob@biloxi.example.com")
+    }
+
     /// Where a string's bytes are (a Call-ID of more than 15 bytes has heap storage of its own).
     private func storage(_ string: String) -> UnsafeRawPointer? {
         var string = string

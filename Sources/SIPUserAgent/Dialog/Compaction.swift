@@ -22,18 +22,20 @@ extension URI {
     var compacted: URI { compactCopy }
 }
 
-/// A dialog's two addresses (without tags) and its remote target kept as their bytes in one array, in that
-/// order: a dialog lives for hours and reads them only to build a request, so it keeps 16 bytes and one
-/// allocation instead of three parsed values (125, 125 and 61 bytes, with an array each). Each read parses
-/// its bytes again.
+/// A dialog's two addresses (without tags), the remote tag and its remote target kept as their bytes in one
+/// array, in that order: a dialog lives for hours and reads them only to build a request, so it keeps 16 bytes
+/// and one allocation instead of three parsed values (125, 125 and 61 bytes, with an array each) and a string.
+/// Each read parses its bytes again. The dialog's id refers to the tag's bytes here (`TagBytes`).
 struct DialogAddresses: Sendable, Hashable {
     private var bytes: [UInt8]
     /// Where the remote address starts.
     private let remoteStart: UInt32
+    /// Where the remote tag starts.
+    private let tagStart: UInt32
     /// Where the remote target starts.
     private let targetStart: UInt32
 
-    init(local: NameAddress, remote: NameAddress, target: URI) {
+    init(local: NameAddress, remote: NameAddress, remoteTag: String, target: URI) {
         var first: [UInt8] = []
         local.serialize(into: &first)
         var second: [UInt8] = []
@@ -41,17 +43,25 @@ struct DialogAddresses: Sendable, Hashable {
         var third = target.description
         // One allocation of the exact size for what is kept.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(first.count + second.count + third.utf8.count)
-        bytes.append(contentsOf: first)
-        bytes.append(contentsOf: second)
+        var remoteTag = remoteTag
+        remoteTag.withUTF8 { tag in
+            bytes.reserveCapacity(first.count + second.count + tag.count + third.utf8.count)
+            bytes.append(contentsOf: first)
+            bytes.append(contentsOf: second)
+            bytes.append(contentsOf: tag)
+        }
+        let tagEnd = bytes.count
         third.withUTF8 { bytes.append(contentsOf: $0) }
         self.bytes = bytes
-        remoteStart = UInt32(first.count)
-        targetStart = UInt32(first.count + second.count)
+        remoteStart = UInt32(truncatingIfNeeded: first.count)
+        tagStart = UInt32(truncatingIfNeeded: first.count + second.count)
+        targetStart = UInt32(truncatingIfNeeded: tagEnd)
     }
 
     var local: NameAddress { Self.address(bytes[..<Int(remoteStart)]) }
-    var remote: NameAddress { Self.address(bytes[Int(remoteStart)..<Int(targetStart)]) }
+    var remote: NameAddress { Self.address(bytes[Int(remoteStart)..<Int(tagStart)]) }
+    /// The remote tag's bytes, in this array; `nil` if it could not be placed (offsets beyond 32 bits).
+    var remoteTag: TagBytes? { TagBytes(bytes, Int(tagStart)..<Int(targetStart)) }
 
     /// The remote target; a target refresh replaces its bytes.
     var target: URI {

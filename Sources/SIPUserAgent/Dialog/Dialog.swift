@@ -60,10 +60,27 @@ public struct Dialog: Sendable, Hashable {
         routeSet: [NameAddress] = [], localSequence: UInt32? = nil, remoteSequence: UInt32? = nil,
         isSecure: Bool = false
     ) {
-        self.id = id
+        self.init(
+            callID: id.callID, localTag: id.localTag, remoteTag: id.remoteTag, state: state, localAddress: localAddress,
+            remoteAddress: remoteAddress, remoteTarget: remoteTarget, routeSet: routeSet,
+            localSequence: localSequence, remoteSequence: remoteSequence, isSecure: isSecure)
+    }
+
+    /// A dialog from its parts, its id's from the strings they were read as.
+    init(
+        callID: String, localTag: String, remoteTag: String, state: State, localAddress: NameAddress,
+        remoteAddress: NameAddress, remoteTarget: URI, routeSet: [NameAddress], localSequence: UInt32?,
+        remoteSequence: UInt32?, isSecure: Bool
+    ) {
         self.state = state
-        self.addresses = DialogAddresses(
-            local: localAddress.compactedWithoutTag, remote: remoteAddress.compactedWithoutTag, target: remoteTarget)
+        let addresses = DialogAddresses(
+            local: localAddress.compactedWithoutTag, remote: remoteAddress.compactedWithoutTag, remoteTag: remoteTag,
+            target: remoteTarget)
+        self.addresses = addresses
+        // The id's remote tag is read from the addresses' array: no allocation of its own.
+        self.id =
+            addresses.remoteTag.map { DialogID(callID: callID, localTag: localTag, remote: $0) }
+            ?? DialogID(callID: callID, localTag: localTag, remoteTag: remoteTag)
         self.routeSet = routeSet.map(\.compacted)
         self.localSequence = localSequence
         self.remoteSequence = remoteSequence
@@ -98,7 +115,7 @@ public struct Dialog: Sendable, Hashable {
             throw DialogError(.missingContact, status: 400, "No Contact in the 2xx")
         }
         self.init(
-            id: DialogID(callID: fields.callID, localTag: fields.from.tag ?? "", remoteTag: remoteTag),
+            callID: fields.callID, localTag: fields.from.tag ?? "", remoteTag: remoteTag,
             state: response.isSuccess ? .confirmed : .early, localAddress: fields.from, remoteAddress: fields.to,
             remoteTarget: target, routeSet: recordRoute.reversed(), localSequence: fields.cseq.sequenceNumber,
             remoteSequence: nil, isSecure: request.uri.sipURI?.isSecure ?? false)
@@ -130,7 +147,7 @@ public struct Dialog: Sendable, Hashable {
             throw DialogError(.missingContact, status: 400, "Missing Contact")
         }
         self.init(
-            id: DialogID(callID: fields.callID, localTag: localTag, remoteTag: fields.from.tag ?? ""),
+            callID: fields.callID, localTag: localTag, remoteTag: fields.from.tag ?? "",
             state: state, localAddress: fields.to, remoteAddress: fields.from, remoteTarget: target,
             routeSet: recordRoute, localSequence: nil, remoteSequence: fields.cseq.sequenceNumber,
             isSecure: request.uri.sipURI?.isSecure ?? false)

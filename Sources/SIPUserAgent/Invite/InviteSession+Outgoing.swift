@@ -183,12 +183,14 @@ extension InviteSession {
 
     /// Makes the early dialog with `remoteTag` the current one; `false` when there is none.
     mutating func makeCurrent(remoteTag: String) -> Bool {
-        if dialog?.id.remoteTag == remoteTag { return true }
-        guard forks.contains(where: { $0.dialog.id.remoteTag == remoteTag }),
+        if dialog?.id.hasRemoteTag(remoteTag) == true { return true }
+        guard forks.contains(where: { $0.dialog.id.hasRemoteTag(remoteTag) }),
             case (var attempt, let isEarly)? = takeOutgoingAttempt()
         else { return false }
         defer { restoreOutgoingAttempt(attempt, isEarly: isEarly) }
-        guard let index = attempt.forks.firstIndex(where: { $0.dialog.id.remoteTag == remoteTag }) else { return false }
+        guard let index = attempt.forks.firstIndex(where: { $0.dialog.id.hasRemoteTag(remoteTag) }) else {
+            return false
+        }
         let fork = attempt.forks[index]
         if let current = dialog {
             attempt.forks[index] = EarlyDialog(
