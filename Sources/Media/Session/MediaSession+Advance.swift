@@ -72,27 +72,46 @@ extension MediaSession {
     /// - Parameters:
     ///   - now: the driver's monotonic time now.
     ///   - reason: a reason for leaving, none by default.
+    @inlinable
     public mutating func close(at now: MediaInstant, reason: String? = nil) {
-        guard !isClosed else { return }
+        let rtp = rtpLatch.destination
+        let rtcp = rtcpLatch.destination
+        guard
+            let goodbye = leave(
+                at: now, reason: reason, hasRTPDestination: rtp != nil, hasRTCPDestination: rtcp != nil),
+            let destination = goodbye.port == .rtp ? rtp : rtcp
+        else { return }
+        send(goodbye.bytes, to: destination, from: goodbye.port)
+    }
+
+    /// What ``close(at:reason:)`` does besides queueing the BYE, which needs no address: closes the state and
+    /// returns the protected BYE and its port, when there is one and the port has a destination.
+    @usableFromInline
+    mutating func leave(at now: MediaInstant, reason: String?, hasRTPDestination: Bool, hasRTCPDestination: Bool)
+        -> (bytes: [UInt8], port: MediaPort)?
+    {
         guard var stream = takeStream() else {
-            state = .closed(counters.figures)
-            return
+            if !state.isClosed { state = .closed(counters.figures) }
+            return nil
         }
         clock.set(now)
         // RFC 3550 §6.3.7: a participant that never sent an RTP or RTCP packet must not send a BYE. A call
         // hung up before its first 20 ms frame (a load test's zero-length call) leaves without one.
         guard counters.packetsSent > 0 || counters.rtcpSent > 0 || counters.dtmfSent > 0 else {
             state = .closed(counters.figures(with: stream))
-            return
+            return nil
         }
         let sender = stream.sender
         var rtcp = stream.rtcp
         let goodbye = stream.withReceiver { rtcp.makeGoodbye(sender: sender, receiver: &$0, reason: reason) }
         stream.rtcp = rtcp
-        if let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(goodbye) {
-            send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
+        let port = stream.isRTCPMuxed ? MediaPort.rtp : .rtcp
+        var sent: (bytes: [UInt8], port: MediaPort)?
+        if port == .rtp ? hasRTPDestination : hasRTCPDestination, let bytes = stream.protectRTCP(goodbye) {
+            sent = (bytes, port)
             counters.rtcpSent &+= 1
         }
         state = .closed(counters.figures(with: stream))
+        return sent
     }
 }

@@ -17,13 +17,26 @@ extension MediaSession {
     /// - Throws: ``MediaSessionError``: the codec is not implemented, a coder or SRTP context failed, or the
     ///   session is closed. The session is then not negotiated: it sends and plays nothing until the next
     ///   successful call.
+    @inlinable
     public mutating func configure(
         _ negotiated: NegotiatedSession, rtpAddress: Address?, rtcpAddress: Address?, at now: MediaInstant
     ) throws(MediaSessionError) {
-        if case .closed = state { throw .closed }
+        let isFirst = try apply(
+            negotiated, keepsRTPAddress: rtpLatch.signalledAddress == rtpAddress, hasRTPAddress: rtpAddress != nil,
+            at: now)
+        updateLatches(rtp: rtpAddress, rtcp: rtcpAddress, isFirst: isFirst)
+    }
+
+    /// What ``configure(_:rtpAddress:rtcpAddress:at:)`` does besides the latches, which needs no address: it
+    /// runs unspecialised without looking up any type metadata. Returns whether it was the first negotiation.
+    @usableFromInline
+    mutating func apply(
+        _ negotiated: NegotiatedSession, keepsRTPAddress: Bool, hasRTPAddress: Bool, at now: MediaInstant
+    ) throws(MediaSessionError) -> Bool {
         let previous = takeStream()
+        if previous == nil, state.isClosed { throw .closed }
         var stream: NegotiatedStream
-        if let kept = previous, kept.hasSameMedia(as: negotiated), rtpLatch.signalledAddress == rtpAddress {
+        if let kept = previous, kept.hasSameMedia(as: negotiated), keepsRTPAddress {
             stream = kept
             stream.negotiated = negotiated
         } else {
@@ -33,11 +46,11 @@ extension MediaSession {
             alignTicks(to: now)
         }
         stream.sender.headerExtension = Self.midExtension(of: negotiated)
-        stream.sends = negotiated.direction.sends && rtpAddress != nil
+        stream.sends = negotiated.direction.sends && hasRTPAddress
         stream.receives = negotiated.direction.receives
-        updateLatches(rtp: rtpAddress, rtcp: rtcpAddress, isFirst: previous == nil)
         restore(stream)
         watch.update(isReceiving: stream.receives, at: now)
+        return previous == nil
     }
 
     /// Takes incoming media from now on, ahead of the answer: a resume's re-offer asks to receive, and
@@ -52,7 +65,8 @@ extension MediaSession {
     }
 
     /// A new RTP address (or the first) starts both latches over; a new RTCP address only the RTCP one.
-    private mutating func updateLatches(rtp: Address?, rtcp: Address?, isFirst: Bool) {
+    @inlinable
+    mutating func updateLatches(rtp: Address?, rtcp: Address?, isFirst: Bool) {
         if isFirst || rtpLatch.signalledAddress != rtp {
             rtpLatch.reset(signalledAddress: rtp)
             rtcpLatch.reset(signalledAddress: rtcp)

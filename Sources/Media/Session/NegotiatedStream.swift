@@ -3,6 +3,7 @@ import SDP
 /// The codec, RTP, SRTP, RTCP and DTMF state of a ``MediaSession`` for one negotiated session.
 ///
 /// Not `Sendable`: the Opus coder and the SRTP contexts are classes bound to the media loop.
+@usableFromInline
 struct NegotiatedStream {
     var kind: AudioCodecKind
     var encoder: any AudioEncoder
