@@ -90,7 +90,7 @@ extension MediaSession {
     mutating func leave(at now: MediaInstant, reason: String?, hasRTPDestination: Bool, hasRTCPDestination: Bool)
         -> (bytes: [UInt8], port: MediaPort)?
     {
-        guard var stream = takeStream() else {
+        guard let stream = takeStream() else {
             if !state.isClosed { state = .closed(counters.figures) }
             return nil
         }

@@ -92,12 +92,14 @@ extension MediaSession {
         // At the same clock rate the receive statistics and the buffered audio go on.
         let kept = previous?.sender.clockRate == codec.clockRate ? previous : nil
         let events = negotiated.telephoneEvent
+        // The sender draws its SSRC before the RTCP session draws its seed.
+        let sender = makeSender(codec, keeping: previous)
         var stream = NegotiatedStream(
-            kind: kind, encoder: encoder, decoder: decoder, sender: makeSender(codec, keeping: previous),
+            kind: kind, machinery: .init(encoder: encoder, decoder: decoder, rtcp: makeRTCPSession()), sender: sender,
             reception: kept?.reception, receivePayloadType: codec.receivePayloadType,
             telephoneEvent: events.map { ($0.sendPayloadType, $0.receivePayloadType) }, tones: nil,
             outbound: keys?.outbound, inbound: keys?.inbound, sends: false, receives: false,
-            isRTCPMuxed: negotiated.isRTCPMuxed, rtcp: makeRTCPSession(), negotiated: negotiated)
+            isRTCPMuxed: negotiated.isRTCPMuxed, negotiated: negotiated)
         stream.isDTX = NegotiatedStream.asksForDTX(kind, codec.sendFormatParameters)
         stream.isReceivingDTX = NegotiatedStream.asksForDTX(kind, codec.receiveFormatParameters)
         return stream
