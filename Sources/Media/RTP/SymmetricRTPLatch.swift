@@ -31,7 +31,7 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
     @inlinable
     public var relatchAfter: Duration? {
         get { relatchNanoseconds == Self.none ? nil : .nanoseconds(relatchNanoseconds) }
-        set { relatchNanoseconds = newValue.map { max($0, .zero).nanoseconds } ?? Self.none }
+        set { relatchNanoseconds = Self.encode(newValue) }
     }
     /// Packets refused because they came from another address.
     public var rejectedPackets: Int { Int(rejectedCount) }
@@ -40,6 +40,11 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
 
     // Kept compact (every stream has two latches): `none` stands for nil, and the counters wrap.
     @usableFromInline static var none: Int64 { .min }
+    /// `relatchAfter` as stored: whole nanoseconds, negative durations as zero, `none` for nil.
+    @inlinable
+    static func encode(_ relatchAfter: Duration?) -> Int64 {
+        relatchAfter.map { max($0, .zero).nanoseconds } ?? none
+    }
     @usableFromInline var signalled: Address?
     @usableFromInline var latched: Address?
     @usableFromInline var relatchNanoseconds: Int64
@@ -58,9 +63,15 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
     ///   - relatchAfter: the silence after which another address may take over, 2 s by default.
     @inlinable
     public init(signalledAddress: Address?, relatchAfter: Duration? = .seconds(2)) {
+        self.init(signalledAddress: signalledAddress, relatchNanoseconds: Self.encode(relatchAfter))
+    }
+
+    /// A latch with ``relatchAfter`` given as ``encode(_:)`` makes it.
+    @inlinable
+    init(signalledAddress: Address?, relatchNanoseconds: Int64) {
         signalled = signalledAddress
         latched = nil
-        relatchNanoseconds = relatchAfter.map { max($0, .zero).nanoseconds } ?? Self.none
+        self.relatchNanoseconds = relatchNanoseconds
         lastAcceptedNanoseconds = Self.none
         rejectedCount = 0
         relatchCount = 0

@@ -16,7 +16,7 @@ extension MediaSession {
         for _ in 0..<max(configuration.maximumCatchUp, 1) where nextTick <= now {
             sendFrame(at: nextTick, from: &stream, audio: &audio)
             playFrame(at: nextTick, from: &stream, audio: &audio)
-            nextTick = nextTick + MediaSession.packetInterval
+            nextTick = MediaInstant(nanoseconds: nextTick.nanoseconds &+ Self.packetNanoseconds)
         }
         reportIfDue(at: now, from: &stream)
         _ = stream.reception?.toneReceiver.poll(now: now.sinceOrigin)
@@ -36,7 +36,7 @@ extension MediaSession {
 
     private mutating func skipLateTicks(before now: MediaInstant, in stream: inout NegotiatedStream) {
         guard nextTick <= now else { return }
-        let interval = MediaSession.packetInterval.nanoseconds
+        let interval = Self.packetNanoseconds
         let allowed = Int64(max(configuration.maximumCatchUp, 1))
         // A gap too large for 64 bits (a hostile or broken clock) skips as far as it can.
         let (gap, overflow) = now.nanoseconds.subtractingReportingOverflow(nextTick.nanoseconds)

@@ -165,9 +165,9 @@ extension MediaSession {
     /// Moves the next tick to the first grid point at or after `now` (nothing ticks while not negotiated).
     private mutating func alignTicks(to now: MediaInstant) {
         guard nextTick < now else { return }
-        let interval = MediaSession.packetInterval.nanoseconds
+        let interval = Self.packetNanoseconds
         let behind = (now.nanoseconds &- nextTick.nanoseconds) / interval
-        nextTick = nextTick + .nanoseconds(behind * interval)
-        if nextTick < now { nextTick = nextTick + MediaSession.packetInterval }
+        nextTick = MediaInstant(nanoseconds: nextTick.nanoseconds &+ behind &* interval)
+        if nextTick < now { nextTick = MediaInstant(nanoseconds: nextTick.nanoseconds &+ interval) }
     }
 }

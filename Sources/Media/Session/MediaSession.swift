@@ -65,7 +65,10 @@ public struct MediaSession<Address: Hashable & Sendable> {
     var pathKeys: MediaPathKeys?
 
     /// The packet interval: the session encodes, sends, pulls and decodes one 20 ms frame per tick.
-    public static var packetInterval: Duration { .milliseconds(20) }
+    public static var packetInterval: Duration { .nanoseconds(packetNanoseconds) }
+    /// The packet interval in nanoseconds, for the tick arithmetic (`Duration`'s 128-bit arithmetic costs
+    /// more than the rest of a tick's bookkeeping).
+    static var packetNanoseconds: Int64 { 20_000_000 }
 
     /// A session with nothing negotiated yet.
     /// - Parameters:
@@ -97,16 +100,18 @@ public struct MediaSession<Address: Hashable & Sendable> {
         random generator: inout some RandomNumberGenerator
     ) {
         self.shared = shared
-        let configuration = shared.value
         random = SessionRandom(using: &generator)
         // A random identifier (RFC 7022 §4.2) of at most 13 characters: a string that short is stored inline,
         // where a longer one costs every stream an allocation.
-        cname = configuration.cname ?? String(generator.next(), radix: 36)
+        cname = shared.value.cname ?? base36(generator.next())
         clock = SessionClock(now: now, wallclockAtOrigin: wallclockAtOrigin)
-        rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
-        rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
-        transmissions = BoundedQueue(capacity: configuration.queueCapacity)
-        events = BoundedQueue(capacity: configuration.queueCapacity)
+        // Duration's nanoseconds take 128-bit arithmetic: once for both latches.
+        let relatch = SymmetricRTPLatch<Address>.encode(shared.value.relatchAfter)
+        rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchNanoseconds: relatch)
+        rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchNanoseconds: relatch)
+        let capacity = shared.value.queueCapacity
+        transmissions = BoundedQueue(capacity: capacity)
+        events = BoundedQueue(capacity: capacity)
         nextTick = now
     }
 
@@ -160,6 +165,23 @@ public struct MediaSession<Address: Hashable & Sendable> {
 
     /// Puts back a stream taken with ``takeStream()``.
     mutating func restore(_ stream: NegotiatedStream) { state = .streaming(stream) }
+}
+
+/// `value` in lowercase base 36, as `String(value, radix: 36)` writes it, without that initialiser's generic
+/// code (unspecialised in the standard library): at most 13 characters, a string stored inline.
+@usableFromInline
+func base36(_ value: UInt64) -> String {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { digits in
+        var rest = value
+        var start = digits.count
+        repeat {
+            let digit = UInt8(truncatingIfNeeded: rest % 36)
+            start -= 1
+            digits[start] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            rest /= 36
+        } while rest > 0 && start > 0
+        return String(decoding: UnsafeBufferPointer(rebasing: digits[start...]), as: UTF8.self)
+    }
 }
 
 /// Where a ``MediaSession`` stands. Outside the generic session, since none of it depends on the address
