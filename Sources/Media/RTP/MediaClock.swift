@@ -45,6 +45,7 @@ public struct MediaInstant: Hashable, Comparable, Sendable, CustomStringConverti
 
 extension Duration {
     /// The duration in whole nanoseconds (saturating far beyond any media time scale).
+    @usableFromInline
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)

@@ -7,6 +7,8 @@
 /// other addresses are refused unless the latched address has been silent for ``relatchAfter`` (the other
 /// side's NAT binding changed), when the new address takes over. Use one latch for RTP and one for RTCP
 /// when they do not share a port.
+///
+/// Inlinable, so that a driver's module specialises it for its address type with the session.
 public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
     /// What to do with an authenticated packet.
     public enum Decision: Hashable, Sendable {
@@ -20,13 +22,16 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
     }
 
     /// The address the SDP gave, where we send until a packet arrives.
-    public private(set) var signalledAddress: Address?
+    @inlinable
+    public var signalledAddress: Address? { signalled }
     /// The learnt address, once latched.
-    public private(set) var latchedAddress: Address?
+    @inlinable
+    public var latchedAddress: Address? { latched }
     /// How long the latched address must be silent before another may take over; `nil` never re-latches.
+    @inlinable
     public var relatchAfter: Duration? {
         get { relatchNanoseconds == Self.none ? nil : .nanoseconds(relatchNanoseconds) }
-        set { relatchNanoseconds = newValue.map { max($0, .zero).nanoseconds } ?? Self.none }
+        set { relatchNanoseconds = Self.encode(newValue) }
     }
     /// Packets refused because they came from another address.
     public var rejectedPackets: Int { Int(rejectedCount) }
@@ -34,13 +39,21 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
     public var relatches: Int { Int(relatchCount) }
 
     // Kept compact (every stream has two latches): `none` stands for nil, and the counters wrap.
-    private static var none: Int64 { .min }
-    private var relatchNanoseconds: Int64 = .min
-    private var lastAcceptedNanoseconds: Int64 = .min
-    private var rejectedCount: UInt32 = 0
-    private var relatchCount: UInt32 = 0
+    @usableFromInline static var none: Int64 { .min }
+    /// `relatchAfter` as stored: whole nanoseconds, negative durations as zero, `none` for nil.
+    @inlinable
+    static func encode(_ relatchAfter: Duration?) -> Int64 {
+        relatchAfter.map { max($0, .zero).nanoseconds } ?? none
+    }
+    @usableFromInline var signalled: Address?
+    @usableFromInline var latched: Address?
+    @usableFromInline var relatchNanoseconds: Int64
+    @usableFromInline var lastAcceptedNanoseconds: Int64
+    @usableFromInline var rejectedCount: UInt32
+    @usableFromInline var relatchCount: UInt32
 
-    private var lastAccepted: MediaInstant? {
+    @inlinable
+    var lastAccepted: MediaInstant? {
         get { lastAcceptedNanoseconds == Self.none ? nil : MediaInstant(nanoseconds: lastAcceptedNanoseconds) }
         set { lastAcceptedNanoseconds = newValue?.nanoseconds ?? Self.none }
     }
@@ -48,30 +61,43 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
     /// - Parameters:
     ///   - signalledAddress: the address from the SDP (`nil` for none, e.g. c=0.0.0.0 hold).
     ///   - relatchAfter: the silence after which another address may take over, 2 s by default.
+    @inlinable
     public init(signalledAddress: Address?, relatchAfter: Duration? = .seconds(2)) {
-        self.signalledAddress = signalledAddress
-        self.relatchAfter = relatchAfter
+        self.init(signalledAddress: signalledAddress, relatchNanoseconds: Self.encode(relatchAfter))
+    }
+
+    /// A latch with ``relatchAfter`` given as ``encode(_:)`` makes it.
+    @inlinable
+    init(signalledAddress: Address?, relatchNanoseconds: Int64) {
+        signalled = signalledAddress
+        latched = nil
+        self.relatchNanoseconds = relatchNanoseconds
+        lastAcceptedNanoseconds = Self.none
+        rejectedCount = 0
+        relatchCount = 0
     }
 
     /// Where to send now: the latched address, else the signalled one.
-    public var destination: Address? { latchedAddress ?? signalledAddress }
+    @inlinable
+    public var destination: Address? { latched ?? signalled }
 
     /// Decides on an authenticated packet.
     /// - Parameters:
     ///   - source: the address it came from.
     ///   - arrival: when it arrived.
+    @inlinable
     public mutating func authenticatedPacket(from source: Address, at arrival: MediaInstant) -> Decision {
-        guard let latched = latchedAddress else {
-            latchedAddress = source
+        guard let current = latched else {
+            latched = source
             lastAccepted = arrival
             return .latched(source)
         }
-        if latched == source {
+        if current == source {
             lastAccepted = arrival
             return .accept
         }
         if let relatchAfter, let lastAccepted, arrival - lastAccepted >= relatchAfter {
-            latchedAddress = source
+            latched = source
             self.lastAccepted = arrival
             relatchCount &+= 1
             return .latched(source)
@@ -82,9 +108,10 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
 
     /// Starts over with a new signalled address (a re-INVITE moved the stream).
     /// - Parameter signalledAddress: the new address from the SDP.
+    @inlinable
     public mutating func reset(signalledAddress: Address?) {
-        self.signalledAddress = signalledAddress
-        latchedAddress = nil
+        signalled = signalledAddress
+        latched = nil
         lastAccepted = nil
     }
 }

@@ -1,15 +1,22 @@
 /// A first-in first-out queue that holds at most `capacity` elements and drops what comes beyond (the
 /// driver drains it after every call, so it only fills when the driver does not).
+///
+/// Inlinable, like the session's outputs that drain it, so that a driver's module specialises both for its
+/// address type.
+@usableFromInline
 struct BoundedQueue<Element> {
-    private var elements: [Element] = []
-    private var head = 0
-    let capacity: Int
+    @usableFromInline var elements: [Element] = []
+    @usableFromInline var head = 0
+    @usableFromInline let capacity: Int
 
+    @inlinable
     init(capacity: Int) { self.capacity = max(capacity, 1) }
 
+    @inlinable
     var count: Int { elements.count - head }
 
     /// Appends `element`; returns false (and drops it) when the queue is full.
+    @inlinable
     mutating func append(_ element: Element) -> Bool {
         guard count < capacity else { return false }
         elements.append(element)
@@ -17,6 +24,7 @@ struct BoundedQueue<Element> {
     }
 
     /// Takes the oldest element.
+    @inlinable
     mutating func popFirst() -> Element? {
         guard head < elements.count else { return nil }
         let element = elements[head]

@@ -16,7 +16,7 @@ extension MediaSession {
         for _ in 0..<max(configuration.maximumCatchUp, 1) where nextTick <= now {
             sendFrame(at: nextTick, from: &stream, audio: &audio)
             playFrame(at: nextTick, from: &stream, audio: &audio)
-            nextTick = nextTick + MediaSession.packetInterval
+            nextTick = MediaInstant(nanoseconds: nextTick.nanoseconds &+ Self.packetNanoseconds)
         }
         reportIfDue(at: now, from: &stream)
         _ = stream.reception?.toneReceiver.poll(now: now.sinceOrigin)
@@ -36,7 +36,7 @@ extension MediaSession {
 
     private mutating func skipLateTicks(before now: MediaInstant, in stream: inout NegotiatedStream) {
         guard nextTick <= now else { return }
-        let interval = MediaSession.packetInterval.nanoseconds
+        let interval = Self.packetNanoseconds
         let allowed = Int64(max(configuration.maximumCatchUp, 1))
         // A gap too large for 64 bits (a hostile or broken clock) skips as far as it can.
         let (gap, overflow) = now.nanoseconds.subtractingReportingOverflow(nextTick.nanoseconds)
@@ -72,27 +72,46 @@ extension MediaSession {
     /// - Parameters:
     ///   - now: the driver's monotonic time now.
     ///   - reason: a reason for leaving, none by default.
+    @inlinable
     public mutating func close(at now: MediaInstant, reason: String? = nil) {
-        guard !isClosed else { return }
-        guard var stream = takeStream() else {
-            state = .closed(counters.figures)
-            return
+        let rtp = rtpLatch.destination
+        let rtcp = rtcpLatch.destination
+        guard
+            let goodbye = leave(
+                at: now, reason: reason, hasRTPDestination: rtp != nil, hasRTCPDestination: rtcp != nil),
+            let destination = goodbye.port == .rtp ? rtp : rtcp
+        else { return }
+        send(goodbye.bytes, to: destination, from: goodbye.port)
+    }
+
+    /// What ``close(at:reason:)`` does besides queueing the BYE, which needs no address: closes the state and
+    /// returns the protected BYE and its port, when there is one and the port has a destination.
+    @usableFromInline
+    mutating func leave(at now: MediaInstant, reason: String?, hasRTPDestination: Bool, hasRTCPDestination: Bool)
+        -> (bytes: [UInt8], port: MediaPort)?
+    {
+        guard let stream = takeStream() else {
+            if !state.isClosed { state = .closed(counters.figures) }
+            return nil
         }
         clock.set(now)
         // RFC 3550 §6.3.7: a participant that never sent an RTP or RTCP packet must not send a BYE. A call
         // hung up before its first 20 ms frame (a load test's zero-length call) leaves without one.
         guard counters.packetsSent > 0 || counters.rtcpSent > 0 || counters.dtmfSent > 0 else {
             state = .closed(counters.figures(with: stream))
-            return
+            return nil
         }
         let sender = stream.sender
         var rtcp = stream.rtcp
         let goodbye = stream.withReceiver { rtcp.makeGoodbye(sender: sender, receiver: &$0, reason: reason) }
         stream.rtcp = rtcp
-        if let destination = rtcpDestination(of: stream), let bytes = stream.protectRTCP(goodbye) {
-            send(bytes, to: destination, from: stream.isRTCPMuxed ? .rtp : .rtcp)
+        let port = stream.isRTCPMuxed ? MediaPort.rtp : .rtcp
+        var sent: (bytes: [UInt8], port: MediaPort)?
+        if port == .rtp ? hasRTPDestination : hasRTCPDestination, let bytes = stream.protectRTCP(goodbye) {
+            sent = (bytes, port)
             counters.rtcpSent &+= 1
         }
         state = .closed(counters.figures(with: stream))
+        return sent
     }
 }

@@ -17,13 +17,26 @@ extension MediaSession {
     /// - Throws: ``MediaSessionError``: the codec is not implemented, a coder or SRTP context failed, or the
     ///   session is closed. The session is then not negotiated: it sends and plays nothing until the next
     ///   successful call.
+    @inlinable
     public mutating func configure(
         _ negotiated: NegotiatedSession, rtpAddress: Address?, rtcpAddress: Address?, at now: MediaInstant
     ) throws(MediaSessionError) {
-        if case .closed = state { throw .closed }
+        let isFirst = try apply(
+            negotiated, keepsRTPAddress: rtpLatch.signalledAddress == rtpAddress, hasRTPAddress: rtpAddress != nil,
+            at: now)
+        updateLatches(rtp: rtpAddress, rtcp: rtcpAddress, isFirst: isFirst)
+    }
+
+    /// What ``configure(_:rtpAddress:rtcpAddress:at:)`` does besides the latches, which needs no address: it
+    /// runs unspecialised without looking up any type metadata. Returns whether it was the first negotiation.
+    @usableFromInline
+    mutating func apply(
+        _ negotiated: NegotiatedSession, keepsRTPAddress: Bool, hasRTPAddress: Bool, at now: MediaInstant
+    ) throws(MediaSessionError) -> Bool {
         let previous = takeStream()
+        if previous == nil, state.isClosed { throw .closed }
         var stream: NegotiatedStream
-        if let kept = previous, kept.hasSameMedia(as: negotiated), rtpLatch.signalledAddress == rtpAddress {
+        if let kept = previous, kept.hasSameMedia(as: negotiated), keepsRTPAddress {
             stream = kept
             stream.negotiated = negotiated
         } else {
@@ -33,11 +46,11 @@ extension MediaSession {
             alignTicks(to: now)
         }
         stream.sender.headerExtension = Self.midExtension(of: negotiated)
-        stream.sends = negotiated.direction.sends && rtpAddress != nil
+        stream.sends = negotiated.direction.sends && hasRTPAddress
         stream.receives = negotiated.direction.receives
-        updateLatches(rtp: rtpAddress, rtcp: rtcpAddress, isFirst: previous == nil)
         restore(stream)
         watch.update(isReceiving: stream.receives, at: now)
+        return previous == nil
     }
 
     /// Takes incoming media from now on, ahead of the answer: a resume's re-offer asks to receive, and
@@ -52,7 +65,8 @@ extension MediaSession {
     }
 
     /// A new RTP address (or the first) starts both latches over; a new RTCP address only the RTCP one.
-    private mutating func updateLatches(rtp: Address?, rtcp: Address?, isFirst: Bool) {
+    @inlinable
+    mutating func updateLatches(rtp: Address?, rtcp: Address?, isFirst: Bool) {
         if isFirst || rtpLatch.signalledAddress != rtp {
             rtpLatch.reset(signalledAddress: rtp)
             rtcpLatch.reset(signalledAddress: rtcp)
@@ -78,12 +92,14 @@ extension MediaSession {
         // At the same clock rate the receive statistics and the buffered audio go on.
         let kept = previous?.sender.clockRate == codec.clockRate ? previous : nil
         let events = negotiated.telephoneEvent
+        // The sender draws its SSRC before the RTCP session draws its seed.
+        let sender = makeSender(codec, keeping: previous)
         var stream = NegotiatedStream(
-            kind: kind, encoder: encoder, decoder: decoder, sender: makeSender(codec, keeping: previous),
+            kind: kind, machinery: .init(encoder: encoder, decoder: decoder, rtcp: makeRTCPSession()), sender: sender,
             reception: kept?.reception, receivePayloadType: codec.receivePayloadType,
             telephoneEvent: events.map { ($0.sendPayloadType, $0.receivePayloadType) }, tones: nil,
             outbound: keys?.outbound, inbound: keys?.inbound, sends: false, receives: false,
-            isRTCPMuxed: negotiated.isRTCPMuxed, rtcp: makeRTCPSession(), negotiated: negotiated)
+            isRTCPMuxed: negotiated.isRTCPMuxed, negotiated: negotiated)
         stream.isDTX = NegotiatedStream.asksForDTX(kind, codec.sendFormatParameters)
         stream.isReceivingDTX = NegotiatedStream.asksForDTX(kind, codec.receiveFormatParameters)
         return stream
@@ -149,9 +165,9 @@ extension MediaSession {
     /// Moves the next tick to the first grid point at or after `now` (nothing ticks while not negotiated).
     private mutating func alignTicks(to now: MediaInstant) {
         guard nextTick < now else { return }
-        let interval = MediaSession.packetInterval.nanoseconds
+        let interval = Self.packetNanoseconds
         let behind = (now.nanoseconds &- nextTick.nanoseconds) / interval
-        nextTick = nextTick + .nanoseconds(behind * interval)
-        if nextTick < now { nextTick = nextTick + MediaSession.packetInterval }
+        nextTick = MediaInstant(nanoseconds: nextTick.nanoseconds &+ behind &* interval)
+        if nextTick < now { nextTick = MediaInstant(nanoseconds: nextTick.nanoseconds &+ interval) }
     }
 }

@@ -63,18 +63,22 @@ extension MediaSession {
     public var codec: AudioCodecKind? { stream?.kind }
 
     /// The PCM format of the frames to send (the encoder's), once negotiated.
+    @inlinable
     public var sendFormat: AudioFormat? { state.sendFormat }
 
     /// The PCM format of the frames played (the decoder's), once negotiated.
+    @inlinable
     public var receiveFormat: AudioFormat? { state.receiveFormat }
 
     /// Our SSRC, once negotiated.
     public var ssrc: UInt32? { stream?.sender.ssrc }
 
     /// Where RTP goes now: the latched address, else the signalled one.
+    @inlinable
     public var rtpDestination: Address? { rtpLatch.destination }
 
     /// The figures so far (after ``close(at:reason:)``, the final ones).
+    @inlinable
     public var statistics: MediaSessionStatistics { state.statistics(counters) }
 }
 

@@ -14,12 +14,13 @@
 /// Generic over the driver's address type. Not `Sendable`, and not to be copied to fork a stream: the codec
 /// and SRTP state are classes shared by copies; keep one value per stream, on one thread.
 public struct MediaSession<Address: Hashable & Sendable> {
-    typealias State = MediaSessionState
+    @usableFromInline typealias State = MediaSessionState
 
     /// The configuration (its ``MediaSessionConfiguration/wallclockAtOrigin`` aside, when the session was
     /// given one of its own).
+    @inlinable
     public var configuration: MediaSessionConfiguration { shared.value }
-    let shared: SharedMediaSessionConfiguration
+    @usableFromInline let shared: SharedMediaSessionConfiguration
     /// Handlers for STUN, DTLS and TURN ChannelData; none by default.
     public var seams: MediaDatagramSeams<Address> {
         get { seamStorage?.seams ?? MediaDatagramSeams() }
@@ -47,22 +48,27 @@ public struct MediaSession<Address: Hashable & Sendable> {
     /// Our RTCP CNAME.
     public let cname: String
 
-    var state = State.idle
-    var rtpLatch: SymmetricRTPLatch<Address>
-    var rtcpLatch: SymmetricRTPLatch<Address>
-    var counters = MediaSessionCounters()
-    var transmissions: BoundedQueue<MediaTransmission<Address>>
-    var events: BoundedQueue<MediaSessionEvent<Address>>
-    let clock: SessionClock
-    var random: SessionRandom
+    // What the inlinable outputs and queries below read, so that they specialise in the driver's module (no
+    // type metadata look-ups, no copies of the state through value witnesses).
+    @usableFromInline var state = State.idle
+    @usableFromInline var rtpLatch: SymmetricRTPLatch<Address>
+    @usableFromInline var rtcpLatch: SymmetricRTPLatch<Address>
+    @usableFromInline var counters = MediaSessionCounters()
+    @usableFromInline var transmissions: BoundedQueue<MediaTransmission<Address>>
+    @usableFromInline var events: BoundedQueue<MediaSessionEvent<Address>>
+    @usableFromInline let clock: SessionClock
+    @usableFromInline var random: SessionRandom
     /// The next 20 ms tick on the grid that starts at the session's creation.
-    var nextTick: MediaInstant
-    var watch = MediaTimeoutWatch()
+    @usableFromInline var nextTick: MediaInstant
+    @usableFromInline var watch = MediaTimeoutWatch()
     /// SRTP keys from the media path (DTLS-SRTP), kept across negotiations of the same association.
     var pathKeys: MediaPathKeys?
 
     /// The packet interval: the session encodes, sends, pulls and decodes one 20 ms frame per tick.
-    public static var packetInterval: Duration { .milliseconds(20) }
+    public static var packetInterval: Duration { .nanoseconds(packetNanoseconds) }
+    /// The packet interval in nanoseconds, for the tick arithmetic (`Duration`'s 128-bit arithmetic costs
+    /// more than the rest of a tick's bookkeeping).
+    static var packetNanoseconds: Int64 { 20_000_000 }
 
     /// A session with nothing negotiated yet.
     /// - Parameters:
@@ -70,6 +76,7 @@ public struct MediaSession<Address: Hashable & Sendable> {
     ///   - now: the driver's monotonic time now: the first tick.
     ///   - random: the source of the SSRC, the first sequence number and timestamp (RFC 3550 §5.1), the
     ///     CNAME when none is configured, and the RTCP interval's randomisation.
+    @inlinable
     public init(
         configuration: MediaSessionConfiguration = MediaSessionConfiguration(), at now: MediaInstant,
         random generator: inout some RandomNumberGenerator
@@ -87,46 +94,49 @@ public struct MediaSession<Address: Hashable & Sendable> {
     ///   - now: the driver's monotonic time now: the first tick.
     ///   - random: the source of the SSRC, the first sequence number and timestamp (RFC 3550 §5.1), the
     ///     CNAME when none is configured, and the RTCP interval's randomisation.
+    @inlinable
     public init(
         sharing shared: SharedMediaSessionConfiguration, wallclockAtOrigin: NTPTimestamp, at now: MediaInstant,
         random generator: inout some RandomNumberGenerator
     ) {
         self.shared = shared
-        let configuration = shared.value
         random = SessionRandom(using: &generator)
         // A random identifier (RFC 7022 §4.2) of at most 13 characters: a string that short is stored inline,
         // where a longer one costs every stream an allocation.
-        cname = configuration.cname ?? String(generator.next(), radix: 36)
+        cname = shared.value.cname ?? base36(generator.next())
         clock = SessionClock(now: now, wallclockAtOrigin: wallclockAtOrigin)
-        rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
-        rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchAfter: configuration.relatchAfter)
-        transmissions = BoundedQueue(capacity: configuration.queueCapacity)
-        events = BoundedQueue(capacity: configuration.queueCapacity)
+        // Duration's nanoseconds take 128-bit arithmetic: once for both latches.
+        let relatch = SymmetricRTPLatch<Address>.encode(shared.value.relatchAfter)
+        rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchNanoseconds: relatch)
+        rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchNanoseconds: relatch)
+        let capacity = shared.value.queueCapacity
+        transmissions = BoundedQueue(capacity: capacity)
+        events = BoundedQueue(capacity: capacity)
         nextTick = now
     }
 
     // MARK: Outputs
 
     /// The next datagram to send, oldest first; `nil` when there is none.
+    @inlinable
     public mutating func nextTransmission() -> MediaTransmission<Address>? { transmissions.popFirst() }
 
     /// The next event, oldest first; `nil` when there is none.
+    @inlinable
     public mutating func nextEvent() -> MediaSessionEvent<Address>? { events.popFirst() }
 
     /// When to call ``advance(to:audio:)`` next: the next 20 ms tick, or the media timeout or the RTCP
     /// report when one comes first; `nil` before a session is negotiated and after closing.
+    @inlinable
     public var nextDeadline: MediaInstant? {
-        guard case .streaming(let stream) = state else { return nil }
-        var deadline = min(nextTick, stream.rtcp.nextReportTime)
-        if let timeout = configuration.mediaTimeout, let expiry = watch.deadline(after: timeout) {
-            deadline = min(deadline, expiry)
-        }
-        return deadline
+        state.deadline(nextTick: nextTick, mediaTimeout: shared.value.mediaTimeout, watch: watch)
     }
 
     /// True once ``close(at:)`` was called.
+    @inlinable
     public var isClosed: Bool { state.isClosed }
 
+    @inlinable
     mutating func send(_ bytes: [UInt8], to destination: Address, from port: MediaPort) {
         if !transmissions.append(MediaTransmission(bytes: bytes, destination: destination, port: port)) {
             counters.queueOverflows &+= 1
@@ -140,18 +150,44 @@ public struct MediaSession<Address: Hashable & Sendable> {
     /// Takes the negotiated stream out of the state, so that its buffers are not copied on write while it
     /// changes; put it back with ``restore(_:)``.
     mutating func takeStream() -> NegotiatedStream? {
-        guard case .streaming(let stream) = state else { return nil }
-        state = .idle
-        return stream
+        // Moved out rather than copied: a copy would retain every reference in the stream, and the
+        // unspecialised code copies through the enum's value witnesses.
+        var taken = State.idle
+        swap(&taken, &state)
+        switch consume taken {
+        case .streaming(let stream):
+            return stream
+        case let other:
+            state = other
+            return nil
+        }
     }
 
     /// Puts back a stream taken with ``takeStream()``.
     mutating func restore(_ stream: NegotiatedStream) { state = .streaming(stream) }
 }
 
+/// `value` in lowercase base 36, as `String(value, radix: 36)` writes it, without that initialiser's generic
+/// code (unspecialised in the standard library): at most 13 characters, a string stored inline.
+@usableFromInline
+func base36(_ value: UInt64) -> String {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { digits in
+        var rest = value
+        var start = digits.count
+        repeat {
+            let digit = UInt8(truncatingIfNeeded: rest % 36)
+            start -= 1
+            digits[start] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            rest /= 36
+        } while rest > 0 && start > 0
+        return String(decoding: UnsafeBufferPointer(rebasing: digits[start...]), as: UTF8.self)
+    }
+}
+
 /// Where a ``MediaSession`` stands. Outside the generic session, since none of it depends on the address
 /// type: its layout is then known where it is used, and reading or changing it needs no type metadata and
 /// no value witnesses (the session's code is not specialised in the modules that drive it).
+@usableFromInline
 enum MediaSessionState {
     /// Not negotiated yet, or the last negotiation failed: only the seams work.
     case idle
@@ -162,12 +198,26 @@ enum MediaSessionState {
     // The session's reads of its state: code of a concrete type, which works on the negotiated stream
     // without the type metadata and value witnesses that the session's unspecialised code goes through.
 
+    @inlinable
     var isClosed: Bool {
         if case .closed = self { return true }
         return false
     }
 
+    /// When the session must run next: the next tick, or the RTCP report or the media timeout when one comes
+    /// first; `nil` unless streaming.
+    @usableFromInline
+    func deadline(nextTick: MediaInstant, mediaTimeout: Duration?, watch: MediaTimeoutWatch) -> MediaInstant? {
+        guard case .streaming(let stream) = self else { return nil }
+        var deadline = min(nextTick, stream.rtcp.nextReportTime)
+        if let timeout = mediaTimeout, let expiry = watch.deadline(after: timeout) {
+            deadline = min(deadline, expiry)
+        }
+        return deadline
+    }
+
     /// The figures so far, with `counters` (after closing, the final ones).
+    @usableFromInline
     func statistics(_ counters: MediaSessionCounters) -> MediaSessionStatistics {
         switch self {
         case .idle: counters.figures
@@ -176,11 +226,13 @@ enum MediaSessionState {
         }
     }
 
+    @usableFromInline
     var sendFormat: AudioFormat? {
         guard case .streaming(let stream) = self else { return nil }
         return stream.encoder.format
     }
 
+    @usableFromInline
     var receiveFormat: AudioFormat? {
         guard case .streaming(let stream) = self else { return nil }
         return stream.decoder.format

@@ -1,6 +1,7 @@
 /// What a ``MediaSession`` counts itself, kept compact: it lives in every stream for the whole call, while
 /// ``MediaSessionStatistics`` (machine words and the receive side's figures) is made when asked for.
 /// Counters wrap instead of trapping: a flood of bad datagrams must not stop the process.
+@usableFromInline
 struct MediaSessionCounters {
     var bytesSent: UInt64 = 0
     var bytesReceived: UInt64 = 0
@@ -18,7 +19,7 @@ struct MediaSessionCounters {
     var unexpectedPayloadType: UInt32 = 0
     var rejectedSource: UInt32 = 0
     var notReceiving: UInt32 = 0
-    var queueOverflows: UInt32 = 0
+    @usableFromInline var queueOverflows: UInt32 = 0
     var skippedTicks: UInt64 = 0
     var codec: String?
     var demultiplexed = MediaDemultiplexStatistics()

@@ -1,5 +1,6 @@
 /// The media timeout's bookkeeping: it counts only while packets are due (the negotiated direction
 /// receives), and each time receiving starts the wait starts again, so a held call never times out.
+@usableFromInline
 struct MediaTimeoutWatch: Sendable {
     /// Since when packets have been due without a break; `nil` while none are.
     private(set) var expectingSince: MediaInstant?

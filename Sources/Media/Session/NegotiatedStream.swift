@@ -3,10 +3,23 @@ import SDP
 /// The codec, RTP, SRTP, RTCP and DTMF state of a ``MediaSession`` for one negotiated session.
 ///
 /// Not `Sendable`: the Opus coder and the SRTP contexts are classes bound to the media loop.
+@usableFromInline
 struct NegotiatedStream {
     var kind: AudioCodecKind
-    var encoder: any AudioEncoder
-    var decoder: any AudioDecoder
+    /// The coders and the RTCP session, out of line (see ``Machinery``).
+    let machinery: Machinery
+    var encoder: any AudioEncoder {
+        get { machinery.encoder }
+        nonmutating _modify { yield &machinery.encoder }
+    }
+    var decoder: any AudioDecoder {
+        get { machinery.decoder }
+        nonmutating _modify { yield &machinery.decoder }
+    }
+    var rtcp: RTCPSession {
+        get { machinery.rtcp }
+        nonmutating set { machinery.rtcp = newValue }
+    }
     var sender: RTPSender
     /// The receive side, made with the first packet (``MediaSession/reception(of:)``); `nil` before.
     var reception: StreamReception?
@@ -23,7 +36,6 @@ struct NegotiatedStream {
     /// The negotiated direction allows receiving (or a re-offer asked to receive ahead of the answer).
     var receives: Bool
     var isRTCPMuxed: Bool
-    var rtcp: RTCPSession
     /// The session this state was built for, to tell a re-negotiation that changes nothing of the media.
     var negotiated: NegotiatedSession
 
@@ -33,6 +45,21 @@ struct NegotiatedStream {
     /// We asked the peer for DTX (our `usedtx=1`): in its silences only RTCP may come, and that keeps the
     /// media timeout quiet.
     var isReceivingDTX = false
+
+    /// The stream's existentials (the coders, and the clock and randomness inside the RTCP session), out of line
+    /// and shared by copies of the stream: inline they would make the stream, and the session state that holds
+    /// it, a value of unknown layout, copied through value witnesses each time the state is read.
+    final class Machinery {
+        var encoder: any AudioEncoder
+        var decoder: any AudioDecoder
+        var rtcp: RTCPSession
+
+        init(encoder: any AudioEncoder, decoder: any AudioDecoder, rtcp: RTCPSession) {
+            self.encoder = encoder
+            self.decoder = decoder
+            self.rtcp = rtcp
+        }
+    }
 
     /// A telephone-event sender out of line. Shared by copies of the stream, like the coders.
     final class ToneSending {

@@ -8,7 +8,11 @@ import SIPUserAgent
 /// when a session's offer or answer is built, configured by every negotiated session, switched for early
 /// media, activation, hold, mute and DTMF, read for quality, and closed when the call ends. Every change
 /// runs on the media loop.
-struct CallMedia {
+///
+/// A class: the coordinator keeps one for the provider's life and calls it for every step of every call, and
+/// a struct read from the coordinator's stored property is copied for each such call (a retain and release of
+/// every reference in it: the tables, the settings, the engine and the logger).
+final class CallMedia {
     /// Where and how streams open.
     struct Settings {
         /// The address SDP announces, when not the signalling one (`CallProviderConfiguration.mediaAddress`).
@@ -60,7 +64,7 @@ struct CallMedia {
     /// Opens the media stream of session `key` and returns the address and port its SDP announces; `nil`
     /// when no port pair is free (logged), so the session refuses or fails the call instead of announcing
     /// port 0.
-    mutating func open(_ key: SessionKey, host: String, events: MediaStreamEvents) -> (host: String, port: UInt16)? {
+    func open(_ key: SessionKey, host: String, events: MediaStreamEvents) -> (host: String, port: UInt16)? {
         let address = settings.address ?? host
         // Signalling only: the offer or answer names the discard port (RFC 4566 §5.14's example), no socket.
         guard settings.opensStreams else { return (address, 9) }
@@ -77,7 +81,7 @@ struct CallMedia {
     }
 
     /// Closes the stream of session `key` (its RTCP BYE goes out, its TURN allocations are deleted).
-    mutating func close(_ key: SessionKey) {
+    func close(_ key: SessionKey) {
         if var state = ice.removeValue(forKey: key) { state.cancelTimers() }
         guard let stream = streams.removeValue(forKey: key) else { return }
         engine.perform { stream.close() }
@@ -89,14 +93,14 @@ struct CallMedia {
     // MARK: ICE
 
     /// Starts ICE on session `key`'s stream with `state` (gathering first).
-    mutating func startICE(_ key: SessionKey, _ state: ICECallState, plan: ICEPlan, events: ICEDriverEvents) {
+    func startICE(_ key: SessionKey, _ state: ICECallState, plan: ICEPlan, events: ICEDriverEvents) {
         guard let stream = streams[key] else { return }
         ice[key] = state
         engine.startICE(on: stream, plan, events: events)
     }
 
     /// Changes session `key`'s ICE state on the signalling side.
-    mutating func updateICEState(_ key: SessionKey, _ change: (inout ICECallState) -> Void) {
+    func updateICEState(_ key: SessionKey, _ change: (inout ICECallState) -> Void) {
         guard var state = ice[key] else { return }
         change(&state)
         ice[key] = state
