@@ -133,6 +133,17 @@ struct TransportTests {
 
     private struct NoFreePort: Error {}
 
+    /// Whether `check` holds within 30 s, asked every 10 ms: a liveness guard for what the loop does on its own
+    /// time (a connection opening, an idle one closing), not a timing check, so a busy machine only waits longer.
+    private static func eventually(_ check: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try await check() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try await check()
+    }
+
     @Test func largeUDPRequestsMoveToTCP() async throws {
         let fixture = try LoopFixture()
         let server = SIPTransportLayer(loop: fixture.loop)
@@ -206,7 +217,8 @@ struct TransportTests {
             let via = try #require(client.makeVia(for: quietDestination, branch: "z9hG4bK-ka2"))
             client.send(request: try options(to: "sip:bob@127.0.0.1", via: via), to: quietDestination)
         }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(
+            try await Self.eventually { try await onLoop(fixture.loop) { client.flow(to: quietDestination) != nil } })
         let quietFlow = try await onLoop(fixture.loop) { try #require(client.flow(to: quietDestination)) }
         try await onLoop(fixture.loop) { client.setKeepAlive(flow: quietFlow, interval: .milliseconds(100)) }
         let event = await clientInbox.waitForEvent {
@@ -235,8 +247,7 @@ struct TransportTests {
         try await Task.sleep(for: .milliseconds(600))
         #expect(try await onLoop(fixture.loop) { client.isOpen(flow) })
         try await onLoop(fixture.loop) { client.release(flow: flow) }
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(try await onLoop(fixture.loop) { !client.isOpen(flow) })
+        #expect(try await Self.eventually { try await onLoop(fixture.loop) { !client.isOpen(flow) } })
         try await fixture.stop([server, client])
     }
 
