@@ -43,7 +43,7 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     /// Every bucket up to this one has been moved into the heap.
     private var migratedBucket: Int64 = 0
     private let origin = EventLoop.clockNanoseconds()
-    private var timerActions = TimerActions()
+    private var timerActions = TimerSlots()
     private var stopping = false
     private var iterationEnd: [() -> Void] = []
 
@@ -426,7 +426,7 @@ struct TimerHeap {
 /// slot's generation (high 32 bits), so that arming, cancelling and firing index an array instead of hashing,
 /// and an id kept after its timer fired or was cancelled matches nothing once the slot is reused (the
 /// generation moved on; it would have to wrap around 2^32 reuses of that slot to match again).
-struct TimerActions {
+struct TimerSlots {
     private struct Slot {
         var generation: UInt32 = 0
         var action: (() -> Void)?

@@ -2,12 +2,12 @@ import Testing
 
 @testable import SIPTransport
 
-@Suite("Timer actions")
-struct TimerActionsTests {
+@Suite("Timer slots")
+struct TimerSlotsTests {
     /// A kept id matches its own timer only: once that timer fired or was cancelled, the slot's next timer
     /// is out of the old id's reach.
     @Test func anOldIdNeverTouchesTheSlotsNextTimer() {
-        var actions = TimerActions()
+        var actions = TimerSlots()
         var ran: [String] = []
         let first = actions.insert { ran.append("first") }
         #expect(actions.contains(first))
@@ -28,7 +28,7 @@ struct TimerActionsTests {
     }
 
     @Test func manyTimersKeepTheirOwnActions() {
-        var actions = TimerActions()
+        var actions = TimerSlots()
         var ran: [Int] = []
         var ids: [UInt64] = []
         for n in 0..<100 { ids.append(actions.insert { ran.append(n) }) }
