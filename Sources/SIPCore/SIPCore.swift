@@ -59,7 +59,7 @@ public final class SIPCore: @unchecked Sendable {
     public let transport: SIPTransportLayer
     private var layer: TransactionLayer<Peer>
     /// Each live transaction's handler, counts and armed timers.
-    private var records: [TransactionID: TransactionRecord] = [:]
+    private var records = TransactionRecords()
     /// Timers beyond the few a record holds inline (no machine arms that many at once).
     private var extraTimers: [TimerID: TimerHandle] = [:]
     /// Timers started while a received message is handled, armed on the loop once its handling ends: the
@@ -172,7 +172,7 @@ public final class SIPCore: @unchecked Sendable {
         (request, destination) = transport.sizedForTransport(request, to: requested)
         let (id, actions) = try layer.sendRequest(
             request, to: Peer(destination), isReliable: destination.transport.isReliable)
-        records[id] = TransactionRecord(handler: handler)
+        records.insert(TransactionRecord(handler: handler), for: id)
         run(actions)
         return id
     }
@@ -241,7 +241,7 @@ public final class SIPCore: @unchecked Sendable {
                     continue
                 }
                 let handle =
-                    records[timer.transaction]?.timers.remove(timer.kind) ?? extraTimers.removeValue(forKey: timer)
+                    records.removeTimer(timer) ?? (extraTimers.isEmpty ? nil : extraTimers.removeValue(forKey: timer))
                 if let handle { loop.cancelTimer(handle) }
             case .deliver(let event):
                 deliver(event)
@@ -259,7 +259,7 @@ public final class SIPCore: @unchecked Sendable {
     private func startTimer(_ timer: TimerID, after delay: Duration) {
         let handle = loop.scheduleTimer(after: delay) { [weak self] in
             guard let self else { return }
-            if self.records[timer.transaction]?.timers.remove(timer.kind) == nil {
+            if self.records.removeTimer(timer) == nil, !self.extraTimers.isEmpty {
                 self.extraTimers[timer] = nil
             }
             self.run(self.layer.timerFired(timer))
@@ -268,7 +268,8 @@ public final class SIPCore: @unchecked Sendable {
             timer.kind, handle)
         let old =
             stored
-            ? (replaced ?? extraTimers.removeValue(forKey: timer)) : extraTimers.updateValue(handle, forKey: timer)
+            ? (replaced ?? (extraTimers.isEmpty ? nil : extraTimers.removeValue(forKey: timer)))
+            : extraTimers.updateValue(handle, forKey: timer)
         if let old { loop.cancelTimer(old) }
     }
 
@@ -356,7 +357,7 @@ public final class SIPCore: @unchecked Sendable {
         case .terminated(let transaction):
             let record = records.removeValue(forKey: transaction)
             if !deferredTimers.isEmpty { deferredTimers.removeAll { $0.timer.transaction == transaction } }
-            lastTransportErrors[transaction] = nil
+            if !lastTransportErrors.isEmpty { lastTransportErrors[transaction] = nil }
             record?.timers.forEach { loop.cancelTimer($0) }
             if !extraTimers.isEmpty {
                 for kind in TimerKind.allCases {
