@@ -252,7 +252,8 @@ enum LoadCommand {
 
     /// Starts one call (with `media`'s audio, when given); a refused start counts as a failure at once.
     private static func start(_ plan: Plan, harness: ProviderHarness, media: CallMedia?, state: State) {
-        let uuid = UUID()
+        // Not `UUID()`, which opens, reads and closes /dev/urandom for each call.
+        let uuid = RandomUUID.make()
         let number = state.tally.withLock { tally -> Int in
             tally.live.insert(uuid)
             tally.startedAt[uuid] = .now

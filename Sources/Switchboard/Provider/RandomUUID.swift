@@ -1,5 +1,5 @@
 import CSystem
-import Foundation
+package import Foundation
 import SIPCore
 import Synchronization
 
@@ -9,7 +9,7 @@ import Synchronization
 
 /// Version 4 UUIDs for calls, actions and transactions from a buffer of getrandom(2) bytes: Foundation's
 /// `UUID()` opens, reads and closes /dev/urandom for each one, and a call takes three.
-enum RandomUUID {
+package enum RandomUUID {
     private struct Pool {
         var bytes = [UInt8](repeating: 0, count: 1024)
         var offset = 1024
@@ -37,7 +37,7 @@ enum RandomUUID {
     private static let pool = Mutex(Pool())
 
     /// A random (version 4, RFC 9562 §5.4) UUID.
-    static func make() -> UUID {
+    package static func make() -> UUID {
         stamped(pool.withLock { $0.next16() })
     }
 
