@@ -247,3 +247,44 @@ struct RawWriter {
         return digits
     }
 }
+
+extension NameAddress {
+    /// Where the bytes of `compactCopyDroppingTrailingTag` lie in this address's storage: the whole address
+    /// when it has no tag, or the bytes before the one plain trailing `;tag=` the parser recorded; `nil` for any
+    /// other form (the same test as that property's).
+    private var rangeDroppingTrailingTag: Range<Int>? {
+        let tag: ByteRange
+        switch tagParameter {
+        case .absent: return whole.range
+        case .value(let range): tag = range
+        case .unknown, .flag: return nil
+        }
+        let end = Int(tag.start) - 5
+        guard tag.end == whole.end, !tag.isEmpty, end > Int(whole.start), end >= Int(parametersRange.start),
+            source[end] == ASCII.semicolon, source[end + 4] == ASCII.equals,
+            source[end + 1] | 0x20 == UInt8(ascii: "t"), source[end + 2] | 0x20 == UInt8(ascii: "a"),
+            source[end + 3] | 0x20 == UInt8(ascii: "g"), source[end - 1] != ASCII.space, source[end - 1] != ASCII.tab,
+            source[tag.range].allSatisfy(\.isTokenChar)
+        else { return nil }
+        return Int(whole.start)..<end
+    }
+
+    /// How many bytes `serializeDroppingTrailingTag(into:)` writes; `nil` when it writes none.
+    package var serializedCountDroppingTrailingTag: Int? { rangeDroppingTrailingTag?.count }
+
+    /// Appends what `compactCopyDroppingTrailingTag?.serialize(into:)` would, without making the copy: the
+    /// address's bytes without its trailing plain tag. `false`, with nothing written, when that copy is `nil`.
+    package func serializeDroppingTrailingTag(into buffer: inout [UInt8]) -> Bool {
+        guard let range = rangeDroppingTrailingTag else { return false }
+        source.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        return true
+    }
+}
+
+extension URI {
+    /// How many bytes `serialize(into:)` writes (for a caller that sizes its buffer first).
+    package var wireCount: Int { serializedCount }
+
+    /// Appends the URI as `description` spells it, without making a string of it.
+    package func write(into buffer: inout [UInt8]) { serialize(into: &buffer) }
+}
