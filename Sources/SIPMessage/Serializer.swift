@@ -93,25 +93,31 @@ extension SIPResponse {
     /// `serialize(into:)`'s bytes written in one array of their exact size, each run of bytes copied once;
     /// `nil` for a negative status code or a reason phrase holding CR or LF (written the general way).
     private func serializedExactly() -> [UInt8]? {
-        let reasonCount = reasonPhrase.utf8.count
-        guard statusCode >= 0, !reasonPhrase.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf }) else {
+        var reason = reasonPhrase
+        // The phrase's bytes looked at in place (a native string's), not through its UTF-8 view one by one.
+        let reasonCount = reason.withUTF8 { $0.count }
+        guard statusCode >= 0, !reason.withUTF8({ $0.contains { $0 == ASCII.cr || $0 == ASCII.lf } }) else {
             return nil
         }
         let size =
             8 + RawWriter.decimalCount(UInt64(statusCode)) + 1 + reasonCount + 2
             + headerFields.serializedCount(contentLength: bodyBytes.count) + bodyBytes.count
+        // The parts the writer reads, taken out first: a closure reading them off `self` would copy the whole
+        // response (and destroy the copy) on each call.
+        let fields = headerFields
+        let body = bodyBytes
+        let status = UInt64(statusCode)
         var complete = false
         let bytes = RawWriter.bytes(count: size) { buffer in
             var writer = RawWriter(buffer)
             writer.write("SIP/2.0 ")
-            writer.writeDecimal(UInt64(statusCode))
+            writer.writeDecimal(status)
             writer.write(ASCII.space)
-            var reason = reasonPhrase
             reason.withUTF8 { writer.write($0) }
             writer.write(ASCII.cr)
             writer.write(ASCII.lf)
-            headerFields.write(into: &writer, contentLength: bodyBytes.count)
-            bodyBytes.withUnsafeBufferPointer { writer.write($0) }
+            fields.write(into: &writer, contentLength: body.count)
+            body.withUnsafeBufferPointer { writer.write($0) }
             complete = !writer.isTruncated && writer.count == size
             return writer.count
         }
