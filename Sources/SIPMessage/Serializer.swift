@@ -152,17 +152,19 @@ extension SIPFields {
         var wroteContentLength = false
         storage.withUnsafeBufferPointer { source in
             for entry in entries {
-                let isContentLength = entry.id == contentLengthID
-                if isContentLength && wroteContentLength { continue }
+                if entry.id != contentLengthID {
+                    // The usual field: its whole line in one go.
+                    writer.writeLine(
+                        UnsafeBufferPointer(rebasing: source[entry.nameRange]),
+                        UnsafeBufferPointer(rebasing: source[entry.valueRange]))
+                    continue
+                }
+                if wroteContentLength { continue }
                 writer.write(UnsafeBufferPointer(rebasing: source[entry.nameRange]))
                 writer.write(ASCII.colon)
                 writer.write(ASCII.space)
-                if isContentLength {
-                    wroteContentLength = true
-                    writer.writeDecimal(length)
-                } else {
-                    writer.write(UnsafeBufferPointer(rebasing: source[entry.valueRange]))
-                }
+                wroteContentLength = true
+                writer.writeDecimal(length)
                 writer.write(ASCII.cr)
                 writer.write(ASCII.lf)
             }
@@ -218,6 +220,38 @@ struct RawWriter {
         }
         (target + count).initialize(from: source, count: bytes.count)
         count += bytes.count
+    }
+
+    /// Writes the field line `name: value` CRLF: all of it, or (when it would not fit) nothing.
+    mutating func writeLine(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        let total = name.count + value.count + 4
+        guard total <= buffer.count - count, let target = buffer.baseAddress else {
+            isTruncated = true
+            return
+        }
+        var p = target + count
+        Self.copy(name, to: &p)
+        p[0] = ASCII.colon
+        p[1] = ASCII.space
+        p += 2
+        Self.copy(value, to: &p)
+        p[0] = ASCII.cr
+        p[1] = ASCII.lf
+        count += total
+    }
+
+    /// Copies `bytes` to `p` and moves `p` past them: a short run (most names and many values) byte by byte
+    /// rather than through a `memcpy` call.
+    @inline(__always)
+    private static func copy(_ bytes: UnsafeBufferPointer<UInt8>, to p: inout UnsafeMutablePointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        let n = bytes.count
+        if n <= 16 {
+            for i in 0..<n { p[i] = source[i] }
+        } else {
+            p.initialize(from: source, count: n)
+        }
+        p += n
     }
 
     @inline(__always)
