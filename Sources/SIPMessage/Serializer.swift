@@ -93,25 +93,31 @@ extension SIPResponse {
     /// `serialize(into:)`'s bytes written in one array of their exact size, each run of bytes copied once;
     /// `nil` for a negative status code or a reason phrase holding CR or LF (written the general way).
     private func serializedExactly() -> [UInt8]? {
-        let reasonCount = reasonPhrase.utf8.count
-        guard statusCode >= 0, !reasonPhrase.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf }) else {
+        var reason = reasonPhrase
+        // The phrase's bytes looked at in place (a native string's), not through its UTF-8 view one by one.
+        let reasonCount = reason.withUTF8 { $0.count }
+        guard statusCode >= 0, !reason.withUTF8({ $0.contains { $0 == ASCII.cr || $0 == ASCII.lf } }) else {
             return nil
         }
         let size =
             8 + RawWriter.decimalCount(UInt64(statusCode)) + 1 + reasonCount + 2
             + headerFields.serializedCount(contentLength: bodyBytes.count) + bodyBytes.count
+        // The parts the writer reads, taken out first: a closure reading them off `self` would copy the whole
+        // response (and destroy the copy) on each call.
+        let fields = headerFields
+        let body = bodyBytes
+        let status = UInt64(statusCode)
         var complete = false
         let bytes = RawWriter.bytes(count: size) { buffer in
             var writer = RawWriter(buffer)
             writer.write("SIP/2.0 ")
-            writer.writeDecimal(UInt64(statusCode))
+            writer.writeDecimal(status)
             writer.write(ASCII.space)
-            var reason = reasonPhrase
             reason.withUTF8 { writer.write($0) }
             writer.write(ASCII.cr)
             writer.write(ASCII.lf)
-            headerFields.write(into: &writer, contentLength: bodyBytes.count)
-            bodyBytes.withUnsafeBufferPointer { writer.write($0) }
+            fields.write(into: &writer, contentLength: body.count)
+            body.withUnsafeBufferPointer { writer.write($0) }
             complete = !writer.isTruncated && writer.count == size
             return writer.count
         }
@@ -146,17 +152,19 @@ extension SIPFields {
         var wroteContentLength = false
         storage.withUnsafeBufferPointer { source in
             for entry in entries {
-                let isContentLength = entry.id == contentLengthID
-                if isContentLength && wroteContentLength { continue }
+                if entry.id != contentLengthID {
+                    // The usual field: its whole line in one go.
+                    writer.writeLine(
+                        UnsafeBufferPointer(rebasing: source[entry.nameRange]),
+                        UnsafeBufferPointer(rebasing: source[entry.valueRange]))
+                    continue
+                }
+                if wroteContentLength { continue }
                 writer.write(UnsafeBufferPointer(rebasing: source[entry.nameRange]))
                 writer.write(ASCII.colon)
                 writer.write(ASCII.space)
-                if isContentLength {
-                    wroteContentLength = true
-                    writer.writeDecimal(length)
-                } else {
-                    writer.write(UnsafeBufferPointer(rebasing: source[entry.valueRange]))
-                }
+                wroteContentLength = true
+                writer.writeDecimal(length)
                 writer.write(ASCII.cr)
                 writer.write(ASCII.lf)
             }
@@ -214,6 +222,38 @@ struct RawWriter {
         count += bytes.count
     }
 
+    /// Writes the field line `name: value` CRLF: all of it, or (when it would not fit) nothing.
+    mutating func writeLine(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        let total = name.count + value.count + 4
+        guard total <= buffer.count - count, let target = buffer.baseAddress else {
+            isTruncated = true
+            return
+        }
+        var p = target + count
+        Self.copy(name, to: &p)
+        p[0] = ASCII.colon
+        p[1] = ASCII.space
+        p += 2
+        Self.copy(value, to: &p)
+        p[0] = ASCII.cr
+        p[1] = ASCII.lf
+        count += total
+    }
+
+    /// Copies `bytes` to `p` and moves `p` past them: a short run (most names and many values) byte by byte
+    /// rather than through a `memcpy` call.
+    @inline(__always)
+    private static func copy(_ bytes: UnsafeBufferPointer<UInt8>, to p: inout UnsafeMutablePointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        let n = bytes.count
+        if n <= 16 {
+            for i in 0..<n { p[i] = source[i] }
+        } else {
+            p.initialize(from: source, count: n)
+        }
+        p += n
+    }
+
     @inline(__always)
     mutating func write(_ text: StaticString) {
         text.withUTF8Buffer { write($0) }
@@ -246,4 +286,45 @@ struct RawWriter {
         }
         return digits
     }
+}
+
+extension NameAddress {
+    /// Where the bytes of `compactCopyDroppingTrailingTag` lie in this address's storage: the whole address
+    /// when it has no tag, or the bytes before the one plain trailing `;tag=` the parser recorded; `nil` for any
+    /// other form (the same test as that property's).
+    private var rangeDroppingTrailingTag: Range<Int>? {
+        let tag: ByteRange
+        switch tagParameter {
+        case .absent: return whole.range
+        case .value(let range): tag = range
+        case .unknown, .flag: return nil
+        }
+        let end = Int(tag.start) - 5
+        guard tag.end == whole.end, !tag.isEmpty, end > Int(whole.start), end >= Int(parametersRange.start),
+            source[end] == ASCII.semicolon, source[end + 4] == ASCII.equals,
+            source[end + 1] | 0x20 == UInt8(ascii: "t"), source[end + 2] | 0x20 == UInt8(ascii: "a"),
+            source[end + 3] | 0x20 == UInt8(ascii: "g"), source[end - 1] != ASCII.space, source[end - 1] != ASCII.tab,
+            source[tag.range].allSatisfy(\.isTokenChar)
+        else { return nil }
+        return Int(whole.start)..<end
+    }
+
+    /// How many bytes `serializeDroppingTrailingTag(into:)` writes; `nil` when it writes none.
+    package var serializedCountDroppingTrailingTag: Int? { rangeDroppingTrailingTag?.count }
+
+    /// Appends what `compactCopyDroppingTrailingTag?.serialize(into:)` would, without making the copy: the
+    /// address's bytes without its trailing plain tag. `false`, with nothing written, when that copy is `nil`.
+    package func serializeDroppingTrailingTag(into buffer: inout [UInt8]) -> Bool {
+        guard let range = rangeDroppingTrailingTag else { return false }
+        source.withUnsafeBufferPointer { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        return true
+    }
+}
+
+extension URI {
+    /// How many bytes `serialize(into:)` writes (for a caller that sizes its buffer first).
+    package var wireCount: Int { serializedCount }
+
+    /// Appends the URI as `description` spells it, without making a string of it.
+    package func write(into buffer: inout [UInt8]) { serialize(into: &buffer) }
 }

@@ -83,6 +83,27 @@ import Testing
         #expect(refreshed.remoteTarget == (try URI("tel:+15551234567")))
     }
 
+    /// An address goes into the dialog's bytes straight from the message when its tag is plain and last, else
+    /// through `compactedWithoutTag`: either way it is kept as that copy spells it.
+    @Test(arguments: [
+        "Alice <sip:alice@example.com>;tag=abc", "<sip:alice@example.com>;TAG=abc", "<sip:alice@example.com> ;tag=abc",
+        "<sip:alice@example.com>;tag=abc;x=1", "<sip:alice@example.com>;x=1;tag=abc", "<sip:alice@example.com>;tag",
+        "sip:alice@example.com;tag=abc", "\"A \\\"B\\\"\" <sip:alice@example.com>", "<tel:+15551234567>;tag=t",
+    ])
+    func keptAddressesAreSpelledAsTheirCopiesWithoutTag(text: String) throws {
+        let address = try NameAddress(text)
+        let target = try URI("sip:alice@192.0.2.1:5070;transport=tcp")
+        let dialog = Dialog(
+            id: DialogID(callID: "c", localTag: "l", remoteTag: "r"), state: .confirmed, localAddress: address,
+            remoteAddress: address, remoteTarget: target)
+        let expected = address.compactedWithoutTag.description
+        #expect(dialog.localAddress.description == expected)
+        #expect(dialog.remoteAddress.description == expected)
+        #expect(dialog.localAddress.tag == nil && dialog.remoteAddress.tag == nil)
+        #expect(dialog.remoteTarget.description == target.description)
+        #expect(dialog.id.remoteTag == "r")
+    }
+
     @Test func keptAddressesCompareAsAddressesNotAsBytes() throws {
         func dialog(_ local: String) throws -> Dialog {
             Dialog(

@@ -35,27 +35,40 @@ struct DialogAddresses: Sendable, Hashable {
     /// Where the remote target starts.
     private let targetStart: UInt32
 
+    /// From the addresses as they arrived, tags and all: each is kept without its tag, as
+    /// `compactedWithoutTag` has it.
     init(local: NameAddress, remote: NameAddress, remoteTag: String, target: URI) {
-        var first: [UInt8] = []
-        local.serialize(into: &first)
-        var second: [UInt8] = []
-        remote.serialize(into: &second)
-        var third = target.description
+        // The usual address (no tag, or one plain tag at its end) goes in as its bytes up to the tag, with no
+        // copy of it made first; any other is copied without its tag the general way.
+        let localCount = local.serializedCountDroppingTrailingTag
+        let remoteCount = remote.serializedCountDroppingTrailingTag
+        var localBytes: [UInt8] = []
+        if localCount == nil { local.compactedWithoutTag.serialize(into: &localBytes) }
+        var remoteBytes: [UInt8] = []
+        if remoteCount == nil { remote.compactedWithoutTag.serialize(into: &remoteBytes) }
         // One allocation of the exact size for what is kept.
         var bytes: [UInt8] = []
         var remoteTag = remoteTag
+        var remoteStart = 0
+        var tagStart = 0
         remoteTag.withUTF8 { tag in
-            bytes.reserveCapacity(first.count + second.count + tag.count + third.utf8.count)
-            bytes.append(contentsOf: first)
-            bytes.append(contentsOf: second)
+            bytes.reserveCapacity(
+                (localCount ?? localBytes.count) + (remoteCount ?? remoteBytes.count) + tag.count + target.wireCount)
+            if localCount == nil || !local.serializeDroppingTrailingTag(into: &bytes) {
+                bytes.append(contentsOf: localBytes)
+            }
+            remoteStart = bytes.count
+            if remoteCount == nil || !remote.serializeDroppingTrailingTag(into: &bytes) {
+                bytes.append(contentsOf: remoteBytes)
+            }
+            tagStart = bytes.count
             bytes.append(contentsOf: tag)
         }
-        let tagEnd = bytes.count
-        third.withUTF8 { bytes.append(contentsOf: $0) }
+        self.remoteStart = UInt32(truncatingIfNeeded: remoteStart)
+        self.tagStart = UInt32(truncatingIfNeeded: tagStart)
+        targetStart = UInt32(truncatingIfNeeded: bytes.count)
+        target.write(into: &bytes)
         self.bytes = bytes
-        remoteStart = UInt32(truncatingIfNeeded: first.count)
-        tagStart = UInt32(truncatingIfNeeded: first.count + second.count)
-        targetStart = UInt32(truncatingIfNeeded: tagEnd)
     }
 
     var local: NameAddress { Self.address(bytes[..<Int(remoteStart)]) }

@@ -74,7 +74,7 @@ public struct Dialog: Sendable, Hashable {
     ) {
         self.state = state
         let addresses = DialogAddresses(
-            local: localAddress.compactedWithoutTag, remote: remoteAddress.compactedWithoutTag, remoteTag: remoteTag,
+            local: localAddress, remote: remoteAddress, remoteTag: remoteTag,
             target: remoteTarget)
         self.addresses = addresses
         // The id's remote tag is read from the addresses' array: no allocation of its own.
