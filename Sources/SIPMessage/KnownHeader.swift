@@ -204,6 +204,7 @@ enum KnownHeader: UInt8, CaseIterable, Sendable {
     }
 
     /// Classifies a name of `count` (2...24) bytes from its packed lower-case words.
+    @inline(__always)
     static func classify(count: Int, words: (UInt64, UInt64, UInt64)) -> UInt8 {
         let header: KnownHeader?
         switch count {

@@ -294,9 +294,10 @@ enum MessageParser {
                 guard entries.count < limits.maximumHeaderFields else {
                     throw fail(MessageError(.tooManyHeaders, status: 400, "Too many header fields"))
                 }
-                // `buf[contentEnd]` is the line's CR or LF, which is not white space: it ends this loop without a
-                // bounds test per byte.
-                var start = colon + 1
+                var start = colon &+ 1
+                // Usually one space: taken without the loop. `buf[contentEnd]` is the line's CR or LF, which is
+                // not white space: the loop ends there without a bounds test per byte.
+                if buf[start] == ASCII.space { start &+= 1 }
                 while buf[start] == ASCII.space || buf[start] == ASCII.tab { start &+= 1 }
                 var stop = contentEnd
                 while stop > start, buf[stop - 1] == ASCII.space || buf[stop - 1] == ASCII.tab { stop -= 1 }

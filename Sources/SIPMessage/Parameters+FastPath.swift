@@ -4,10 +4,13 @@ extension ByteScanner {
     /// they are of another shape, malformed, or `inspect` rejects one: then the general reader reads them from
     /// `start` and gives the same ranges, or the error. Stops, as the general reader does, before the first byte
     /// after a parameter that is not `;` (a list's `,`, or the end).
+    ///
+    /// `inspect` gets `state` (what the caller records) and the buffer rather than capturing them: a closure
+    /// without captures is inlined into the loop, where one that captured a mutable local was called per parameter.
     @inline(__always)
-    static func fastHeaderParameters(
-        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int,
-        inspect: (Range<Int>, Range<Int>?) -> Bool
+    static func fastHeaderParameters<State>(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, state: inout State,
+        inspect: (inout State, UnsafeBufferPointer<UInt8>, Range<Int>, Range<Int>?) -> Bool
     ) -> Int? {
         var i = start
         while i < end, bytes[i] == ASCII.semicolon {
@@ -23,7 +26,7 @@ extension ByteScanner {
                 value = (i &+ 1)..<valueEnd
                 i = valueEnd
             }
-            guard inspect(nameStart..<nameEnd, value) else { return nil }
+            guard inspect(&state, bytes, nameStart..<nameEnd, value) else { return nil }
         }
         // White space here may still lead to another parameter or an '=' (LWS around separators).
         if i < end {

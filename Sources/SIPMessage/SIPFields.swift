@@ -148,10 +148,22 @@ public struct SIPFields: Sendable {
         return bytesEqualCaseInsensitive(storage, entry.nameRange, Array(name.canonicalName.utf8))
     }
 
+    /// The first entry of a known header: two entries per bound test (every hot reader starts here, and the
+    /// headers it looks for are usually among the first eight).
+    @inline(__always)
     func firstEntry(_ header: KnownHeader) -> Entry? {
         let id = header.rawValue
-        for entry in entries where entry.id == id { return entry }
-        return nil
+        return entries.withUnsafeBufferPointer { (buffer) -> Entry? in
+            let count = buffer.count
+            var k = 0
+            while k &+ 2 <= count {
+                if buffer[k].id == id { return buffer[k] }
+                if buffer[k &+ 1].id == id { return buffer[k &+ 1] }
+                k &+= 2
+            }
+            if k < count, buffer[k].id == id { return buffer[k] }
+            return nil
+        }
     }
 
     func count(of header: KnownHeader) -> Int {

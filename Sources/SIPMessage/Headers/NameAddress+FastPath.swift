@@ -82,8 +82,8 @@ extension NameAddress {
         var tag = KnownParameter.absent
         guard
             let parametersEnd = ByteScanner.fastHeaderParameters(
-                bytes, from: parametersStart, to: end,
-                inspect: { name, value in
+                bytes, from: parametersStart, to: end, state: &tag,
+                inspect: { tag, bytes, name, value in
                     if packedLowercaseToken(bytes, name) == ParameterName.tag { tag.record(value) }
                     return true
                 })

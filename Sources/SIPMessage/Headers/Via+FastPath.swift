@@ -45,8 +45,8 @@ extension Via {
         var known = KnownViaParameters()
         guard
             let parametersEnd = ByteScanner.fastHeaderParameters(
-                bytes, from: parametersStart, to: end,
-                inspect: { name, value in known.inspect(bytes, name, value) == nil })
+                bytes, from: parametersStart, to: end, state: &known,
+                inspect: { known, bytes, name, value in known.inspect(bytes, name, value) == nil })
         else { return nil }
         scanner.index = parametersEnd
         var via = Via(
