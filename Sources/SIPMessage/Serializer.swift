@@ -289,26 +289,6 @@ struct RawWriter {
 }
 
 extension NameAddress {
-    /// Where the bytes of `compactCopyDroppingTrailingTag` lie in this address's storage: the whole address
-    /// when it has no tag, or the bytes before the one plain trailing `;tag=` the parser recorded; `nil` for any
-    /// other form (the same test as that property's).
-    private var rangeDroppingTrailingTag: Range<Int>? {
-        let tag: ByteRange
-        switch tagParameter {
-        case .absent: return whole.range
-        case .value(let range): tag = range
-        case .unknown, .flag: return nil
-        }
-        let end = Int(tag.start) - 5
-        guard tag.end == whole.end, !tag.isEmpty, end > Int(whole.start), end >= Int(parametersRange.start),
-            source[end] == ASCII.semicolon, source[end + 4] == ASCII.equals,
-            source[end + 1] | 0x20 == UInt8(ascii: "t"), source[end + 2] | 0x20 == UInt8(ascii: "a"),
-            source[end + 3] | 0x20 == UInt8(ascii: "g"), source[end - 1] != ASCII.space, source[end - 1] != ASCII.tab,
-            source[tag.range].allSatisfy(\.isTokenChar)
-        else { return nil }
-        return Int(whole.start)..<end
-    }
-
     /// How many bytes `serializeDroppingTrailingTag(into:)` writes; `nil` when it writes none.
     package var serializedCountDroppingTrailingTag: Int? { rangeDroppingTrailingTag?.count }
 

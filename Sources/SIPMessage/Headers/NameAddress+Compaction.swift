@@ -70,9 +70,20 @@ extension NameAddress {
     /// (`<sip:a@b>;x=1;tag=t`): its bytes up to that tag copied, its layout moved with them, with no parse or
     /// scan. `nil` for any other form.
     package var compactCopyDroppingTrailingTag: NameAddress? {
+        guard let range = rangeDroppingTrailingTag else { return nil }
+        if case .absent = tagParameter { return compactCopy }
+        var copy = copy(upTo: range.upperBound)
+        copy.tagParameter = .absent
+        return copy
+    }
+
+    /// Where the bytes of `compactCopyDroppingTrailingTag` lie in this address's storage: the whole address
+    /// when it has no tag, or the bytes before the one plain trailing `;tag=` the parser recorded; `nil` for any
+    /// other form.
+    var rangeDroppingTrailingTag: Range<Int>? {
         let tag: ByteRange
         switch tagParameter {
-        case .absent: return compactCopy
+        case .absent: return whole.range
         case .value(let range): tag = range
         case .unknown, .flag: return nil
         }
@@ -84,9 +95,7 @@ extension NameAddress {
             source[end + 3] | 0x20 == UInt8(ascii: "g"), source[end - 1] != ASCII.space, source[end - 1] != ASCII.tab,
             source[tag.range].allSatisfy(\.isTokenChar)
         else { return nil }
-        var copy = copy(upTo: end)
-        copy.tagParameter = .absent
-        return copy
+        return Int(whole.start)..<end
     }
 }
 
