@@ -90,6 +90,9 @@ public final class SIPTransportLayer: @unchecked Sendable {
     public var webSocketClientHost = "switchboard.invalid"
     /// The resource (URL path) WebSocket connections to a server ask for, by `host:port` as the URL names it.
     var webSocketResources: [String: String] = [:]
+    /// The latest local address a Via named, with its host as the Via writes it: most requests leave from
+    /// the same address, and writing it as text and parsing that back costs more than the rest of the Via.
+    var lastViaHost: (address: SocketAddress, host: SIPHost)?
 
     public convenience init(loop: EventLoop, configuration: TransportConfiguration = TransportConfiguration()) {
         self.init(loop: loop, network: SystemNetwork.shared, configuration: configuration)
@@ -233,8 +236,17 @@ public final class SIPTransportLayer: @unchecked Sendable {
     /// to the sent-by over this connection.
     public func makeVia(for destination: Destination, branch: String) -> Via? {
         guard let local = localAddress(for: destination) else { return nil }
-        let name = destination.transport.isWebSocket && local.port == 0 ? webSocketClientHost : local.host
-        guard let host = SIPHost(name) else { return nil }
+        let host: SIPHost
+        if destination.transport.isWebSocket && local.port == 0 {
+            guard let named = SIPHost(webSocketClientHost) else { return nil }
+            host = named
+        } else if let last = lastViaHost, last.address == local {
+            host = last.host
+        } else {
+            guard let parsed = SIPHost(local.host) else { return nil }
+            lastViaHost = (local, parsed)
+            host = parsed
+        }
         let port = local.port == 0 ? nil : local.port
         // Built in one go: each parameter set on a finished Via writes its bytes again.
         var parameters = [Parameter("branch", branch), Parameter("rport")]

@@ -7,12 +7,24 @@ import Synchronization
     import Glibc
 #endif
 
-/// Relays every delegate callback as a `CallProviderEvent` to one closure (on the provider's delegate queue,
-/// in order). Actions are fulfilled by the protocol's default implementations.
-final class RelayDelegate: CallProviderDelegate {
+/// Relays every event to one closure (on the provider's delegate queue, in order): the provider hands them
+/// over as they are (`CallProviderEventRelay`); the callbacks say the same for any other path. Actions are
+/// fulfilled, as by the protocol's default implementations.
+final class RelayDelegate: CallProviderEventRelay {
     let handler: @Sendable (CallProviderEvent) -> Void
 
     init(_ handler: @escaping @Sendable (CallProviderEvent) -> Void) { self.handler = handler }
+
+    /// Every event as the provider made it (no callback per kind, no second event made from it), but for
+    /// what the callbacks below leave to the defaults: actions are fulfilled, a pushed call's INVITE is not
+    /// heard.
+    func provider(_ provider: CallProvider, relay event: CallProviderEvent) {
+        switch event.kind {
+        case .action: event.action?.fulfill()
+        case .inviteArrived: break
+        default: handler(event)
+        }
+    }
 
     func providerDidReset(_ provider: CallProvider) { handler(.didReset) }
     func providerDidBegin(_ provider: CallProvider) { handler(.didBegin) }

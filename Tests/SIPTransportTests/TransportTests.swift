@@ -101,6 +101,25 @@ struct TransportTests {
         try await fixture.stop([client])
     }
 
+    /// A Via names the address its request leaves from, request after request, as the family of the
+    /// destination changes (the layer keeps the latest host it wrote).
+    @Test func eachViaNamesTheAddressItsRequestLeavesFrom() async throws {
+        let fixture = try LoopFixture()
+        let layer = SIPTransportLayer(loop: fixture.loop)
+        try await onLoop(fixture.loop) {
+            let v4 = try layer.listen(.udp, on: .loopback())
+            let v6 = try layer.listen(.udp, on: .loopbackIPv6())
+            let toV4 = Destination(transport: .udp, address: .loopback(port: 5060))
+            let toV6 = Destination(transport: .udp, address: .loopbackIPv6(port: 5060))
+            for (i, (destination, local)) in [(toV4, v4), (toV6, v6), (toV6, v6), (toV4, v4)].enumerated() {
+                let via = try #require(layer.makeVia(for: destination, branch: "z9hG4bK-family-\(i)"))
+                #expect(via.host.text == local.host)
+                #expect(via.port == local.port)
+            }
+        }
+        try await fixture.stop([layer])
+    }
+
     /// `stopListening(at:)` closes the UDP and TCP listeners on one address (and only those): the port can be
     /// bound again at once, and the layer no longer names it.
     @Test func stopListeningFreesTheAddress() async throws {

@@ -1,4 +1,6 @@
 import Foundation
+import SwitchboardTesting
+import Synchronization
 import Testing
 
 @testable import Switchboard
@@ -121,5 +123,42 @@ struct CallProviderEventTests {
             }
         }
         #expect(Self.everyKind.map(\.1).filter(isAboutTheCall) == [.connected, .ended])
+    }
+}
+
+/// A delegate that takes events as they are: it counts the callbacks it hears instead.
+private final class RelayRecorder: CallProviderEventRelay {
+    let relayed = Mutex<[CallProviderEvent.Kind]>([])
+    let callbacks = Mutex(0)
+
+    func provider(_ provider: CallProvider, relay event: CallProviderEvent) {
+        relayed.withLock { $0.append(event.kind) }
+        event.action?.fulfill()
+    }
+    func providerDidReset(_ provider: CallProvider) { callbacks.withLock { $0 += 1 } }
+    func provider(_ provider: CallProvider, didActivateAudioFor callUUID: UUID) { callbacks.withLock { $0 += 1 } }
+    func provider(_ provider: CallProvider, perform action: EndCallAction) {
+        callbacks.withLock { $0 += 1 }
+        action.fulfill()
+    }
+}
+
+extension CallProviderEventTests {
+    /// A relay (the CLI's delegate) hears every event of a batch itself, in order, actions included, and
+    /// none of the callbacks.
+    @Test func aRelayHearsTheEventsThemselvesInOrder() throws {
+        let world = VirtualWorld()
+        let provider = try world.makeProvider(
+            configuration: CallProviderConfiguration(accounts: [], listeners: []), host: "127.0.0.1")
+        defer { provider.invalidate(timeout: .seconds(2)) }
+        let relay = RelayRecorder()
+        let outlet = EventOutlet()
+        outlet.setDelegate(relay, queue: nil)
+        let action = EndCallAction(call: Self.uuid)
+        outlet.deliver(
+            [.event(.audioActivated(Self.uuid)), .event(.action(action)), .event(.didReset)], from: provider)
+        outlet.drain(timeout: .now() + .seconds(30))
+        #expect(relay.relayed.withLock { $0 } == [.audioActivated, .action, .didReset])
+        #expect(relay.callbacks.withLock { $0 } == 0)
     }
 }

@@ -4,10 +4,15 @@ import SIPTransaction
 import SIPTransport
 import SIPUserAgent
 
-/// Names one INVITE session in the driver.
+/// Names one INVITE session in the driver. The directory makes each key from a serial number (high 32 bits:
+/// keys order by when their session began, and none is made twice in 2^32 sessions) and the slot its session holds (low 32
+/// bits, reused once the session is gone), which `SessionTable`s index.
 struct SessionKey: Hashable, Sendable, CustomStringConvertible {
     let raw: UInt64
     var description: String { "session-\(raw)" }
+
+    /// The slot of the key in a `SessionTable`.
+    var slot: Int { Int(truncatingIfNeeded: raw & 0xFFFF_FFFF) }
 }
 
 /// One session and the driver's bookkeeping around it.
@@ -55,9 +60,13 @@ extension InviteSession {
 
 /// The driver's sessions and the ways to find one: by key, by dialog (in-dialog requests, ACKs, Replaces),
 /// by the server transaction of its INVITE (CANCELs) and by its latest INVITE server transactions (their
-/// failures). Every look-up is a hash: nothing scans the sessions. Pure: no I/O.
+/// failures). Every look-up is an index (by key) or a hash: nothing scans the sessions. Pure: no I/O.
 struct SessionDirectory {
-    private(set) var entries: [SessionKey: SessionEntry] = [:]
+    private(set) var entries = SessionTable<SessionEntry>()
+    /// Slots of removed sessions, reused last-freed first.
+    private var freeSlots: [UInt32] = []
+    /// Slots ever given out (the next new one).
+    private var slotCount: UInt32 = 0
     private var dialogs = DialogTable<SessionKey>()
     /// Incoming INVITE server transactions, for their CANCELs.
     private var invitesByTransaction: [TransactionID: SessionKey] = [:]
@@ -75,7 +84,14 @@ struct SessionDirectory {
     /// Files a new session under a key no other session had.
     mutating func add() -> (SessionKey, SessionEntry) {
         nextKey += 1
-        let key = SessionKey(raw: nextKey)
+        let slot: UInt32
+        if let reused = freeSlots.popLast() {
+            slot = reused
+        } else {
+            slot = slotCount
+            slotCount &+= 1
+        }
+        let key = SessionKey(raw: nextKey << 32 | UInt64(slot))
         let entry = SessionEntry()
         entries[key] = entry
         return (key, entry)
@@ -84,7 +100,7 @@ struct SessionDirectory {
     /// Remembers that `transaction` is the INVITE of session `key` (an incoming call).
     mutating func addInvite(_ transaction: TransactionID, for key: SessionKey) {
         invitesByTransaction[transaction] = key
-        entries[key]?.inviteTransaction = transaction
+        if let entry = entries[key] { entry.inviteTransaction = transaction }
         addServerInvite(transaction, for: key)
     }
 
@@ -171,6 +187,7 @@ struct SessionDirectory {
             if sessionsByFlow[flow]?.isEmpty == true { sessionsByFlow[flow] = nil }
         }
         entries[key] = nil
+        freeSlots.append(UInt32(truncatingIfNeeded: key.slot))
         entry.isFinished = true
         if let ids = entry.withSession({ $0.dialogIDs }) {
             for id in ids { removeDialog(id, of: key) }
@@ -186,9 +203,11 @@ struct SessionDirectory {
 
     /// Drops every session, marked finished; returns them.
     mutating func removeAll() -> [SessionEntry] {
-        let all = Array(entries.values)
+        let all = entries.values
         for entry in all { entry.isFinished = true }
-        entries = [:]
+        entries.removeAll()
+        freeSlots = []
+        slotCount = 0
         dialogs = DialogTable()
         invitesByTransaction = [:]
         serverInvites = [:]

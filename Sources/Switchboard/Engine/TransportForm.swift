@@ -28,7 +28,9 @@ enum TransportForm {
     ///     to RFC 3263.
     static func uri(_ uri: SIPURI, for transport: TransportProtocol?) -> SIPURI {
         var uri = uri
-        switch uri.transport {
+        // Read once: the parameter is looked up (and its value made) on every read.
+        let current = uri.transport
+        switch current {
         case "tls":
             uri.isSecure = true
             uri.transport = nil
@@ -39,7 +41,7 @@ enum TransportForm {
             return uri
         default: break
         }
-        guard uri.transport == nil, let transport else { return uri }
+        guard current == nil, let transport else { return uri }
         // A `sips:` URI stays as it is, except that a WSS flow says it is WebSocket.
         guard !uri.isSecure || transport == .wss else { return uri }
         switch transport {

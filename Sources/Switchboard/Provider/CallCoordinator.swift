@@ -326,5 +326,5 @@ final class CallCoordinator: @unchecked Sendable {
     func bind(_ key: SessionKey, to record: CallRecord) { table.bind(key, to: record) }
 
     /// Forgets which call session `key` carried; returns that call's record, if it is still filed.
-    func unbind(_ key: SessionKey) -> CallRecord? { table.unbind(key).flatMap { table[$0] } }
+    func unbind(_ key: SessionKey) -> CallRecord? { table.unbind(key) }
 }

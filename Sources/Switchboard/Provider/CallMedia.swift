@@ -40,9 +40,9 @@ final class CallMedia {
     private let engine: MediaEngine
     let settings: Settings
     private let logger: Logger
-    private var streams: [SessionKey: MediaStream] = [:]
+    private var streams = SessionTable<MediaStream>()
     /// The ICE of the sessions that use it.
-    private(set) var ice: [SessionKey: ICECallState] = [:]
+    private(set) var ice = SessionTable<ICECallState>()
 
     init(engine: MediaEngine, settings: Settings, logger: Logger) {
         self.engine = engine

@@ -9,9 +9,10 @@ final class OccasionalCallState: OutOfLineState {
     var mediaSecurityFailure: MediaSecurityFailure?
 
     /// Everything is at its default: the record can let the box go.
+    /// The routing last: it is the largest to look at (checked after every change of any part).
     var isEmpty: Bool {
-        routing.isInitial && transfer.isIdle && unansweredTimer == nil && localEndReason == nil
-            && mediaSecurityFailure == nil
+        unansweredTimer == nil && localEndReason == nil && mediaSecurityFailure == nil && transfer.isIdle
+            && routing.isInitial
     }
 }
 

@@ -133,7 +133,11 @@ struct CallRouting {
     var offersWebRTCProfile = true
 
     /// Nothing was set: no target, no redirection, the WebRTC profile still allowed.
-    var isInitial: Bool { target == nil && redirectTargets.isEmpty && redirections == 0 && offersWebRTCProfile }
+    var isInitial: Bool {
+        // The target by its case: `== nil` would copy the URI out first.
+        guard case .none = target else { return false }
+        return redirectTargets.isEmpty && redirections == 0 && offersWebRTCProfile
+    }
 
     /// A 3xx named these Contacts.
     mutating func redirected(to targets: [URI]) { redirectTargets = targets }

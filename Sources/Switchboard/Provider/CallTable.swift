@@ -8,12 +8,13 @@ struct CallTable {
     /// The calls not yet ended, so that the limit check costs O(1) per new call.
     private var live = Set<UUID>()
     private var nextSequence: UInt64 = 0
-    private var bySession: [SessionKey: UUID] = [:]
+    /// The record of each session, by the session's slot (no hash of the key, nor of the UUID, per look-up).
+    private var bySession = SessionTable<CallRecord>()
 
     subscript(uuid: UUID) -> CallRecord? { records[uuid] }
 
     /// The record whose session is `key`.
-    subscript(session key: SessionKey) -> CallRecord? { bySession[key].flatMap { records[$0] } }
+    subscript(session key: SessionKey) -> CallRecord? { bySession[key] }
 
     /// How many call records are kept (live, or ended with their session still finishing).
     var count: Int { records.count }
@@ -38,12 +39,12 @@ struct CallTable {
     /// Makes `key` the session of `record` (its first, or the next after a 3xx).
     mutating func bind(_ key: SessionKey, to record: CallRecord) {
         record.session = key
-        bySession[key] = record.uuid
+        bySession[key] = record
     }
 
-    /// Forgets which call session `key` carried; returns that call's UUID.
+    /// Forgets which call session `key` carried; returns that call.
     @discardableResult
-    mutating func unbind(_ key: SessionKey) -> UUID? { bySession.removeValue(forKey: key) }
+    mutating func unbind(_ key: SessionKey) -> CallRecord? { bySession.removeValue(forKey: key) }
 
     /// The call ended: it no longer counts against the limit.
     mutating func markEnded(_ uuid: UUID) { live.remove(uuid) }
@@ -55,9 +56,10 @@ struct CallTable {
         if let key = record.session { bySession[key] = nil }
     }
 
-    /// Forgets every call (sessions stay mapped: the session driver drops them itself).
+    /// Forgets every call and which sessions carried them.
     mutating func removeAll() {
         records = [:]
         live = []
+        bySession.removeAll()
     }
 }

@@ -8,6 +8,8 @@ import Synchronization
 final class EventOutlet: Sendable {
     private struct State {
         weak var delegate: (any CallProviderDelegate)?
+        /// The delegate again when it takes events as they are (`CallProviderEventRelay`).
+        weak var relay: (any CallProviderEventRelay)?
         var queue: DispatchQueue
         var streams: [UInt64: AsyncStream<CallProviderEvent>.Continuation] = [:]
         var traceStreams: [UInt64: AsyncStream<SIPTraceEvent>.Continuation] = [:]
@@ -30,6 +32,7 @@ final class EventOutlet: Sendable {
     func setDelegate(_ delegate: (any CallProviderDelegate)?, queue: DispatchQueue?) {
         state.withLock {
             $0.delegate = delegate
+            $0.relay = delegate as? any CallProviderEventRelay
             $0.queue = queue ?? DispatchQueue(label: "switchboard.provider.delegate")
         }
     }
@@ -109,11 +112,11 @@ final class EventOutlet: Sendable {
     /// batch, not per event: a thread hop costs more than most callbacks).
     func deliver(_ batch: [Delivery], from provider: CallProvider?) {
         guard !batch.isEmpty else { return }
-        let (delegate, delegateQueue, streams) = state.withLock {
-            ($0.delegate, $0.queue, Array($0.streams.values))
+        let (delegate, relay, delegateQueue, streams) = state.withLock {
+            ($0.delegate, $0.relay, $0.queue, Array($0.streams.values))
         }
         if let loop {
-            deliverOnLoop(loop, batch, delegate: delegate, streams: streams, provider: provider)
+            deliverOnLoop(loop, batch, delegate: delegate, relay: relay, streams: streams, provider: provider)
             return
         }
         var run: [Delivery] = []
@@ -123,7 +126,7 @@ final class EventOutlet: Sendable {
             guard let queue = runQueue, !run.isEmpty else { return }
             let items = run
             run = []
-            queue.async { Self.perform(items, delegate: delegate, provider: provider) }
+            queue.async { Self.perform(items, delegate: delegate, relay: relay, provider: provider) }
         }
         for item in batch {
             if case .event(let event) = item {
@@ -143,27 +146,35 @@ final class EventOutlet: Sendable {
     /// Delivers a batch on `loop`, callbacks and completions alike, in order.
     private func deliverOnLoop(
         _ loop: any EventLoopProtocol, _ batch: [Delivery], delegate: (any CallProviderDelegate)?,
-        streams: [AsyncStream<CallProviderEvent>.Continuation], provider: CallProvider?
+        relay: (any CallProviderEventRelay)?, streams: [AsyncStream<CallProviderEvent>.Continuation],
+        provider: CallProvider?
     ) {
-        let work = CallbackBatch(items: batch, delegate: delegate, provider: provider)
+        let work = CallbackBatch(items: batch, delegate: delegate, relay: relay, provider: provider)
         for item in batch {
             if case .event(let event) = item { for stream in streams { stream.yield(event) } }
         }
         if loop.inEventLoop {
-            Self.perform(work.items, delegate: work.delegate, provider: work.provider)
+            Self.perform(work.items, delegate: work.delegate, relay: work.relay, provider: work.provider)
         } else {
-            loop.execute { Self.perform(work.items, delegate: work.delegate, provider: work.provider) }
+            loop.execute {
+                Self.perform(work.items, delegate: work.delegate, relay: work.relay, provider: work.provider)
+            }
         }
     }
 
     private static func perform(
-        _ items: [Delivery], delegate: (any CallProviderDelegate)?, provider: CallProvider?
+        _ items: [Delivery], delegate: (any CallProviderDelegate)?, relay: (any CallProviderEventRelay)?,
+        provider: CallProvider?
     ) {
         for item in items {
             switch item {
             case .event(let event):
                 guard let delegate, let provider else { continue }
-                deliver(event, to: delegate, from: provider)
+                if let relay {
+                    relay.provider(provider, relay: event)
+                } else {
+                    deliver(event, to: delegate, from: provider)
+                }
             case .block(_, let body):
                 body()
             }
@@ -241,5 +252,15 @@ final class EventOutlet: Sendable {
 private struct CallbackBatch: Sendable {
     var items: [EventOutlet.Delivery]
     var delegate: (any CallProviderDelegate)?
+    var relay: (any CallProviderEventRelay)?
     var provider: CallProvider?
+}
+
+/// A delegate that takes each event as the provider made it, in one method, instead of the callback of its
+/// kind: the command-line tool's, which turns callbacks back into events (the event is not rebuilt, nor a
+/// second one allocated). It answers for what the callbacks would have done: an action must still end with
+/// `fulfill()` or `fail()`. Within the package only.
+package protocol CallProviderEventRelay: CallProviderDelegate {
+    /// `event`, on the delegate's queue, in order with the others.
+    func provider(_ provider: CallProvider, relay event: CallProviderEvent)
 }
