@@ -21,12 +21,36 @@ struct CallTableTests {
         var table = CallTable()
         let record = Parts.record()
         table.add(record)
-        table.markEnded(record.uuid)
+        table.markEnded(record)
         #expect(table.liveCount == 0)
         #expect(table[record.uuid] === record)
         table.remove(record)
         #expect(table[record.uuid] == nil)
         #expect(table.inOrder.isEmpty)
+    }
+
+    @Test func aCallCountsOnceHoweverItEndsOrLeaves() {
+        var table = CallTable()
+        let ended = Parts.record()
+        let removedLive = Parts.record()
+        let kept = Parts.record()
+        for record in [ended, removedLive, kept] { table.add(record) }
+        table.markEnded(ended)
+        table.markEnded(ended)
+        #expect(table.liveCount == 2)
+        // Removed before it ended (a call that never got going): it no longer counts either.
+        table.remove(removedLive)
+        #expect(table.liveCount == 1)
+        table.remove(ended)
+        #expect(table.liveCount == 1)
+        #expect(table.count == 1)
+        // Filed again under its UUID, a call still counts once.
+        table.add(kept)
+        #expect(table.liveCount == 1)
+        let replacement = Parts.record(kept.uuid)
+        table.add(replacement)
+        #expect(table.liveCount == 1)
+        #expect(table[kept.uuid] === replacement)
     }
 
     @Test func sessionsFindTheirCall() {
@@ -55,6 +79,7 @@ struct CallTableTests {
         for _ in 0..<3 { table.add(Parts.record()) }
         table.removeAll()
         #expect(table.liveCount == 0)
+        #expect(table.count == 0)
         #expect(table.inOrder.isEmpty)
         // Sequence numbers go on rising: snapshots stay in order across a reset.
         let next = Parts.record()

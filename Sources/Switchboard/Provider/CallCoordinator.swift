@@ -196,7 +196,7 @@ final class CallCoordinator: @unchecked Sendable {
         pushed.remove(record.uuid)?.cancelTimer?.cancel()
         media.refreshQuality(record)
         let cancelled = record.end(details, at: engine.date)
-        table.markEnded(record.uuid)
+        table.markEnded(record)
         if record.media.setAudioActive(false, isConnected: false) { emit(.audioDeactivated(record.uuid)) }
         // The call is over: its media stops now (RTCP BYE), not when the session's last transaction ends.
         if let key = record.session { media.close(key) }

@@ -17,6 +17,8 @@ final class CallRecord {
     var occasional: OccasionalCallState?
     /// The call's connection died and a re-INVITE is re-establishing it.
     var isReconnecting = false
+    /// Filed and not ended: it counts against the limit (`CallTable` keeps this).
+    var isLive = false
     /// The `connected` event waits for DTLS-SRTP keys.
     var waitsForDTLS = false
     /// Run once the call has ended and its session finished.

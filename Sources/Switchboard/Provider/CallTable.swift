@@ -5,8 +5,9 @@ import Foundation
 /// thousands). Pure: no I/O.
 struct CallTable {
     private var records: [UUID: CallRecord] = [:]
-    /// The calls not yet ended, so that the limit check costs O(1) per new call.
-    private var live = Set<UUID>()
+    /// How many filed calls have not ended (each record says whether it counts), so that the limit check
+    /// costs O(1) per new call and no second table is hashed into per call.
+    private(set) var liveCount = 0
     private var nextSequence: UInt64 = 0
     /// The record of each session, by the session's slot (no hash of the key, nor of the UUID, per look-up).
     private var bySession = SessionTable<CallRecord>()
@@ -22,9 +23,6 @@ struct CallTable {
     /// The call whose SIP Call-ID is `callID` (a scan: only pushes ask, and they are rare).
     func record(callID: String) -> CallRecord? { records.values.first { $0.call.callID == callID } }
 
-    /// How many calls have not ended.
-    var liveCount: Int { live.count }
-
     /// The calls in the order they began (sorted when asked: snapshots and the wind-down are rare).
     var inOrder: [CallRecord] { records.values.sorted { $0.sequence < $1.sequence } }
 
@@ -32,8 +30,14 @@ struct CallTable {
     mutating func add(_ record: CallRecord) {
         nextSequence &+= 1
         record.sequence = nextSequence
-        records[record.uuid] = record
-        live.insert(record.uuid)
+        // A record filed again under its UUID takes the place of the one before (which no longer counts).
+        if let replaced = records.updateValue(record, forKey: record.uuid), replaced !== record {
+            uncount(replaced)
+        }
+        if !record.isLive {
+            record.isLive = true
+            liveCount += 1
+        }
     }
 
     /// Makes `key` the session of `record` (its first, or the next after a 3xx).
@@ -47,19 +51,26 @@ struct CallTable {
     mutating func unbind(_ key: SessionKey) -> CallRecord? { bySession.removeValue(forKey: key) }
 
     /// The call ended: it no longer counts against the limit.
-    mutating func markEnded(_ uuid: UUID) { live.remove(uuid) }
+    mutating func markEnded(_ record: CallRecord) { uncount(record) }
 
     /// Forgets `record` and its current session.
     mutating func remove(_ record: CallRecord) {
-        records[record.uuid] = nil
-        live.remove(record.uuid)
+        if let removed = records.removeValue(forKey: record.uuid) { uncount(removed) }
+        uncount(record)
         if let key = record.session { bySession[key] = nil }
     }
 
     /// Forgets every call and which sessions carried them.
     mutating func removeAll() {
+        for record in records.values { record.isLive = false }
         records = [:]
-        live = []
+        liveCount = 0
         bySession.removeAll()
+    }
+
+    private mutating func uncount(_ record: CallRecord) {
+        guard record.isLive else { return }
+        record.isLive = false
+        liveCount -= 1
     }
 }
