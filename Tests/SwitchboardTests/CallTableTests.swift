@@ -53,6 +53,20 @@ struct CallTableTests {
         #expect(table[kept.uuid] === replacement)
     }
 
+    @Test func uuidsThatDifferInOneByteAreDifferentCalls() {
+        var table = CallTable()
+        let base: uuid_t = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+        var other = base
+        other.15 = 17
+        var swapped = base
+        (swapped.0, swapped.8) = (base.8, base.0)
+        let records = [base, other, swapped].map { Parts.record(UUID(uuid: $0)) }
+        for record in records { table.add(record) }
+        #expect(table.count == 3)
+        for record in records { #expect(table[record.uuid] === record) }
+        #expect(table[UUID()] == nil)
+    }
+
     @Test func sessionsFindTheirCall() {
         var table = CallTable()
         let record = Parts.record()
