@@ -20,6 +20,18 @@ struct MediaSessionFinalFiguresTests {
         #expect(call.bob.session.statistics == final)
     }
 
+    @Test func theQualityFiguresAreThoseOfTheStatistics() throws {
+        var call = try Call()
+        #expect(call.bob.session.quality == MediaSessionQuality(call.bob.session.statistics))
+        call.network.run(until: .seconds(12))
+        let streaming = call.bob.session.quality
+        #expect(streaming == MediaSessionQuality(call.bob.session.statistics))
+        #expect(streaming.packetsReceived > 500 && streaming.packetsSent > 500 && streaming.codec == "PCMU")
+        #expect(streaming.roundTripMilliseconds != nil && streaming.playoutDelayMilliseconds > 0)
+        call.bob.session.close(at: call.network.now)
+        #expect(call.bob.session.quality == MediaSessionQuality(call.bob.session.statistics))
+    }
+
     @Test func aSessionThatNeverSentLeavesWithoutAGoodbye() throws {
         var call = try Call()
         while call.bob.session.nextTransmission() != nil {}

@@ -80,6 +80,10 @@ extension MediaSession {
     /// The figures so far (after ``close(at:reason:)``, the final ones).
     @inlinable
     public var statistics: MediaSessionStatistics { state.statistics(counters) }
+
+    /// The figures of ``statistics`` that tell the call's quality, read for less.
+    @inlinable
+    public var quality: MediaSessionQuality { state.quality(counters) }
 }
 
 extension MediaSessionCounters {
@@ -98,6 +102,32 @@ extension MediaSessionCounters {
         figures.playoutDelayMilliseconds = buffer.playoutDelay.milliseconds
         figures.resynchronisations = buffer.resynchronisations
         return figures
+    }
+}
+
+extension MediaSessionState {
+    /// ``statistics(_:)``'s quality figures, without making the rest.
+    @usableFromInline
+    func quality(_ counters: MediaSessionCounters) -> MediaSessionQuality {
+        var quality = MediaSessionQuality()
+        switch self {
+        case .closed(let final): return MediaSessionQuality(final)
+        case .idle: break
+        case .streaming(let stream):
+            quality.roundTripMilliseconds = stream.rtcp.roundTripTime.map(\.milliseconds)
+            if let reception = stream.reception {
+                if let source = reception.receiver.source {
+                    quality.packetsReceived = Int(source.validPackets)
+                    quality.packetsLost = Int(source.cumulativeLost)
+                    quality.expected = Int(source.expectedPackets)
+                    quality.jitterMilliseconds = source.jitterMilliseconds
+                }
+                quality.playoutDelayMilliseconds = reception.jitter.statisticsStorage.playoutDelay.milliseconds
+            }
+        }
+        quality.packetsSent = Int(counters.packetsSent)
+        quality.codec = counters.codec
+        return quality
     }
 }
 

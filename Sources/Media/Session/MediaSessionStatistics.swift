@@ -64,6 +64,42 @@ public struct MediaSessionStatistics: Hashable, Sendable {
     public var lossFraction: Double { expected > 0 ? Double(max(0, packetsLost)) / Double(expected) : 0 }
 }
 
+/// The part of ``MediaSessionStatistics`` that tells a call's quality: what a driver that shows it after
+/// every step reads, without the drop counters and the demultiplexer's tables the full figures copy.
+public struct MediaSessionQuality: Hashable, Sendable {
+    /// As ``MediaSessionStatistics/packetsSent``.
+    public var packetsSent = 0
+    /// As ``MediaSessionStatistics/packetsReceived``.
+    public var packetsReceived = 0
+    /// As ``MediaSessionStatistics/packetsLost``.
+    public var packetsLost = 0
+    /// As ``MediaSessionStatistics/expected``.
+    public var expected = 0
+    /// As ``MediaSessionStatistics/jitterMilliseconds``.
+    public var jitterMilliseconds = 0.0
+    /// As ``MediaSessionStatistics/playoutDelayMilliseconds``.
+    public var playoutDelayMilliseconds = 0.0
+    /// As ``MediaSessionStatistics/roundTripMilliseconds``.
+    public var roundTripMilliseconds: Double?
+    /// As ``MediaSessionStatistics/codec``.
+    public var codec: String?
+
+    /// Zero figures.
+    public init() {}
+
+    /// The quality part of `statistics`.
+    public init(_ statistics: MediaSessionStatistics) {
+        packetsSent = statistics.packetsSent
+        packetsReceived = statistics.packetsReceived
+        packetsLost = statistics.packetsLost
+        expected = statistics.expected
+        jitterMilliseconds = statistics.jitterMilliseconds
+        playoutDelayMilliseconds = statistics.playoutDelayMilliseconds
+        roundTripMilliseconds = statistics.roundTripMilliseconds
+        codec = statistics.codec
+    }
+}
+
 /// Counts per kind of what the RFC 7983 demultiplexer saw, and what it dropped for want of a handler.
 public struct MediaDemultiplexStatistics: Hashable, Sendable {
     /// Datagrams that arrived, by kind.

@@ -73,7 +73,7 @@ extension MediaStream {
 
     /// Copies the session's figures out for other threads.
     func publish() {
-        let statistics = MediaStreamFigures(reading { $0.statistics })
+        let statistics = MediaStreamFigures(reading { $0.quality })
         published.withLock { $0 = statistics }
     }
 }

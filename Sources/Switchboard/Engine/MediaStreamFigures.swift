@@ -15,7 +15,9 @@ struct MediaStreamFigures: Sendable {
 
     init() {}
 
-    init(_ statistics: MediaSessionStatistics) {
+    init(_ statistics: MediaSessionStatistics) { self.init(MediaSessionQuality(statistics)) }
+
+    init(_ statistics: MediaSessionQuality) {
         packetsSent = UInt32(truncatingIfNeeded: statistics.packetsSent)
         packetsReceived = UInt32(truncatingIfNeeded: statistics.packetsReceived)
         packetsLost = Int32(clamping: statistics.packetsLost)
