@@ -121,6 +121,35 @@ import Testing
         #expect(call.session.state == .confirmed)
     }
 
+    @Test func theCallFinishesAtTheBYEsAnswerWhileTheINVITELingers() throws {
+        var call = try ScriptedCall()
+        let first = call.receive(try call.reply(200, sdp: peerAnswer))
+        let ack = try #require(first.acks.first)
+        let hangUp = call.session.hangUp()
+        let bye = try #require(hangUp.requests.first)
+        let byeToken = try #require(hangUp.tokens.first)
+        // The BYE answered: the INVITE's transaction is still Accepted (Timer M), yet nothing is left to do.
+        let answered = call.session.receiveResponse(try call.reply(200, to: bye), for: byeToken)
+        #expect(answered.isFinished)
+        #expect(call.session.isFinished)
+        let lingering = call.session.lingeringACKs
+        #expect(lingering.map(\.token) == [call.token])
+        #expect(lingering.map(\.request) == [ack])
+        // A 2xx retransmission still gets the same ACK, from the session or from what a driver kept of it.
+        let retransmission = try call.reply(200, sdp: peerAnswer)
+        #expect(lingering.first?.acknowledges(retransmission, for: call.token) == true)
+        #expect(lingering.first?.acknowledges(retransmission, for: byeToken) == false)
+        let otherFork = try call.reply(200, tag: "other", sdp: peerAnswer)
+        #expect(lingering.first?.acknowledges(otherFork, for: call.token) == false)
+        let again = call.receive(retransmission)
+        #expect(again.acks == [ack])
+        #expect(!again.isFinished)
+        // Timer M: the ACK goes with the transaction.
+        #expect(call.session.transactionEnded(call.token).isEmpty)
+        #expect(call.session.lingeringACKs.isEmpty)
+        #expect(call.session.isFinished)
+    }
+
     @Test(arguments: [
         (486, "busy"), (600, "declined"), (603, "declined"), (404, "failed"), (480, "failed"),
         (488, "not-acceptable"), (606, "not-acceptable"), (408, "timeout"), (503, "unreachable"),

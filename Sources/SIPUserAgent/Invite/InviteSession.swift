@@ -148,13 +148,31 @@ public struct InviteSession: Sendable {
         self.random = SessionRandom(seed: generator.next())
     }
 
-    /// Whether the session has nothing left to do: ended, no transaction open, no timer armed.
+    /// Whether the session has nothing left to do: ended, no timer armed, and no transaction open but an
+    /// INVITE's in RFC 6026's Accepted state, which only passes up retransmissions of its 2xx: their ACKs are
+    /// in `lingeringACKs`.
     public var isFinished: Bool {
         switch phase {
-        case .terminated(let ending): ending.byeAfterACK == nil && transactions.isEmpty && timers.isEmpty
-        case .finished: transactions.isEmpty && timers.isEmpty
+        case .terminated(let ending):
+            ending.byeAfterACK == nil && timers.isEmpty && transactions.allSatisfy(\.isCompleted)
+        case .finished: timers.isEmpty && transactions.allSatisfy(\.isCompleted)
         default: false
         }
+    }
+
+    /// The ACKs to send again, unchanged, for retransmissions of a 2xx while the INVITE client transaction it
+    /// answered lingers (RFC 3261 §13.2.2.4, RFC 6026 §8.4): a driver that drops the session once it has
+    /// finished keeps these until each transaction's end, instead of the whole call.
+    public var lingeringACKs: [LingeringACK] {
+        var lingering: [LingeringACK] = []
+        for transaction in transactions where transaction.isCompleted {
+            for ack in acks where ack.sequenceNumber == transaction.sequenceNumber {
+                lingering.append(
+                    LingeringACK(
+                        token: transaction.token, remoteTag: ack.remoteTag, request: ack.request, nextHop: ack.nextHop))
+            }
+        }
+        return lingering
     }
 
     /// Whether the session ended and owes the peer nothing more: no 2xx waits for its ACK, no timer is armed,
@@ -305,13 +323,16 @@ extension InviteSession {
         if role == .uac { dialog?.state = .terminated }
     }
 
-    /// Says `finished` (and stops routing the dialog) once nothing is left to do.
+    /// Says `finished` (and stops routing the dialog) once nothing is left to do. An INVITE transaction that
+    /// only lingers in RFC 6026's Accepted state (64*T1 after its 2xx) does not hold the call up: its ACKs stay
+    /// (`lingeringACKs`) for the 2xx retransmissions it may still pass up.
     mutating func finishIfDone(into actions: inout [SessionAction]) {
         // `isFinished` spelt out: through the getter the whole session was copied on each call.
-        guard case .terminated(let ending) = phase, ending.byeAfterACK == nil, transactions.isEmpty, timers.isEmpty
+        guard case .terminated(let ending) = phase, ending.byeAfterACK == nil, timers.isEmpty,
+            transactions.allSatisfy(\.isCompleted)
         else { return }
         phase = .finished(ending.reason)
-        acks = []
+        if transactions.isEmpty { acks = [] }
         outgoingInviteStorage = nil
         dialog?.state = .terminated
         // The id alone: `let dialog` would copy the whole dialog.

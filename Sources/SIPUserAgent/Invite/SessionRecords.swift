@@ -1,5 +1,5 @@
 import SDP
-import SIPMessage
+public import SIPMessage
 
 /// How a re-offer travels (RFC 3311 §5.1: UPDATE changes the session without touching the dialog's INVITE
 /// state; RFC 3261 §14: re-INVITE).
@@ -165,6 +165,25 @@ struct ClientTransaction: Sendable {
     /// A final response arrived (an INVITE stays for its 2xx retransmissions until the transaction ends).
     var isCompleted = false
     var retries: UInt8 = 0
+}
+
+/// The ACK of a 2xx to an INVITE whose client transaction outlives the session (`InviteSession.lingeringACKs`):
+/// each retransmission of that 2xx, reported for `token` with `remoteTag` in its To, gets `request` again,
+/// sent to `nextHop` (§13.2.2.4).
+public struct LingeringACK: Sendable {
+    /// The INVITE's (or re-INVITE's) client transaction.
+    public let token: RequestToken
+    /// The To tag of the 2xx the ACK acknowledges.
+    public let remoteTag: String
+    /// The ACK as first sent (without its Via).
+    public let request: SIPRequest
+    /// Where it went.
+    public let nextHop: URI
+
+    /// Whether `response`, reported for `token`, is a retransmission of the 2xx this ACK acknowledges.
+    public func acknowledges(_ response: SIPResponse, for token: RequestToken) -> Bool {
+        token == self.token && response.isSuccess && (try? response.to)??.tag == remoteTag
+    }
 }
 
 /// An ACK sent for a 2xx, re-sent on each retransmission of that 2xx (§13.2.2.4).

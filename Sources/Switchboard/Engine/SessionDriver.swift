@@ -119,6 +119,7 @@ final class SessionDriver {
     }
 
     func reset() {
+        sender.reset()
         for entry in directory.removeAll() {
             entry.timers.cancelAll(on: engine.loop)
             if let flow = entry.flow { engine.transport.release(flow: flow) }
@@ -360,6 +361,11 @@ final class SessionDriver {
         guard let entry = directory.remove(key) else { return }
         entry.timers.cancelAll(on: engine.loop)
         if let flow = entry.flow { engine.transport.release(flow: flow) }
+        // The call goes now, though its INVITE transaction may stay Accepted for 64*T1: the sender keeps only
+        // the ACKs that transaction's 2xx retransmissions get, until it ends.
+        if let lingering = entry.withSession({ $0.lingeringACKs }), !lingering.isEmpty {
+            sender.keep(lingering, for: key, transport: entry.transport)
+        }
         delegate?.sessionDriverFinished(key)
     }
 

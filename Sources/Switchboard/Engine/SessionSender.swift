@@ -14,6 +14,22 @@ final class SessionSender {
     private let hops: HopResolver
     /// A client transaction's event for session `key`'s request `token`, on the loop.
     var onEvent: (SessionKey, RequestToken, ClientTransactionEvent) -> Void = { _, _, _ in }
+    /// The ACKs of finished sessions whose INVITE client transactions linger in RFC 6026's Accepted state, by
+    /// transaction; each goes with its transaction's end (Timer M), so there are at most as many as live
+    /// transactions.
+    private var lingering: [LingeringTransaction: Lingering] = [:]
+
+    /// A client transaction of a finished session.
+    private struct LingeringTransaction: Hashable {
+        let key: SessionKey
+        let token: RequestToken
+    }
+
+    /// What a lingering transaction's 2xx retransmissions need: the ACKs sent for them, and the transport.
+    private struct Lingering {
+        var acks: [LingeringACK]
+        let transport: SIPTransport.TransportProtocol?
+    }
 
     init(engine: Engine, hops: HopResolver) {
         core = engine.core
@@ -84,12 +100,50 @@ final class SessionSender {
         _ entry: SessionEntry
     ) {
         do {
-            try core.sendRequest(request, to: destination) { [weak self] event in
+            // The entry is held weakly: a session that finished with a transaction left lets it go at once.
+            try core.sendRequest(request, to: destination) { [weak self, weak entry] event in
+                guard let entry, !entry.isFinished else {
+                    self?.lingeringEvent(event, token: token, key: key)
+                    return
+                }
                 if case .terminated = event { entry.sentInvites[token] = nil }
                 self?.onEvent(key, token, event)
             }
         } catch {
             onEvent(key, token, .transportError(nil))
+        }
+    }
+
+    /// Keeps the ACKs of session `key`, which finished while the INVITE client transactions they answered
+    /// linger: their 2xx retransmissions get them again (RFC 3261 §13.2.2.4).
+    func keep(_ acks: [LingeringACK], for key: SessionKey, transport: SIPTransport.TransportProtocol?) {
+        for ack in acks {
+            lingering[
+                LingeringTransaction(key: key, token: ack.token), default: Lingering(acks: [], transport: transport)
+            ]
+            .acks.append(ack)
+        }
+    }
+
+    /// Forgets every kept ACK (the provider is going away).
+    func reset() { lingering = [:] }
+
+    /// An event of a transaction that outlived its session (an INVITE's, Accepted for 64*T1 after its 2xx):
+    /// each retransmission of a 2xx the session ACKed gets the same ACK again; the ACKs go with the
+    /// transaction.
+    private func lingeringEvent(_ event: ClientTransactionEvent, token: RequestToken, key: SessionKey) {
+        guard !lingering.isEmpty else { return }
+        let id = LingeringTransaction(key: key, token: token)
+        switch event {
+        case .response(let response):
+            guard let kept = lingering[id], let ack = kept.acks.first(where: { $0.acknowledges(response, for: token) })
+            else { return }
+            hops.resolve(ack.nextHop, transport: kept.transport) { [weak self] (destination: Destination?) in
+                guard let self, let destination else { return }
+                self.core.sendWithoutTransaction(ack.request, to: destination)
+            }
+        case .terminated, .timeout, .transportError:
+            lingering[id] = nil
         }
     }
 }
