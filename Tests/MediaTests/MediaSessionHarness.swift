@@ -132,9 +132,13 @@ struct Call {
         network.endpoints[Call.bob].session.setActivity(activity)
     }
 
-    /// Alice re-offers (`hold` for a hold offer) and Bob answers; both sides apply the outcome.
-    mutating func renegotiate(hold: Bool = false) throws {
-        let offer = try hold ? negotiation.alice.makeHoldOffer() : negotiation.alice.makeOffer()
+    /// Alice re-offers (`hold` for a hold offer, `resume` for the offer that ends it) and Bob answers; both
+    /// sides apply the outcome.
+    mutating func renegotiate(hold: Bool = false, resume: Bool = false) throws {
+        let offer =
+            try hold
+            ? negotiation.alice.makeHoldOffer()
+            : resume ? negotiation.alice.makeResumeOffer() : negotiation.alice.makeOffer()
         try negotiation.bob.receiveOffer(offer)
         let answer = try negotiation.bob.makeAnswer()
         negotiated = (try negotiation.alice.receiveAnswer(answer.sessionDescription), answer.session)

@@ -62,6 +62,23 @@ struct MediaSessionNetworkTests {
         #expect(call.bob.audio.hearsTone(440))
     }
 
+    @Test func packetsCrossingTheHoldAreNotCountedLost() throws {
+        var call = try Call()
+        call.network.run(until: .seconds(1))
+        // Alice holds while Bob's last packets are on their way (30 ms): they arrive after she took the
+        // answer, and she drops them unplayed; then she resumes.
+        try call.renegotiate(hold: true)
+        call.network.run(until: .seconds(2))
+        let dropped = call.alice.session.statistics.notReceiving
+        call.alice.session.prepareToReceive(at: call.network.now)
+        try call.renegotiate(resume: true)
+        call.network.run(until: .seconds(3))
+        let statistics = call.alice.session.statistics
+        #expect(dropped > 0)
+        #expect(statistics.packetsLost == 0 && statistics.lossFraction == 0)
+        #expect(call.alice.audio.hearsTone(440))
+    }
+
     @Test(arguments: [true, false])
     func rtcpReportsGiveTheRoundTripTime(isRTCPMuxed: Bool) throws {
         var call = try Call(Negotiation(isRTCPMuxed: isRTCPMuxed))

@@ -76,13 +76,15 @@ extension MediaSession {
     private mutating func receiveAudio(
         _ packet: RTPPacket, size: Int, at now: MediaInstant, into stream: inout NegotiatedStream
     ) {
+        // Counted even when dropped unplayed (held, sendonly): it was received (RFC 3550 A.3), so a packet
+        // that crossed the hold's answer leaves no gap, and no loss, once the call resumes.
+        let reception = reception(of: &stream)
+        let verdict = reception.receiver.receive(packet, size: size, at: now, includeInJitter: stream.receives)
+        if case .newSource(let previous) = verdict, previous != nil { reception.toneReceiver.reset() }
         guard stream.receives else {
             counters.notReceiving &+= 1
             return
         }
-        let reception = reception(of: &stream)
-        let verdict = reception.receiver.receive(packet, size: size, at: now)
-        if case .newSource(let previous) = verdict, previous != nil { reception.toneReceiver.reset() }
         guard verdict.isPlayable else { return }
         if case .late = reception.jitter.put(packet, at: now) { counters.lateDropped &+= 1 }
     }
