@@ -77,19 +77,9 @@ final class PBXPeer: Sendable {
     }
 
     func respond(to request: Received, _ status: String, sdp: String? = nil) {
-        let message = request.message
-        var to = message["To"] ?? ""
-        if !to.contains("tag=") { to += ";tag=\(tag)" }
-        var lines = ["SIP/2.0 \(status)"]
-        lines += message.all("Via").map { "Via: \($0)" }
-        lines += ["From: \(message["From"] ?? "")", "To: \(to)", "Call-ID: \(message["Call-ID"] ?? "")"]
-        lines += ["CSeq: \(message["CSeq"] ?? "")", "Contact: <sip:pbx@127.0.0.1:\(port)>"]
-        if let sdp {
-            lines += ["Content-Type: application/sdp", "Content-Length: \(sdp.utf8.count)", "", sdp]
-        } else {
-            lines += ["Content-Length: 0", "", ""]
-        }
-        send(lines.joined(separator: "\r\n"), toPort: request.sourcePort)
+        send(
+            request.message.response(status, tag: tag, contact: "sip:pbx@127.0.0.1:\(port)", sdp: sdp),
+            toPort: request.sourcePort)
     }
 
     func sendInDialog(_ method: String, of invite: Received, cseq: Int, headers: [String]) {

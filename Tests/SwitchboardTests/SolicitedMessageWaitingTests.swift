@@ -66,15 +66,8 @@ final class LoopbackNotifier: Sendable {
 
     /// Answers `request` (a To tag is added when it has none).
     func answer(_ request: SIPText, _ status: String, extra: [String] = [], to port: UInt16) {
-        var to = request["To"] ?? ""
-        if !to.contains("tag=") { to += ";tag=\(tag)" }
-        var lines = ["SIP/2.0 \(status)"]
-        lines += request.all("Via").map { "Via: \($0)" }
-        lines += ["From: \(request["From"] ?? "")", "To: \(to)", "Call-ID: \(request["Call-ID"] ?? "")"]
-        lines += ["CSeq: \(request["CSeq"] ?? "")", "Contact: <sip:vm@127.0.0.1:\(self.port)>"]
-        lines += extra
-        lines += ["Content-Length: 0", "", ""]
-        peer.send(lines.joined(separator: "\r\n"), toPort: port)
+        peer.send(
+            request.response(status, tag: tag, contact: "sip:vm@127.0.0.1:\(self.port)", extra: extra), toPort: port)
     }
 
     /// Sends a NOTIFY in the dialog `subscribe` made.
@@ -142,6 +135,26 @@ struct SIPText: Sendable {
 
     var toTag: String? { self["To"]?.components(separatedBy: "tag=").dropFirst().first }
     var fromTag: String? { self["From"]?.components(separatedBy: "tag=").dropFirst().first }
+
+    /// A response to this request, as a raw peer sends it: its Via, From, Call-ID and CSeq, its To with `tag`
+    /// added unless it has a tag (or `tag` is nil), Contact `contact`, the `extra` lines, and `sdp` as the body.
+    func response(_ status: String, tag: String?, contact: String, extra: [String] = [], sdp: String? = nil)
+        -> String
+    {
+        var to = self["To"] ?? ""
+        if let tag, !to.contains("tag=") { to += ";tag=\(tag)" }
+        var lines = ["SIP/2.0 \(status)"]
+        lines += all("Via").map { "Via: \($0)" }
+        lines += ["From: \(self["From"] ?? "")", "To: \(to)", "Call-ID: \(self["Call-ID"] ?? "")"]
+        lines += ["CSeq: \(self["CSeq"] ?? "")", "Contact: <\(contact)>"]
+        lines += extra
+        if let sdp {
+            lines += ["Content-Type: application/sdp", "Content-Length: \(sdp.utf8.count)", "", sdp]
+        } else {
+            lines += ["Content-Length: 0", "", ""]
+        }
+        return lines.joined(separator: "\r\n")
+    }
 }
 
 /// Solicited message-waiting (RFC 6665 SUBSCRIBE to message-summary, RFC 3842) between a provider and a

@@ -71,17 +71,7 @@ struct VanishedCalleeTests {
 
     /// A response to `request` with its Via, From, Call-ID and CSeq; a To tag unless `tag` is nil.
     private static func reply(_ status: String, to request: String, tag: String? = "b1") -> String {
-        var lines = ["SIP/2.0 \(status)"]
-        for line in request.split(separator: "\r\n", omittingEmptySubsequences: false) {
-            if line.isEmpty { break }
-            if ["Via:", "From:", "Call-ID:", "CSeq:"].contains(where: { line.hasPrefix($0) }) {
-                lines.append(String(line))
-            } else if line.hasPrefix("To:") {
-                lines.append(tag.map { "\(line);tag=\($0)" } ?? String(line))
-            }
-        }
-        lines.append("Contact: <sip:bob@127.0.0.2:5070>")
-        return lines.joined(separator: "\r\n") + "\r\nContent-Length: 0\r\n\r\n"
+        SIPText(request).response(status, tag: tag, contact: "sip:bob@127.0.0.2:5070")
     }
 
     @Test(arguments: ["100 Trying", "180 Ringing"])
