@@ -129,21 +129,44 @@ final class SessionSender {
     func reset() { lingering = [:] }
 
     /// An event of a transaction that outlived its session (an INVITE's, Accepted for 64*T1 after its 2xx):
-    /// each retransmission of a 2xx the session ACKed gets the same ACK again; the ACKs go with the
-    /// transaction.
+    /// each retransmission of a 2xx the session ACKed gets the same ACK again; a 2xx from another fork gets
+    /// an ACK, kept the same way, and a BYE (RFC 3261 §13.2.2.4). The ACKs go with the transaction.
     private func lingeringEvent(_ event: ClientTransactionEvent, token: RequestToken, key: SessionKey) {
         guard !lingering.isEmpty else { return }
         let id = LingeringTransaction(key: key, token: token)
         switch event {
         case .response(let response):
-            guard let kept = lingering[id], let ack = kept.acks.first(where: { $0.acknowledges(response, for: token) })
-            else { return }
-            hops.resolve(ack.nextHop, transport: kept.transport) { [weak self] (destination: Destination?) in
-                guard let self, let destination else { return }
-                self.core.sendWithoutTransaction(ack.request, to: destination)
+            guard let kept = lingering[id], response.isSuccess else { return }
+            if let ack = kept.acks.first(where: { $0.acknowledges(response, for: token) }) {
+                return send(ack.request, to: ack.nextHop, transport: kept.transport, inTransaction: false)
             }
+            // Bounded like the ACKs: a fork's ACK is kept once, its retransmissions then match it.
+            guard kept.acks.count < Self.forksPerTransaction,
+                let ending = kept.acks.first?.endingAnotherFork(response, for: token)
+            else { return }
+            lingering[id]?.acks.append(ending.ack)
+            send(ending.ack.request, to: ending.ack.nextHop, transport: kept.transport, inTransaction: false)
+            send(ending.bye, to: ending.ack.nextHop, transport: kept.transport, inTransaction: true)
         case .terminated, .timeout, .transportError:
             lingering[id] = nil
+        }
+    }
+
+    /// The most 2xx-answering forks one lingering INVITE transaction keeps ACKs for.
+    static let forksPerTransaction = 16
+
+    /// Sends a request of a finished session: an ACK without a transaction, a BYE in one whose outcome
+    /// nobody waits for.
+    private func send(
+        _ request: SIPRequest, to nextHop: URI, transport: SIPTransport.TransportProtocol?, inTransaction: Bool
+    ) {
+        hops.resolve(nextHop, transport: transport) { [weak self] (destination: Destination?) in
+            guard let self, let destination else { return }
+            if inTransaction {
+                _ = try? self.core.sendRequest(request, to: destination) { _ in }
+            } else {
+                self.core.sendWithoutTransaction(request, to: destination)
+            }
         }
     }
 }
