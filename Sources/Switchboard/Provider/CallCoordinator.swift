@@ -58,16 +58,11 @@ final class CallCoordinator: @unchecked Sendable {
     // MARK: Snapshots
 
     func snapshots() -> [Call] {
-        table.inOrder.map { record in
-            media.refreshQuality(record)
-            return record.call
-        }
+        table.inOrder.map { media.withQuality($0) }
     }
 
     func snapshot(_ uuid: UUID) -> Call? {
-        guard let record = table[uuid] else { return nil }
-        media.refreshQuality(record)
-        return record.call
+        table[uuid].map { media.withQuality($0) }
     }
 
     // MARK: Outgoing

@@ -182,12 +182,24 @@ final class CallMedia {
         return change(record) { _ = $0.sendDigits(tones) }
     }
 
-    /// Copies the stream's figures into the call's snapshot.
+    /// Copies the stream's figures into the call's snapshot (the last ones, as the call ends).
     func refreshQuality(_ record: CallRecord) {
-        guard let stream = stream(of: record) else { return }
+        if let quality = quality(of: record) { record.call.quality = quality }
+    }
+
+    /// The call as the app sees it now, with the stream's figures. The record keeps none: a live call's
+    /// figures would cost it an out-of-line box (about 240 bytes) it holds for its whole life.
+    func withQuality(_ record: CallRecord) -> Call {
+        var call = record.call
+        if let quality = quality(of: record) { call.quality = quality }
+        return call
+    }
+
+    private func quality(of record: CallRecord) -> CallQuality? {
+        guard let stream = stream(of: record) else { return nil }
         let figures = stream.figures
-        guard let codec = figures.codec else { return }
-        record.call.quality = CallQuality(figures, codec: codec)
+        guard let codec = figures.codec else { return nil }
+        return CallQuality(figures, codec: codec)
     }
 }
 
