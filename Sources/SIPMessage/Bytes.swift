@@ -219,6 +219,28 @@ extension String {
     }
 }
 
+/// The run of digits at `bytes[start..<end]` read and valued in one pass, for the fast readers: where it ends and
+/// its value; `nil` when there is no digit, more than `maxDigits` of them, or the value exceeds `limit` (as
+/// `skip(while: isDigit)` then `parseDecimal` with the same limit and a count check decide, each digit looked at
+/// once). `limit` is below `UInt64.max / 10`, and the value never exceeds it before a multiplication: no overflow.
+@inline(__always)
+func readDecimal(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, maxDigits: Int, limit: UInt64
+) -> (end: Int, value: UInt64)? {
+    guard start >= 0, end <= bytes.count else { return nil }
+    var i = start
+    var value: UInt64 = 0
+    while i < end {
+        let digit = bytes[i] &- 0x30
+        guard digit < 10 else { break }
+        value = value &* 10 &+ UInt64(digit)
+        guard value <= limit, i &- start < maxDigits else { return nil }
+        i &+= 1
+    }
+    guard i > start else { return nil }
+    return (i, value)
+}
+
 /// Parses an unsigned decimal number, rejecting overflow past `limit`.
 @inline(__always)
 func parseDecimal<C: RandomAccessCollection<UInt8>>(_ bytes: C, _ range: Range<Int>, limit: UInt64) -> UInt64?

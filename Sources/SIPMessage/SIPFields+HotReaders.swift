@@ -39,9 +39,10 @@ extension CSeq {
         let bytes = scanner.bytes
         let start = scanner.index
         let end = scanner.end
-        let digitsEnd = ByteScanner.skip(bytes, from: start, to: end, while: { $0.isDigit })
-        guard digitsEnd > start, digitsEnd &- start <= 10, digitsEnd < end, bytes[digitsEnd] == ASCII.space,
-            let number = parseDecimal(bytes, start..<digitsEnd, limit: UInt64(CSeq.maximum))
+        guard
+            let (digitsEnd, number) = readDecimal(
+                bytes, from: start, to: end, maxDigits: 10, limit: UInt64(CSeq.maximum)),
+            digitsEnd < end, bytes[digitsEnd] == ASCII.space
         else { return nil }
         let methodStart = digitsEnd &+ 1
         let methodEnd = ByteScanner.skip(bytes, from: methodStart, to: end, while: { $0.isTokenChar })

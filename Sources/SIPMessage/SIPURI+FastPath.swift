@@ -72,8 +72,7 @@ extension SIPURI {
         i = scanner.index
         var port: UInt16?
         if i < end, bytes[i] == ASCII.colon {
-            let digitsEnd = ByteScanner.skip(bytes, from: i &+ 1, to: end, while: { $0.isDigit })
-            guard digitsEnd &- i &- 1 <= 5, let value = parseDecimal(bytes, (i &+ 1)..<digitsEnd, limit: 65535) else {
+            guard let (digitsEnd, value) = readDecimal(bytes, from: i &+ 1, to: end, maxDigits: 5, limit: 65535) else {
                 return nil
             }
             port = UInt16(truncatingIfNeeded: value)

@@ -32,8 +32,9 @@ extension Via {
         if i < end {
             let b = bytes[i]
             if b == ASCII.colon {
-                let digitsEnd = ByteScanner.skip(bytes, from: i &+ 1, to: end, while: { $0.isDigit })
-                guard let value = parseDecimal(bytes, (i &+ 1)..<digitsEnd, limit: 65535) else { return nil }
+                // Leading zeros are allowed (`parseDecimal` reads them): no count limit, only the value's.
+                guard let (digitsEnd, value) = readDecimal(bytes, from: i &+ 1, to: end, maxDigits: .max, limit: 65535)
+                else { return nil }
                 port = UInt16(truncatingIfNeeded: value)
                 i = digitsEnd
             } else if b == ASCII.space || b == ASCII.tab || b == ASCII.cr || b == ASCII.lf {
