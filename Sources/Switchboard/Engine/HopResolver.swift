@@ -71,8 +71,9 @@ final class NumericHops {
         let destination: Destination?
     }
 
-    private var entries: [Entry] = []
-    private var next = 0
+    // Loop-confined plain values that call nothing while accessed: no run-time exclusivity checks needed.
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var next = 0
 
     /// How many next hops are kept now (for tests).
     var count: Int { entries.count }

@@ -12,8 +12,9 @@ final class SessionSender {
     private let core: SIPCore
     private let transport: SIPTransportLayer
     private let hops: HopResolver
-    /// A client transaction's event for session `key`'s request `token`, on the loop.
-    var onEvent: (SessionKey, RequestToken, ClientTransactionEvent) -> Void = { _, _, _ in }
+    /// A client transaction's event for session `key`'s request `token`, on the loop. Set once and read
+    /// (a load, over before the call) on the loop: no run-time exclusivity checks.
+    @exclusivity(unchecked) var onEvent: (SessionKey, RequestToken, ClientTransactionEvent) -> Void = { _, _, _ in }
     /// The ACKs of finished sessions whose INVITE client transactions linger in RFC 6026's Accepted state, by
     /// transaction; each goes with its transaction's end (Timer M), so there are at most as many as live
     /// transactions.

@@ -21,7 +21,8 @@ final class ProviderCore: @unchecked Sendable {
     let actions: ActionPipeline
     /// MESSAGE and OPTIONS outside calls.
     private let messages: OutOfDialogSender
-    private var outbox = EventOutbox()
+    /// Loop-confined and pure: read and written without run-time exclusivity checks.
+    @exclusivity(unchecked) private var outbox = EventOutbox()
     /// The end-of-iteration flush, made once: scheduling it does not allocate a closure per iteration.
     private lazy var scheduledFlush: () -> Void = { [weak self] in self?.flushDeliveries() }
     private var isTracing = false
