@@ -42,7 +42,8 @@ final class SessionDriver {
     private let sender: SessionSender
     private let responder: OutsideDialogResponder
     private var flowObserver: Int?
-    weak var delegate: (any SessionDriverDelegate)? {
+    /// Set once, read (a load) on the loop: no run-time exclusivity checks.
+    @exclusivity(unchecked) weak var delegate: (any SessionDriverDelegate)? {
         didSet { wire() }
     }
     /// Opens a new session's media and says what its SDP announces (`SessionSetup.openMedia`).
