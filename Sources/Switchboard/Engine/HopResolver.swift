@@ -38,6 +38,14 @@ struct HopResolver {
         }
     }
 
+    /// What `resolve` gives at once without resolving: `uri`'s destination when it is a numeric next hop
+    /// resolved before (`.some(nil)`: it resolves to none, or it is not a SIP URI); `nil` when it must be
+    /// resolved. Callers that have it skip the callback (and the copy of what it carries).
+    func known(_ uri: URI, transport: SIPTransport.TransportProtocol?) -> Destination?? {
+        guard let given = uri.sipURI else { return .some(nil) }
+        return engine.numericHops.destination(of: given, transport: transport)
+    }
+
     /// A UDP listener is needed to send at all (requests leave from it); streams connect on demand.
     func ensureListening(for destination: Destination) {
         let family = destination.address.family

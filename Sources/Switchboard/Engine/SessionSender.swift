@@ -43,6 +43,10 @@ final class SessionSender {
         if let destination = flowDestination(entry) {
             return sendResolved(request, token: token, destination: destination, for: key, entry)
         }
+        if let known = hops.known(nextHop, transport: entry.transport) {
+            guard let destination = known else { return onEvent(key, token, .transportError(nil)) }
+            return sendResolved(request, token: token, destination: destination, for: key, entry)
+        }
         hops.resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
             guard let self, !entry.isFinished else { return }
             guard let destination else { return self.onEvent(key, token, .transportError(nil)) }
@@ -89,6 +93,10 @@ final class SessionSender {
     func sendACK(_ request: SIPRequest, nextHop: URI, for entry: SessionEntry) {
         if let destination = flowDestination(entry) {
             return core.sendWithoutTransaction(request, to: destination)
+        }
+        if let known = hops.known(nextHop, transport: entry.transport) {
+            if let destination = known { core.sendWithoutTransaction(request, to: destination) }
+            return
         }
         hops.resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
             guard let self, let destination else { return }
