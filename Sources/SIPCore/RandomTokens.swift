@@ -18,7 +18,8 @@ struct RandomTokens {
         self.source = source
     }
 
-    private static let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+    /// The 62 characters of a token; a static string is read in place, with no lazy global to check.
+    private static let alphabet: StaticString = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
     private mutating func refill() {
         buffer.withUnsafeMutableBytes { source.fill($0) }
@@ -40,15 +41,32 @@ struct RandomTokens {
             var written = prefixLength
             while written < length {
                 if offset >= buffer.count { refill() }
-                let byte = buffer[offset]
-                offset += 1
                 // Rejection sampling keeps the characters uniform: 248 = 4 * 62.
-                guard byte < 248 else { continue }
-                out[written] = RandomTokens.alphabet[Int(byte % 62)]
-                written += 1
+                (written, offset) = buffer.withUnsafeBufferPointer { bytes in
+                    Self.fill(out, from: written, upTo: length, with: bytes, at: offset)
+                }
             }
             return written
         }
+    }
+
+    /// Writes characters into `out` from `written` until `length`, or until `bytes` run out from `offset`;
+    /// returns where both stopped.
+    private static func fill(
+        _ out: UnsafeMutableBufferPointer<UInt8>, from written: Int, upTo length: Int,
+        with bytes: UnsafeBufferPointer<UInt8>, at offset: Int
+    ) -> (written: Int, offset: Int) {
+        let letters = alphabet.utf8Start
+        var written = written
+        var offset = offset
+        while written < length, offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            guard byte < 248 else { continue }
+            out[written] = letters[Int(byte % 62)]
+            written += 1
+        }
+        return (written, offset)
     }
 
     /// A Via branch: the RFC 3261 magic cookie and 16 random characters (95 bits).

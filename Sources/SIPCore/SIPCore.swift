@@ -57,19 +57,22 @@ public final class SIPCore: @unchecked Sendable {
 
     public let loop: any EventLoopProtocol
     public let transport: SIPTransportLayer
-    private var layer: TransactionLayer<Peer>
+    // The state below is read and written without run-time exclusivity checks (`@exclusivity(unchecked)`):
+    // it is confined to the loop, and every access to it is to a value whose methods call nothing outside
+    // it (no handler, loop or transport runs while one lasts), so no two accesses can overlap.
+    @exclusivity(unchecked) private var layer: TransactionLayer<Peer>
     /// Each live transaction's handler, counts and armed timers.
-    private var records = TransactionRecords()
+    @exclusivity(unchecked) private var records = TransactionRecords()
     /// Timers beyond the few a record holds inline (no machine arms that many at once).
-    private var extraTimers: [TimerID: TimerHandle] = [:]
+    @exclusivity(unchecked) private var extraTimers: [TimerID: TimerHandle] = [:]
     /// Timers started while a received message is handled, armed on the loop once its handling ends: the
     /// transaction user mostly answers at once, so the INVITE's Trying timer (§17.2.1), stopped by that
     /// answer, never reaches the loop. The delays count from the end of the handling, a few microseconds
     /// later (no clock moves within a handling in virtual time).
-    private var deferredTimers: [(timer: TimerID, delay: Duration)] = []
+    @exclusivity(unchecked) private var deferredTimers: [(timer: TimerID, delay: Duration)] = []
     /// How deep in `receive` the core is (a handler may make the transport deliver another message).
-    private var receiveDepth = 0
-    private var tokens: RandomTokens
+    @exclusivity(unchecked) private var receiveDepth = 0
+    @exclusivity(unchecked) private var tokens: RandomTokens
 
     /// Checks applied to every incoming request; `nil` checks syntax only.
     public var capabilities: Capabilities?
@@ -96,7 +99,7 @@ public final class SIPCore: @unchecked Sendable {
         public var rejectedRequests = 0
     }
 
-    public private(set) var statistics = Statistics()
+    @exclusivity(unchecked) public private(set) var statistics = Statistics()
 
     /// A core over `transport`; branches, tags and Call-IDs come from `random`.
     public init(
@@ -309,7 +312,7 @@ public final class SIPCore: @unchecked Sendable {
         }
     }
 
-    private var lastTransportErrors: [TransactionID: TransportError] = [:]
+    @exclusivity(unchecked) private var lastTransportErrors: [TransactionID: TransportError] = [:]
 
     private func deliver(_ event: TransactionLayer<Peer>.Event) {
         switch event {
@@ -343,7 +346,8 @@ public final class SIPCore: @unchecked Sendable {
         case .ack(let request, _, let source):
             onACK?(request, source)
         case .response(let response, let transaction):
-            records[transaction]?.handler?(.response(response))
+            let handler = records[transaction]?.handler
+            handler?(.response(response))
         case .strayResponse(let response, let source):
             onStrayResponse?(response, source)
         case .timeout(let transaction):
@@ -353,7 +357,8 @@ public final class SIPCore: @unchecked Sendable {
                 onServerTimeout?(transaction)
             }
         case .transportError(let transaction):
-            records[transaction]?.handler?(.transportError(lastTransportErrors.removeValue(forKey: transaction)))
+            let handler = records[transaction]?.handler
+            handler?(.transportError(lastTransportErrors.removeValue(forKey: transaction)))
         case .terminated(let transaction):
             let record = records.removeValue(forKey: transaction)
             if !deferredTimers.isEmpty { deferredTimers.removeAll { $0.timer.transaction == transaction } }

@@ -104,7 +104,13 @@ extension SIPRequest {
 }
 
 extension SIPResponse {
-    /// The checks a UAC makes on a response before the transaction layer; a failure means drop.
+    /// The checks a UAC makes on a response before the transaction layer (RFC 3261 §8.1.3); a failure means
+    /// drop. The fields every response carries (§8.1.1) are there, once each where the grammar allows one,
+    /// and those read to match and route it parse: To (its tag names the dialog), Call-ID, CSeq, and the
+    /// optional fields present. Not parsed here: the Vias (the transaction layer reads the top one through
+    /// `topViaSummary`, which parses it exactly as `topVia` does, and drops a response whose top Via does not
+    /// parse; a UAC reads no other), From (a UAC reads its own from the request) and Contact (read by whoever
+    /// needs it, which copes with one that does not parse).
     public func validate() throws(MessageError) {
         do {
             try headerFields.validateCommon(isRequest: false)
@@ -144,14 +150,17 @@ extension SIPFields {
                 .multipleValues, status: 400, "Multiple \(header.displayName) header fields",
                 field: header.canonicalName)
         }
-        // The fields the stack itself reads must parse; a malformed one is named in the reason phrase.
-        _ = try via
-        _ = try from
+        // The fields the stack itself reads must parse; a malformed one is named in the reason phrase. A UAC
+        // reads no Via but the top one, which the transaction layer checks, nor From, nor (here) Contact.
+        if isRequest {
+            _ = try via
+            _ = try from
+        }
         _ = try to
         _ = try callID
         _ = try cseq
         if presence.contains(.maxForwards) { _ = try maxForwards }
-        if presence.contains(.contact) { _ = try contacts }
+        if isRequest, presence.contains(.contact) { _ = try contacts }
         if presence.contains(.route) { _ = try route }
         if presence.contains(.recordRoute) { _ = try recordRoute }
         if presence.contains(.contentType) { _ = try contentType }

@@ -83,4 +83,43 @@ import Testing
         let fault = try #require(try Self.fault(Self.mandatory + [line]))
         #expect(fault.status == 400, "\(line): \(fault)")
     }
+
+    static func responseFault(_ lines: [String]) throws -> MessageError? {
+        let text = "SIP/2.0 200 OK\r\n" + lines.map { $0 + "\r\n" }.joined() + "Content-Length: 0\r\n\r\n"
+        let response = try SIPResponse(parsing: Array(text.utf8))
+        do {
+            try response.validate()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A UAC parses what it matches and routes a response by (RFC 3261 §8.1.3): a malformed From, Contact or
+    /// Via below the top one no longer drops it, as it refuses a request; a malformed To, Call-ID or CSeq, a
+    /// missing or repeated mandatory header still do.
+    @Test func aResponseIsCheckedForWhatAUACReads() throws {
+        let top = Self.mandatory[0]
+        let rest = Array(Self.mandatory.dropFirst())
+        let accepted: [[String]] = [
+            [top, "From: <sip:alice@atlanta.example.com"] + rest.dropFirst(),
+            Self.mandatory + ["Contact: <sip:a@b"],
+            [top, "Via: SIP/2.0/UDP"] + rest,
+        ]
+        for lines in accepted {
+            #expect(try Self.responseFault(lines) == nil, "\(lines)")
+            #expect(try Self.fault(lines)?.status == 400, "\(lines)")
+        }
+        let dropped: [[String]] = [
+            Self.mandatory.map { $0.hasPrefix("To:") ? "To: <sip:bob@biloxi.example.com" : $0 },
+            Self.mandatory.map { $0.hasPrefix("CSeq:") ? "CSeq: many INVITE" : $0 },
+            Array(Self.mandatory.dropFirst()),
+            Self.mandatory + ["Call-ID: other@example.com"],
+            Self.mandatory + ["Record-Route: <>"],
+        ]
+        for lines in dropped {
+            let fault = try #require(try Self.responseFault(lines), "\(lines)")
+            #expect(fault.status == nil, "\(lines): \(fault)")
+        }
+    }
 }

@@ -72,4 +72,28 @@ import Testing
         let uri = try URI("tel:+15551234567")
         #expect(TransportForm.uri(uri, for: .tls) == uri)
     }
+
+    /// The numeric next hops kept for the drivers: one per URI (as written) and transport, at most
+    /// `NumericHops.capacity`, the oldest making room.
+    @Test func numericHopsAreKeptByURIAndTransportAndBounded() throws {
+        let hops = NumericHops()
+        let bob = try SIPURI("sip:bob@192.0.2.1:5080")
+        let address = try #require(SocketAddress(ip: "192.0.2.1", port: 5080))
+        let udp = Destination(transport: .udp, address: address)
+        #expect(hops.destination(of: bob, transport: nil) == nil)
+        hops.remember(udp, of: bob, transport: nil)
+        #expect(hops.destination(of: bob, transport: nil) == .some(udp))
+        // Another transport, or the same host written otherwise, is another next hop.
+        #expect(hops.destination(of: bob, transport: .tcp) == nil)
+        #expect(hops.destination(of: try SIPURI("sip:bob@192.0.2.1:5080;transport=tcp"), transport: nil) == nil)
+        // A hop that resolves to nothing is kept as such.
+        let nowhere = try SIPURI("sip:bob@192.0.2.1:5080;transport=sctp")
+        hops.remember(nil, of: nowhere, transport: nil)
+        #expect(hops.destination(of: nowhere, transport: nil) == .some(nil))
+        for port in 1...NumericHops.capacity {
+            hops.remember(udp, of: try SIPURI("sip:bob@192.0.2.1:\(port)"), transport: nil)
+        }
+        #expect(hops.count == NumericHops.capacity)
+        #expect(hops.destination(of: bob, transport: nil) == nil)
+    }
 }

@@ -18,6 +18,8 @@ package final class Engine: @unchecked Sendable {
     package let media: MediaEngine
     /// Where sockets, randomness and clocks come from.
     package let environment: EngineEnvironment
+    /// The destinations of the numeric next hops the drivers resolved last (loop-confined).
+    let numericHops = NumericHops()
     /// The system loop the engine started and stops; nil when the environment brought its own loop.
     private let ownLoop: EventLoop?
 

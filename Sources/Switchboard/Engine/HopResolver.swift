@@ -17,10 +17,16 @@ struct HopResolver {
             done(nil)
             return
         }
+        if let known = engine.numericHops.destination(of: given, transport: transport) {
+            done(known)
+            return
+        }
         let sip = TransportForm.uri(given, for: transport)
         let resolver = SIPResolver()
         if sip.host.kind != .hostname {
-            done((try? resolver.resolveNow(sip))?.first)
+            let destination = (try? resolver.resolveNow(sip))?.first
+            engine.numericHops.remember(destination, of: given, transport: transport)
+            done(destination)
             return
         }
         let target = sip
@@ -30,6 +36,14 @@ struct HopResolver {
             let destination = (try? await resolver.resolve(target))?.first
             engine.execute { box.body(destination) }
         }
+    }
+
+    /// What `resolve` gives at once without resolving: `uri`'s destination when it is a numeric next hop
+    /// resolved before (`.some(nil)`: it resolves to none, or it is not a SIP URI); `nil` when it must be
+    /// resolved. Callers that have it skip the callback (and the copy of what it carries).
+    func known(_ uri: URI, transport: SIPTransport.TransportProtocol?) -> Destination?? {
+        guard let given = uri.sipURI else { return .some(nil) }
+        return engine.numericHops.destination(of: given, transport: transport)
     }
 
     /// A UDP listener is needed to send at all (requests leave from it); streams connect on demand.
@@ -49,6 +63,46 @@ struct HopResolver {
     static func host(_ address: SocketAddress) -> SIPHost {
         if let host = SIPHost(address.host) { return host }
         return .loopbackIPv4
+    }
+}
+
+/// The first destinations of the last few numeric next hops, by URI (as written) and transport: a numeric
+/// host needs no DNS (RFC 3263 §4.1, §4.2), so its destination follows from those two alone, and a call's
+/// INVITE, ACK and BYE mostly go to the same one or two. Bounded; the oldest entry makes room. Loop-confined.
+final class NumericHops {
+    /// How many next hops are kept.
+    static let capacity = 8
+
+    private struct Entry {
+        let uri: SIPURI
+        let transport: SIPTransport.TransportProtocol?
+        let destination: Destination?
+    }
+
+    // Loop-confined plain values that call nothing while accessed: no run-time exclusivity checks needed.
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var next = 0
+
+    /// How many next hops are kept now (for tests).
+    var count: Int { entries.count }
+
+    /// `uri`'s destination for `transport` when it is kept (`.some(nil)`: it resolves to none).
+    func destination(of uri: SIPURI, transport: SIPTransport.TransportProtocol?) -> Destination?? {
+        for entry in entries where entry.transport == transport && entry.uri == uri {
+            return .some(entry.destination)
+        }
+        return nil
+    }
+
+    /// Keeps what numeric `uri` resolved to for `transport`.
+    func remember(_ destination: Destination?, of uri: SIPURI, transport: SIPTransport.TransportProtocol?) {
+        let entry = Entry(uri: uri, transport: transport, destination: destination)
+        if entries.count < Self.capacity {
+            entries.append(entry)
+        } else {
+            entries[next] = entry
+            next = (next + 1) % Self.capacity
+        }
     }
 }
 

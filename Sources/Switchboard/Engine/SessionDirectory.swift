@@ -16,14 +16,18 @@ struct SessionKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One session and the driver's bookkeeping around it.
+///
+/// Its state is read and written without run-time exclusivity checks (`@exclusivity(unchecked)`): it is
+/// confined to the loop, and no access to it calls out while it lasts (`withSession` bodies are steps of the
+/// session, a value; the loop arms a timer without running it), so no two accesses can overlap.
 final class SessionEntry {
-    var session: InviteSession?
+    @exclusivity(unchecked) var session: InviteSession?
     /// What only some sessions need, or only while they are set up (`SessionEntry+Occasional.swift`); `nil`
     /// while all of it is at its default.
-    var occasional: OccasionalSessionState?
-    var timers = LoopTimers<SessionTimer>()
+    @exclusivity(unchecked) var occasional: OccasionalSessionState?
+    @exclusivity(unchecked) var timers = LoopTimers<SessionTimer>()
     /// Where the initial INVITE went or came from: in-dialog requests reuse its transport.
-    var transport: SIPTransport.TransportProtocol?
+    @exclusivity(unchecked) var transport: SIPTransport.TransportProtocol?
     /// The flow an incoming INVITE arrived on, held while the session lives (set through
     /// `SessionDirectory.setFlow(_:for:)`, which files the session under it).
     fileprivate(set) var flow: FlowID?
@@ -34,9 +38,9 @@ final class SessionEntry {
     /// storage) once they have ended, as they have in an established call.
     var serverInvites: [TransactionID] = []
     /// Ended before the session existed (while resolving).
-    var isAbandoned = false
+    @exclusivity(unchecked) var isAbandoned = false
     /// Dropped from the directory: late callbacks (a resolution, a transaction event) find nothing to do.
-    var isFinished = false
+    @exclusivity(unchecked) var isFinished = false
 
     /// What waits for a session's ICE candidates.
     enum AwaitingMedia {

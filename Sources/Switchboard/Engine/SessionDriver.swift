@@ -35,12 +35,15 @@ final class SessionDriver {
     let engine: Engine
     /// Builds each new session's configuration and offer/answer engine.
     private var setup: SessionSetup
-    private var directory = SessionDirectory()
+    /// Read and written without run-time exclusivity checks: loop-confined, and a value whose methods call
+    /// nothing outside it, so no two accesses to it can overlap.
+    @exclusivity(unchecked) private var directory = SessionDirectory()
     private let hops: HopResolver
     private let sender: SessionSender
     private let responder: OutsideDialogResponder
     private var flowObserver: Int?
-    weak var delegate: (any SessionDriverDelegate)? {
+    /// Set once, read (a load) on the loop: no run-time exclusivity checks.
+    @exclusivity(unchecked) weak var delegate: (any SessionDriverDelegate)? {
         didSet { wire() }
     }
     /// Opens a new session's media and says what its SDP announces (`SessionSetup.openMedia`).
@@ -111,7 +114,7 @@ final class SessionDriver {
 
     /// Drops every session without sending anything (the provider is going away).
     /// Set when the provider winds down: sessions that settle are reported (`sessionDriverSettled`).
-    var isWindingDown = false
+    @exclusivity(unchecked) var isWindingDown = false
 
     /// Whether the session owes its peer nothing more (`InviteSession.isSettled`); true when it is gone.
     func isSettled(_ key: SessionKey) -> Bool {

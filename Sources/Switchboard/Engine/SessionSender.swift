@@ -12,8 +12,9 @@ final class SessionSender {
     private let core: SIPCore
     private let transport: SIPTransportLayer
     private let hops: HopResolver
-    /// A client transaction's event for session `key`'s request `token`, on the loop.
-    var onEvent: (SessionKey, RequestToken, ClientTransactionEvent) -> Void = { _, _, _ in }
+    /// A client transaction's event for session `key`'s request `token`, on the loop. Set once and read
+    /// (a load, over before the call) on the loop: no run-time exclusivity checks.
+    @exclusivity(unchecked) var onEvent: (SessionKey, RequestToken, ClientTransactionEvent) -> Void = { _, _, _ in }
     /// The ACKs of finished sessions whose INVITE client transactions linger in RFC 6026's Accepted state, by
     /// transaction; each goes with its transaction's end (Timer M), so there are at most as many as live
     /// transactions.
@@ -40,6 +41,10 @@ final class SessionSender {
     /// Resolves the next hop and sends `request` in a client transaction.
     func send(_ request: SIPRequest, token: RequestToken, nextHop: URI, for key: SessionKey, _ entry: SessionEntry) {
         if let destination = flowDestination(entry) {
+            return sendResolved(request, token: token, destination: destination, for: key, entry)
+        }
+        if let known = hops.known(nextHop, transport: entry.transport) {
+            guard let destination = known else { return onEvent(key, token, .transportError(nil)) }
             return sendResolved(request, token: token, destination: destination, for: key, entry)
         }
         hops.resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
@@ -88,6 +93,10 @@ final class SessionSender {
     func sendACK(_ request: SIPRequest, nextHop: URI, for entry: SessionEntry) {
         if let destination = flowDestination(entry) {
             return core.sendWithoutTransaction(request, to: destination)
+        }
+        if let known = hops.known(nextHop, transport: entry.transport) {
+            if let destination = known { core.sendWithoutTransaction(request, to: destination) }
+            return
         }
         hops.resolve(nextHop, transport: entry.transport) { [weak self] (destination: Destination?) in
             guard let self, let destination else { return }

@@ -16,7 +16,8 @@ final class CallCoordinator: @unchecked Sendable {
     let logger: Logger
     let accounts: AccountBook
     /// Every call the provider knows.
-    private(set) var table = CallTable()
+    /// Loop-confined, and a value whose methods call nothing outside it: no run-time exclusivity checks.
+    @exclusivity(unchecked) private(set) var table = CallTable()
     /// Whether the calls may grow (the limit, and the wind-down).
     private(set) var admission: CallAdmission
     /// The calls' SIP sessions.

@@ -40,9 +40,10 @@ final class CallMedia {
     private let engine: MediaEngine
     let settings: Settings
     private let logger: Logger
-    private var streams = SessionTable<MediaStream>()
+    /// Loop-confined tables whose methods call nothing outside them: no run-time exclusivity checks.
+    @exclusivity(unchecked) private var streams = SessionTable<MediaStream>()
     /// The ICE of the sessions that use it.
-    private(set) var ice = SessionTable<ICECallState>()
+    @exclusivity(unchecked) private(set) var ice = SessionTable<ICECallState>()
 
     init(engine: MediaEngine, settings: Settings, logger: Logger) {
         self.engine = engine

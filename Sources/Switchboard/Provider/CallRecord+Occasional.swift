@@ -1,10 +1,11 @@
 /// The parts of a `CallRecord` that only some calls need, or only for a while: an outgoing call's routing,
 /// its transfers, the unanswered-call timer, and why the call ended. Out of line, so that an established call
-/// that uses none of them (most of them) holds one reference instead of all of them.
+/// that uses none of them (most of them) holds one reference instead of all of them. Loop-confined values
+/// that call nothing while accessed: no run-time exclusivity checks.
 final class OccasionalCallState: OutOfLineState {
-    var routing = CallRouting()
-    var transfer = TransferState()
-    var unansweredTimer: TimerHandleBox?
+    @exclusivity(unchecked) var routing = CallRouting()
+    @exclusivity(unchecked) var transfer = TransferState()
+    @exclusivity(unchecked) var unansweredTimer: TimerHandleBox?
     var localEndReason: CallEndedReason?
     var mediaSecurityFailure: MediaSecurityFailure?
 

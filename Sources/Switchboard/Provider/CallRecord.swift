@@ -4,21 +4,25 @@ import SIPMessage
 
 /// A call as the provider tracks it on the loop: the snapshot it hands out, the session that carries it,
 /// and what waits for its end.
+///
+/// Its state is read and written without run-time exclusivity checks (`@exclusivity(unchecked)`): it is
+/// confined to the loop, and no access to it calls out while it lasts (plain values and their pure methods),
+/// so no two accesses can overlap.
 final class CallRecord {
-    var call: Call
+    @exclusivity(unchecked) var call: Call
     /// The SIP session, once the INVITE went out or came in.
-    var session: SessionKey?
+    @exclusivity(unchecked) var session: SessionKey?
     /// When the call began among the provider's calls (1, 2, ...): the order of `calls` snapshots.
     var sequence: UInt64 = 0
     /// Where the app wants the call's audio, and where its early media and activation stand.
-    var media = CallMediaState()
+    @exclusivity(unchecked) var media = CallMediaState()
     /// What only some calls need, or only for a while (`CallRecord+Occasional.swift`); `nil` while all of it
     /// is at its default.
-    var occasional: OccasionalCallState?
+    @exclusivity(unchecked) var occasional: OccasionalCallState?
     /// The call's connection died and a re-INVITE is re-establishing it.
     var isReconnecting = false
     /// Filed and not ended: it counts against the limit (`CallTable` keeps this).
-    var isLive = false
+    @exclusivity(unchecked) var isLive = false
     /// The `connected` event waits for DTLS-SRTP keys.
     var waitsForDTLS = false
     /// Run once the call has ended and its session finished.

@@ -11,7 +11,8 @@ final class ProviderCore: @unchecked Sendable {
     // @unchecked Sendable: loop-confined; the reference crosses threads only to post work back to the loop.
 
     let engine: Engine
-    var provider = WeakProvider()
+    /// Set once, read (a load) on the loop: no run-time exclusivity checks.
+    @exclusivity(unchecked) var provider = WeakProvider()
     private let listenerSetup: ListenerSetup
     let accounts: AccountBook
     let registrations: Registrations
@@ -21,10 +22,11 @@ final class ProviderCore: @unchecked Sendable {
     let actions: ActionPipeline
     /// MESSAGE and OPTIONS outside calls.
     private let messages: OutOfDialogSender
-    private var outbox = EventOutbox()
+    /// Loop-confined and pure: read and written without run-time exclusivity checks.
+    @exclusivity(unchecked) private var outbox = EventOutbox()
     /// The end-of-iteration flush, made once: scheduling it does not allocate a closure per iteration.
     private lazy var scheduledFlush: () -> Void = { [weak self] in self?.flushDeliveries() }
-    private var isTracing = false
+    @exclusivity(unchecked) private var isTracing = false
     /// The accounts whose registration `suspend` put to sleep, for `resume`.
     private var suspendedAccounts: [String] = []
 
