@@ -126,6 +126,16 @@ extension InviteSession {
         }
     }
 
+    /// `awaitingACK?.sequenceNumber`, read without copying the rest (the 2xx) out of the phase.
+    var awaitingACKSequenceNumber: UInt32? {
+        switch phase {
+        case .connecting(let waiting): waiting.sequenceNumber
+        case .confirmed(.awaitingACK(let waiting)?): waiting.sequenceNumber
+        case .terminated(let ending): ending.byeAfterACK?.waiting.sequenceNumber
+        default: nil
+        }
+    }
+
     /// The re-offer of a re-INVITE that waits for the TU's `answerOffer()` or `rejectOffer()`.
     var pendingRemoteOffer: PendingRemoteOffer? {
         guard case .confirmed(.awaitingAnswer(let pending)?) = phase else { return nil }
