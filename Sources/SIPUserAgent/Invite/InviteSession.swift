@@ -140,11 +140,12 @@ public struct InviteSession: Sendable {
     ) {
         var generator = random
         self.role = .uas
+        // Call-ID read first: the request then goes into its record as it came, not as a copy.
+        self.callID = (try? request.callID) ?? ""
         self.phase = .incoming(IncomingInviteBox(IncomingInvite(request: request, token: transaction)))
         self.configuration = configuration
         self.offerAnswer = offerAnswer
         self.localTag = localTag
-        self.callID = (try? request.callID) ?? ""
         self.random = SessionRandom(seed: generator.next())
     }
 
