@@ -264,13 +264,19 @@ extension InviteSession {
         stopReliableProvisionals(into: &actions)
         dialog?.state = .confirmed
         let sequenceNumber = box.invite.sequenceNumber ?? (try? box.invite.request.cseq)??.sequenceNumber ?? 0
-        let waiting = AwaitingACK(
-            token: box.invite.token, response: response, sequenceNumber: sequenceNumber, interval: configuration.t1,
-            expectsAnswer: expectsAnswer)
+        let token = box.invite.token
+        let interval = configuration.t1
         // The INVITE has its final response: what it was kept for ends here.
-        phase = .connecting(waiting)
+        phase = .connecting(
+            AwaitingACK(
+                token: token, response: response, sequenceNumber: sequenceNumber, interval: interval,
+                expectsAnswer: expectsAnswer))
         announceDialog(into: &actions)
-        startRetransmitting(waiting, into: &actions)
+        // `startRetransmitting` spelt out on the response itself: the action takes it over, where a copy of the
+        // record put in the phase was copied again (and both destroyed after).
+        actions.append(.sendResponse(response, transaction: token))
+        timers.start(.retransmit2xx, after: interval, into: &actions)
+        timers.start(.ackTimeout, after: interval * 64, into: &actions)
         if let expires = box.invite.sessionExpires {
             activateSessionTimer(
                 expires, refresher: box.invite.sessionRefresher, localRefresher: .uas, into: &actions)
