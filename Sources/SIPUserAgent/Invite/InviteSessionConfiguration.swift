@@ -122,6 +122,12 @@ public struct InviteSessionConfiguration: Sendable {
         func sessionTimerFields(_ expires: SessionExpires, requiringTimer: Bool) -> SIPFields? {
             written.sessionTimerFields(expires, requiringTimer: requiringTimer)
         }
+
+        /// The Session-Expires value at the configured interval naming `refresher`, as made once for the
+        /// fields; `nil` without session timers.
+        func sessionExpires(refresher: SessionExpires.Refresher) -> SessionExpires? {
+            written.sessionTimer.first { $0.refresher == refresher }?.expires
+        }
     }
 
     /// Header fields of the responses a session sends, written as `SIPFields.append` writes them.
@@ -136,7 +142,11 @@ public struct InviteSessionConfiguration: Sendable {
         var successWithSDP = SIPFields()
         /// The Session-Expires of a 2xx to INVITE at the configured interval, one per refresher, alone and
         /// followed by `Require: timer`; empty without session timers.
-        var sessionTimer: [(expires: SessionExpires, alone: SIPFields, requiringTimer: SIPFields)] = []
+        var sessionTimer:
+            [(
+                expires: SessionExpires, refresher: SessionExpires.Refresher, alone: SIPFields,
+                requiringTimer: SIPFields
+            )] = []
 
         init(_ fields: Fields) {
             writeServer(fields)
@@ -171,7 +181,7 @@ public struct InviteSessionConfiguration: Sendable {
                     alone.append(.sessionExpires, expires)
                     var requiringTimer = alone
                     requiringTimer.append(.require, "timer")
-                    sessionTimer.append((expires, alone, requiringTimer))
+                    sessionTimer.append((expires, refresher, alone, requiringTimer))
                 }
             }
         }
