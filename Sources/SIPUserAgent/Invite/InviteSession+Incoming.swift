@@ -337,7 +337,7 @@ extension InviteSession {
     /// no 2xx (retransmissions) are ignored.
     public mutating func receiveACK(_ ack: SIPRequest) -> [SessionAction] {
         guard let number = (try? ack.cseq)??.sequenceNumber, number == awaitingACKSequenceNumber,
-            case (let waiting, let wait)? = takeAwaitingACK()
+            case (let expectsAnswer, let wait)? = takeAwaitingACK()
         else { return [] }
         var actions: [SessionAction] = []
         actions.reserveCapacity(8)  // the timers cancelled, a queued offer, the events: one allocation
@@ -348,7 +348,7 @@ extension InviteSession {
             finishIfDone(into: &actions)
             return actions
         }
-        if waiting.expectsAnswer {
+        if expectsAnswer {
             let before = offerAnswer.session
             do {
                 guard let answer = try ack.sessionDescription() else { throw MissingSessionDescription() }
