@@ -154,7 +154,9 @@ extension InviteSession {
         if reliably {
             sendReliableProvisional(response, carriesSDP: carriesSDP, into: &actions)
         } else {
-            actions.append(.sendResponse(response, transaction: box.invite.token))
+            // Handed over (consumed), not copied into the action.
+            let token = box.invite.token
+            actions.append(.sendResponse(consume response, transaction: token))
         }
         return actions
     }
