@@ -144,9 +144,10 @@ public struct InviteSession: Sendable {
         self.callID = (try? request.callID) ?? ""
         self.phase = .incoming(IncomingInviteBox(IncomingInvite(request: request, token: transaction)))
         self.configuration = configuration
-        self.offerAnswer = offerAnswer
         self.localTag = localTag
         self.random = SessionRandom(seed: generator.next())
+        // Moved in: the parameter's lifetime would otherwise keep a copy alive to the end of the initializer.
+        self.offerAnswer = consume offerAnswer
     }
 
     /// Whether the session has nothing left to do: ended, no timer armed, and no transaction open but an
