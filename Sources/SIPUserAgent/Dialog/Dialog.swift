@@ -68,10 +68,11 @@ public struct Dialog: Sendable, Hashable {
 
     /// A dialog from its parts, its id's from the strings they were read as.
     init(
-        callID: String, localTag: String, remoteTag: String, state: State, localAddress: NameAddress,
-        remoteAddress: NameAddress, remoteTarget: URI, routeSet: [NameAddress], localSequence: UInt32?,
-        remoteSequence: UInt32?, isSecure: Bool
+        callID: String, localTag: String, remoteTag: String, state: State, localAddress: borrowing NameAddress,
+        remoteAddress: borrowing NameAddress, remoteTarget: borrowing URI, routeSet: [NameAddress],
+        localSequence: UInt32?, remoteSequence: UInt32?, isSecure: Bool
     ) {
+        // The addresses and the target are borrowed (only their bytes are kept): no copies made to be destroyed.
         self.state = state
         let addresses = DialogAddresses(
             local: localAddress, remote: remoteAddress, remoteTag: remoteTag,
