@@ -37,7 +37,7 @@ struct DialogAddresses: Sendable, Hashable {
 
     /// From the addresses as they arrived, tags and all: each is kept without its tag, as
     /// `compactedWithoutTag` has it.
-    init(local: NameAddress, remote: NameAddress, remoteTag: String, target: URI) {
+    init(local: borrowing NameAddress, remote: borrowing NameAddress, remoteTag: String, target: borrowing URI) {
         // The usual address (no tag, or one plain tag at its end) goes in as its bytes up to the tag, with no
         // copy of it made first; any other is copied without its tag the general way.
         let localCount = local.serializedCountDroppingTrailingTag

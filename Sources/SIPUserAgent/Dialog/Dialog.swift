@@ -68,10 +68,11 @@ public struct Dialog: Sendable, Hashable {
 
     /// A dialog from its parts, its id's from the strings they were read as.
     init(
-        callID: String, localTag: String, remoteTag: String, state: State, localAddress: NameAddress,
-        remoteAddress: NameAddress, remoteTarget: URI, routeSet: [NameAddress], localSequence: UInt32?,
-        remoteSequence: UInt32?, isSecure: Bool
+        callID: String, localTag: String, remoteTag: String, state: State, localAddress: borrowing NameAddress,
+        remoteAddress: borrowing NameAddress, remoteTarget: borrowing URI, routeSet: [NameAddress],
+        localSequence: UInt32?, remoteSequence: UInt32?, isSecure: Bool
     ) {
+        // The addresses and the target are borrowed (only their bytes are kept): no copies made to be destroyed.
         self.state = state
         let addresses = DialogAddresses(
             local: localAddress, remote: remoteAddress, remoteTag: remoteTag,
@@ -130,9 +131,10 @@ public struct Dialog: Sendable, Hashable {
 
     /// The UAS's dialog, its Call-ID kept in `callID`'s storage when that is the request's (a session
     /// that read it already: one copy per call, not one per holder, and compared as bytes, not read again).
-    init(uas request: SIPRequest, localTag: String, state: State = .early, sharing callID: String?)
+    init(uas request: borrowing SIPRequest, localTag: String, state: State = .early, sharing callID: String?)
         throws(DialogError)
     {
+        // The request is borrowed (an initializer would take a copy of it): it is only read.
         let isShared = callID.map { request.headerFields.firstValue(of: .callID, is: $0) } ?? false
         let fields = try DialogFields(request, callID: isShared ? callID : nil)
         let recordRoute: [NameAddress]
@@ -166,9 +168,11 @@ struct DialogFields {
     var cseq: CSeq
 
     /// - Parameter callID: the message's Call-ID when the caller read it already; `nil` reads it.
-    init(_ message: some SIPHeaderFieldsContainer, callID known: String? = nil) throws(DialogError) {
+    init(_ message: borrowing some SIPHeaderFieldsContainer, callID known: String? = nil) throws(DialogError) {
         do {
-            guard let callID = try known ?? message.callID else { throw DialogError.missing("Call-ID") }
+            // Not `known ?? message.callID`: the autoclosure would take a copy of the message.
+            let read = known == nil ? try message.callID : known
+            guard let callID = read else { throw DialogError.missing("Call-ID") }
             guard let from = try message.from else { throw DialogError.missing("From") }
             guard let to = try message.to else { throw DialogError.missing("To") }
             guard let cseq = try message.cseq else { throw DialogError.missing("CSeq") }

@@ -88,10 +88,11 @@ extension InviteSession {
     ) {
         // `dispatch` found this side's tag in To (a non-empty tag equal to `localTag`): To is copied as it is,
         // as it would be with the tag to add, without looking for one in it again.
-        let ok = InviteSession.response(
-            to: request, status: 200, localTag: localTag.isEmpty ? localTag : nil,
-            server: configuration.responseFields.server)
-        actions.append(.sendResponse(ok, transaction: transaction))
+        actions.append(
+            .sendResponse(
+                InviteSession.response(
+                    to: request, status: 200, localTag: localTag.isEmpty ? localTag : nil,
+                    server: configuration.responseFields.server), transaction: transaction))
         let ending = EndReason(.remoteEnded, reasons: (try? request.reason) ?? [])
         refusePendingRemoteOffer(into: &actions)
         if let incoming = incomingInvite {

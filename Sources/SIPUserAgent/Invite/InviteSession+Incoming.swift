@@ -6,28 +6,39 @@ public import SIPMessage
 
 extension InviteSession {
     mutating func startIncoming(into actions: inout [SessionAction]) {
-        // The INVITE's record stays in the phase: what this learns goes into it in place at the end, rather than
-        // into a copy taken out and stored back.
-        guard case .incoming = phase, dialog == nil, let request = incomingRequest else { return }
+        // The INVITE's record is checked and filled in its box, in place: the request is read where it is,
+        // never copied out of the phase. A refusal goes out once that access has ended.
+        guard case .incoming = phase, dialog == nil, let box = ownedIncomingInviteBox() else { return }
+        if let (response, reason) = startIncoming(&box.invite, into: &actions) {
+            rejectIncoming(response, reason, into: &actions)
+        }
+    }
+
+    /// `startIncoming(into:)` on the INVITE's record; returns the response refusing it and why, if it is refused.
+    private mutating func startIncoming(
+        _ incoming: inout IncomingInvite, into actions: inout [SessionAction]
+    ) -> (SIPResponse, EndReason)? {
         do {
-            dialog = try Dialog(uas: request, localTag: localTag, sharing: callID)
+            let created = try Dialog(uas: incoming.request, localTag: localTag, sharing: callID)
+            // The INVITE's CSeq number, read by the dialog: its 2xx is matched to the ACK by it.
+            incoming.sequenceNumber = created.remoteSequence
+            dialog = created
         } catch {
-            rejectIncoming(
-                makeResponse(to: request, status: error.status, reason: error.detail),
-                EndReason(.failed, statusCode: error.status, reasonPhrase: error.detail), into: &actions)
-            return
+            return (
+                makeResponse(to: incoming.request, status: error.status, reason: error.detail),
+                EndReason(.failed, statusCode: error.status, reasonPhrase: error.detail)
+            )
         }
         // §8.2.2.3: refuse extensions this side does not understand (Require is usually absent: not parsed then).
-        let fields = request.headerFields
+        let fields = incoming.request.headerFields
         let hasRequire = fields.contains(.require)
-        let required = hasRequire ? (try? request.require) ?? [] : []
+        let required = hasRequire ? (try? incoming.request.require) ?? [] : []
         let understood = required.isEmpty ? [] : configuration.supportedExtensions
         let unsupported = required.filter { !understood.contains($0.lowercased()) }
         if !unsupported.isEmpty {
-            var response = makeResponse(to: request, status: 420)
+            var response = makeResponse(to: incoming.request, status: 420)
             response.headerFields.append(.unsupported, unsupported.joined(separator: ", "))
-            rejectIncoming(response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"), into: &actions)
-            return
+            return (response, EndReason(.failed, statusCode: 420, reasonPhrase: "Bad Extension"))
         }
         // The option tags 100rel and timer in Require and Supported, compared ignoring ASCII case (tags are
         // tokens), each list scanned once; a list that does not parse counts as empty, as
@@ -40,58 +51,46 @@ extension InviteSession {
         let supports = lists(.supported, allowEmpty: true)
         let peerSupports100rel = requires.reliable || supports.reliable
         let peerSupportsTimer = requires.timer || supports.timer
-        peer.allowsUpdate = request.allows(.update) ?? false
+        peer.allowsUpdate = incoming.request.allows(.update) ?? false
         peer.supportsTimer = peerSupportsTimer
         // RFC 3262 §3: a UAS that requires 100rel refuses an INVITE that does not support it.
         if configuration.reliableProvisionalResponses == .required, !peerSupports100rel {
-            var response = makeResponse(to: request, status: 421)
+            var response = makeResponse(to: incoming.request, status: 421)
             response.headerFields.append(.require, "100rel")
-            rejectIncoming(
-                response, EndReason(.failed, statusCode: 421, reasonPhrase: "Extension Required"), into: &actions)
-            return
+            return (response, EndReason(.failed, statusCode: 421, reasonPhrase: "Extension Required"))
         }
-        var timer: (expires: SessionExpires, refresher: SessionExpires.Refresher, requiresTimer: Bool)?
-        switch sessionTimerDecision(for: request, peerSupportsTimer: peerSupportsTimer) {
+        switch sessionTimerDecision(for: incoming.request, peerSupportsTimer: peerSupportsTimer) {
         case .tooSmall(let minimum):
-            var response = makeResponse(to: request, status: 422)
+            var response = makeResponse(to: incoming.request, status: 422)
             response.headerFields.append(.minSE, minimum)
-            rejectIncoming(
-                response, EndReason(.failed, statusCode: 422, reasonPhrase: response.reasonPhrase), into: &actions)
-            return
+            return (response, EndReason(.failed, statusCode: 422, reasonPhrase: response.reasonPhrase))
         case .use(let expires, let refresher, let requiresTimer):
-            timer = (expires, refresher, requiresTimer)
+            incoming.sessionExpires = expires
+            incoming.sessionRefresher = refresher
+            incoming.requiresTimer = requiresTimer
         case .none:
             break
         }
-        var hasOffer = false
         do {
-            if let offer = try request.sessionDescription() {
+            if let offer = try incoming.request.sessionDescription() {
                 try offerAnswer.receiveOffer(offer)
-                hasOffer = true
+                incoming.hasOffer = true
                 actions.append(.event(.offerReceived(offer)))
             }
         } catch {
-            rejectIncoming(
-                refuse(request, error),
+            return (
+                refuse(incoming.request, error),
                 EndReason(
                     error.status == 488 ? .notAcceptable : .failed, statusCode: error.status,
-                    reasonPhrase: error.reasonPhrase), into: &actions)
-            return
+                    reasonPhrase: error.reasonPhrase)
+            )
         }
+        incoming.peerRequires100rel = requires.reliable
+        incoming.peerSupports100rel = peerSupports100rel
+        incoming.peerSupportsTimer = peerSupportsTimer
         // RFC 3262 §3: the first RSeq is random, below 2^31 (kept low enough never to wrap).
-        let reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
-        modifyIncomingInvite { incoming in
-            incoming.peerRequires100rel = requires.reliable
-            incoming.peerSupports100rel = peerSupports100rel
-            incoming.peerSupportsTimer = peerSupportsTimer
-            if let timer {
-                incoming.sessionExpires = timer.expires
-                incoming.sessionRefresher = timer.refresher
-                incoming.requiresTimer = timer.requiresTimer
-            }
-            incoming.hasOffer = hasOffer
-            incoming.reliable = reliable
-        }
+        incoming.reliable = ReliableProvisionals(nextRSeq: UInt32(random.value(in: 1...0x3FFF_FFFF)))
+        return nil
     }
 
     /// UAS: sends a provisional response: 180 Ringing by default, 183 Session Progress with early media.
@@ -155,7 +154,9 @@ extension InviteSession {
         if reliably {
             sendReliableProvisional(response, carriesSDP: carriesSDP, into: &actions)
         } else {
-            actions.append(.sendResponse(response, transaction: box.invite.token))
+            // Handed over (consumed), not copied into the action.
+            let token = box.invite.token
+            actions.append(.sendResponse(consume response, transaction: token))
         }
         return actions
     }
@@ -187,11 +188,10 @@ extension InviteSession {
         }
         // The INVITE read where it is, not copied out of `incoming`.
         var response = SIPResponse(answering: incoming.request, status: status, reason: reason, toTag: localTag)
-        // Server and Contact as the configuration wrote them once.
-        let written = configuration.responseFields
-        response.headerFields.appendFields(of: written.server)
+        // Server and Contact as the configuration wrote them once (read in place, not copied out).
+        response.headerFields.appendFields(of: configuration.responseFields.server)
         response.headerFields.appendCopies(of: .recordRoute, from: incoming.request.headerFields)
-        response.headerFields.appendFields(of: written.contact)
+        response.headerFields.appendFields(of: configuration.responseFields.contact)
         if status > 100 {
             incoming.responseFields = SharedResponseFields(
                 fields: response.headerFields, generation: configurationGeneration)
@@ -265,14 +265,20 @@ extension InviteSession {
         for field in headers { response.headerFields.append(field) }
         stopReliableProvisionals(into: &actions)
         dialog?.state = .confirmed
-        let sequenceNumber = (try? box.invite.request.cseq)??.sequenceNumber ?? 0
-        let waiting = AwaitingACK(
-            token: box.invite.token, response: response, sequenceNumber: sequenceNumber, interval: configuration.t1,
-            expectsAnswer: expectsAnswer)
+        let sequenceNumber = box.invite.sequenceNumber ?? (try? box.invite.request.cseq)??.sequenceNumber ?? 0
+        let token = box.invite.token
+        let interval = configuration.t1
         // The INVITE has its final response: what it was kept for ends here.
-        phase = .connecting(waiting)
+        phase = .connecting(
+            AwaitingACK(
+                token: token, response: response, sequenceNumber: sequenceNumber, interval: interval,
+                expectsAnswer: expectsAnswer))
         announceDialog(into: &actions)
-        startRetransmitting(waiting, into: &actions)
+        // `startRetransmitting` spelt out on the response itself: the action takes it over, where a copy of the
+        // record put in the phase was copied again (and both destroyed after).
+        actions.append(.sendResponse(response, transaction: token))
+        timers.start(.retransmit2xx, after: interval, into: &actions)
+        timers.start(.ackTimeout, after: interval * 64, into: &actions)
         if let expires = box.invite.sessionExpires {
             activateSessionTimer(
                 expires, refresher: box.invite.sessionRefresher, localRefresher: .uas, into: &actions)
@@ -332,8 +338,8 @@ extension InviteSession {
     /// (an offer went in the 2xx), confirms the call (`connected`) or completes a re-INVITE. ACKs that match
     /// no 2xx (retransmissions) are ignored.
     public mutating func receiveACK(_ ack: SIPRequest) -> [SessionAction] {
-        guard let number = (try? ack.cseq)??.sequenceNumber, number == awaitingACK?.sequenceNumber,
-            case (let waiting, let wait)? = takeAwaitingACK()
+        guard let number = (try? ack.cseq)??.sequenceNumber, number == awaitingACKSequenceNumber,
+            case (let expectsAnswer, let wait)? = takeAwaitingACK()
         else { return [] }
         var actions: [SessionAction] = []
         actions.reserveCapacity(8)  // the timers cancelled, a queued offer, the events: one allocation
@@ -344,7 +350,7 @@ extension InviteSession {
             finishIfDone(into: &actions)
             return actions
         }
-        if waiting.expectsAnswer {
+        if expectsAnswer {
             let before = offerAnswer.session
             do {
                 guard let answer = try ack.sessionDescription() else { throw MissingSessionDescription() }

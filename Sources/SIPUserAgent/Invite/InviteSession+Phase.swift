@@ -126,6 +126,16 @@ extension InviteSession {
         }
     }
 
+    /// `awaitingACK?.sequenceNumber`, read without copying the rest (the 2xx) out of the phase.
+    var awaitingACKSequenceNumber: UInt32? {
+        switch phase {
+        case .connecting(let waiting): waiting.sequenceNumber
+        case .confirmed(.awaitingACK(let waiting)?): waiting.sequenceNumber
+        case .terminated(let ending): ending.byeAfterACK?.waiting.sequenceNumber
+        default: nil
+        }
+    }
+
     /// The re-offer of a re-INVITE that waits for the TU's `answerOffer()` or `rejectOffer()`.
     var pendingRemoteOffer: PendingRemoteOffer? {
         guard case .confirmed(.awaitingAnswer(let pending)?) = phase else { return nil }
@@ -266,20 +276,23 @@ extension InviteSession {
         case byeAfterACK([Reason])
     }
 
-    /// Takes the 2xx awaiting its ACK out of the phase; `connecting` becomes `confirmed`.
-    mutating func takeAwaitingACK() -> (waiting: AwaitingACK, wait: ACKWait)? {
+    /// Ends the wait for the ACK of a 2xx: the 2xx leaves the phase (`connecting` becomes `confirmed`), and
+    /// what the ACK's handling needs of it is returned; the rest is dropped where it is, not copied out first.
+    mutating func takeAwaitingACK() -> (expectsAnswer: Bool, wait: ACKWait)? {
         switch phase {
         case .connecting(let waiting):
+            let expectsAnswer = waiting.expectsAnswer
             phase = .confirmed(nil)
-            return (waiting, .initial)
+            return (expectsAnswer, .initial)
         case .confirmed(.awaitingACK(let waiting)?):
+            let expectsAnswer = waiting.expectsAnswer
             phase = .confirmed(nil)
-            return (waiting, .reinvite)
+            return (expectsAnswer, .reinvite)
         case .terminated(var ending):
             guard let bye = ending.byeAfterACK else { return nil }
             ending.byeAfterACK = nil
             phase = .terminated(ending)
-            return (bye.waiting, .byeAfterACK(bye.reasons))
+            return (bye.waiting.expectsAnswer, .byeAfterACK(bye.reasons))
         default:
             return nil
         }

@@ -37,9 +37,11 @@ extension InviteSession {
                 requiresTimer: peerSupports)
         }
         guard peerSupports else { return .none }
-        return .use(
-            SessionExpires(deltaSeconds: preferences.interval, refresher: chosen), refresher: chosen,
-            requiresTimer: true)
+        // The value at the configured interval as the configuration made it once (for its response fields).
+        let expires =
+            configuration.responseFields.sessionExpires(refresher: chosen)
+            ?? SessionExpires(deltaSeconds: preferences.interval, refresher: chosen)
+        return .use(expires, refresher: chosen, requiresTimer: true)
     }
 
     /// Puts a session timer in force: `localRefresher` is the `refresher` value that names this side in the

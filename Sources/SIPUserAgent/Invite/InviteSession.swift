@@ -140,12 +140,14 @@ public struct InviteSession: Sendable {
     ) {
         var generator = random
         self.role = .uas
+        // Call-ID read first: the request then goes into its record as it came, not as a copy.
+        self.callID = (try? request.callID) ?? ""
         self.phase = .incoming(IncomingInviteBox(IncomingInvite(request: request, token: transaction)))
         self.configuration = configuration
-        self.offerAnswer = offerAnswer
         self.localTag = localTag
-        self.callID = (try? request.callID) ?? ""
         self.random = SessionRandom(seed: generator.next())
+        // Moved in: the parameter's lifetime would otherwise keep a copy alive to the end of the initializer.
+        self.offerAnswer = consume offerAnswer
     }
 
     /// Whether the session has nothing left to do: ended, no timer armed, and no transaction open but an
@@ -292,19 +294,21 @@ extension InviteSession {
     /// Ends the call once: records `reason`, tells the TU, disarms the timers of the call. With `byeAfterACK`
     /// a 2xx still waiting for its ACK (in `connecting`) keeps its timers, and a BYE with those Reason values
     /// goes once the ACK comes or is given up on.
-    mutating func end(_ reason: EndReason, byeAfterACK: [Reason]? = nil, into actions: inout [SessionAction]) {
+    mutating func end(_ reason: consuming EndReason, byeAfterACK: [Reason]? = nil, into actions: inout [SessionAction])
+    {
         var forks: [EarlyDialog] = []
-        var ending: Ending? = Ending(reason: reason)
+        var endsNow = true
+        var byeAfterACKRecord: ByeAfterACK?
         var waitsForACK = false
         switch phase {
         case .terminated(let ended):
-            ending = nil
+            endsNow = false
             waitsForACK = ended.byeAfterACK != nil
         case .finished:
-            ending = nil
+            endsNow = false
         case .connecting(let waiting):
             if let byeAfterACK {
-                ending?.byeAfterACK = ByeAfterACK(waiting: waiting, reasons: byeAfterACK)
+                byeAfterACKRecord = ByeAfterACK(waiting: waiting, reasons: byeAfterACK)
                 waitsForACK = true
             }
         case .calling(let attempt), .earlyOutgoing(let attempt):
@@ -312,9 +316,10 @@ extension InviteSession {
         default:
             break
         }
-        if let ending {
-            phase = .terminated(ending)
-            actions.append(.event(.ended(reason)))
+        if endsNow {
+            // The reason taken (consumed): one copy for the TU, the reason itself for the phase.
+            actions.append(.event(.ended(copy reason)))
+            phase = .terminated(Ending(reason: reason, byeAfterACK: byeAfterACKRecord))
         }
         timers.cancelAll(keeping: waitsForACK ? [.retransmit2xx, .ackTimeout] : [], into: &actions)
         queuedOffer = nil

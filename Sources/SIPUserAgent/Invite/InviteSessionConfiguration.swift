@@ -82,12 +82,19 @@ public struct InviteSessionConfiguration: Sendable {
         // `isKnownUniquelyReferenced` showed that no other value (on this thread or another) holds the storage.
         @exclusivity(unchecked) var fields: Fields
         /// Header fields of responses, written from `fields` once for every session sharing the storage; the
-        /// setters of the values they are made of write them again.
+        /// setters of the values they are made of write them again (into a new box: a reader may hold this one).
         @exclusivity(unchecked) var responseFields: ResponseFields
 
         init(_ fields: Fields) {
             self.fields = fields
-            self.responseFields = ResponseFields(fields)
+            self.responseFields = ResponseFields(WrittenFields(fields))
+        }
+
+        /// Writes the response fields again with `write`, into a box of their own.
+        func rewriteResponseFields(_ write: (inout WrittenFields, Fields) -> Void) {
+            var written = responseFields.written
+            write(&written, fields)
+            responseFields = ResponseFields(written)
         }
 
         /// A copy of `other`, its response fields shared (copied on write) rather than written again.
@@ -97,8 +104,34 @@ public struct InviteSessionConfiguration: Sendable {
         }
     }
 
+    /// The header fields of the responses a session sends, in a box: a session takes them with one retain
+    /// rather than a copy of every field list (and its destruction after).
+    final class ResponseFields: Sendable {
+        let written: WrittenFields
+
+        init(_ written: WrittenFields) {
+            self.written = written
+        }
+
+        var server: SIPFields { written.server }
+        var contact: SIPFields { written.contact }
+        var success: SIPFields { written.success }
+        var successWithSDP: SIPFields { written.successWithSDP }
+
+        /// See `WrittenFields.sessionTimerFields(_:requiringTimer:)`.
+        func sessionTimerFields(_ expires: SessionExpires, requiringTimer: Bool) -> SIPFields? {
+            written.sessionTimerFields(expires, requiringTimer: requiringTimer)
+        }
+
+        /// The Session-Expires value at the configured interval naming `refresher`, as made once for the
+        /// fields; `nil` without session timers.
+        func sessionExpires(refresher: SessionExpires.Refresher) -> SessionExpires? {
+            written.sessionTimer.first { $0.refresher == refresher }?.expires
+        }
+    }
+
     /// Header fields of the responses a session sends, written as `SIPFields.append` writes them.
-    struct ResponseFields: Sendable {
+    struct WrittenFields: Sendable {
         /// Server, when there is a User-Agent value; empty otherwise.
         var server = SIPFields()
         /// Contact.
@@ -109,7 +142,11 @@ public struct InviteSessionConfiguration: Sendable {
         var successWithSDP = SIPFields()
         /// The Session-Expires of a 2xx to INVITE at the configured interval, one per refresher, alone and
         /// followed by `Require: timer`; empty without session timers.
-        var sessionTimer: [(expires: SessionExpires, alone: SIPFields, requiringTimer: SIPFields)] = []
+        var sessionTimer:
+            [(
+                expires: SessionExpires, refresher: SessionExpires.Refresher, alone: SIPFields,
+                requiringTimer: SIPFields
+            )] = []
 
         init(_ fields: Fields) {
             writeServer(fields)
@@ -144,7 +181,7 @@ public struct InviteSessionConfiguration: Sendable {
                     alone.append(.sessionExpires, expires)
                     var requiringTimer = alone
                     requiringTimer.append(.require, "timer")
-                    sessionTimer.append((expires, alone, requiringTimer))
+                    sessionTimer.append((expires, refresher, alone, requiringTimer))
                 }
             }
         }
@@ -178,7 +215,7 @@ public struct InviteSessionConfiguration: Sendable {
         set {
             let storage = uniqueStorage
             storage.fields.contact = newValue
-            storage.responseFields.writeContact(storage.fields)
+            storage.rewriteResponseFields { $0.writeContact($1) }
         }
     }
     /// Reliable provisional responses (RFC 3262).
@@ -187,7 +224,7 @@ public struct InviteSessionConfiguration: Sendable {
         set {
             let storage = uniqueStorage
             storage.fields.reliableProvisionalResponses = newValue
-            storage.responseFields.writeSuccess(storage.fields)
+            storage.rewriteResponseFields { $0.writeSuccess($1) }
         }
     }
     /// Session timers (RFC 4028); `nil` turns them off (`timer` is then not supported).
@@ -196,7 +233,7 @@ public struct InviteSessionConfiguration: Sendable {
         set {
             let storage = uniqueStorage
             storage.fields.sessionTimer = newValue
-            storage.responseFields.writeSuccess(storage.fields)
+            storage.rewriteResponseFields { $0.writeSuccess($1) }
         }
     }
     /// Whether re-offers (re-INVITE) are answered at once from the offer/answer configuration (`true`), or
@@ -212,7 +249,7 @@ public struct InviteSessionConfiguration: Sendable {
         set {
             let storage = uniqueStorage
             storage.fields.allowedMethods = newValue
-            storage.responseFields.writeSuccess(storage.fields)
+            storage.rewriteResponseFields { $0.writeSuccess($1) }
         }
     }
     /// User-Agent of requests and Server of responses, when set.
@@ -221,7 +258,7 @@ public struct InviteSessionConfiguration: Sendable {
         set {
             let storage = uniqueStorage
             storage.fields.userAgent = newValue
-            storage.responseFields.writeServer(storage.fields)
+            storage.rewriteResponseFields { $0.writeServer($1) }
         }
     }
     /// RFC 3261's T1 (500 ms): 2xx retransmissions start at it, and 64*T1 bounds the wait for ACK and PRACK.

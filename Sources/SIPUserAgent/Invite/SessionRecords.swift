@@ -93,6 +93,8 @@ struct IncomingInvite: Sendable {
 
     var request: SIPRequest
     var token: ServerTransactionToken
+    /// The request's CSeq number, once the dialog has read it (`startIncoming`).
+    var sequenceNumber: UInt32?
     var hasOffer = false
     var answerDelivery = AnswerDelivery.none
     /// `answer()` waits for the PRACK of a reliable 1xx that carried SDP (RFC 3262 §3).
