@@ -121,6 +121,22 @@ import Testing
         #expect(call.session.state == .confirmed)
     }
 
+    /// A 2xx whose fields the dialog reads do not parse (the response check leaves From and Contact to whoever
+    /// reads them) ends the call, its reason naming the field.
+    @Test(arguments: [
+        ("Contact", "<sip:bob@192.0.2.20", "Malformed Record-Route or Contact"),
+        ("From", "Alice <sip:alice@atlanta.example;tag=atag", "Malformed Call-ID, From, To or CSeq"),
+    ])
+    func a2xxWhoseDialogFieldsDoNotParseEndsTheCall(field: String, value: String, phrase: String) throws {
+        var call = try ScriptedCall()
+        var ok = try call.reply(200, sdp: peerAnswer)
+        ok.headerFields.set(try #require(SIPField.Name(field)), value)
+        let actions = call.receive(ok)
+        let reason = try #require(actions.events.compactMap(\.endReason).first)
+        #expect(reason.kind == .failed && reason.statusCode == 200 && reason.reasonPhrase == phrase)
+        #expect(!actions.names.contains("connected"))
+    }
+
     @Test func theCallFinishesAtTheBYEsAnswerWhileTheINVITELingers() throws {
         var call = try ScriptedCall()
         let first = call.receive(try call.reply(200, sdp: peerAnswer))

@@ -239,9 +239,14 @@ extension InviteSession {
     ) {
         guard let request = outgoingInvite?.request else { return }
         if !makeCurrent(remoteTag: remoteTag) {
-            guard let leg = try? Dialog(uac: request, response: response) else {
+            let leg: Dialog
+            do {
+                leg = try Dialog(uac: request, response: response)
+            } catch {
+                // No Contact, or a field the dialog reads (From, To, Contact, Record-Route) that does not parse:
+                // the reason names which.
                 acknowledgeAndEnd(response, remoteTag: remoteTag, sequenceNumber: sequenceNumber, into: &actions)
-                end(EndReason(.failed, statusCode: response.statusCode, reasonPhrase: "No Contact"), into: &actions)
+                end(EndReason(.failed, statusCode: response.statusCode, reasonPhrase: error.detail), into: &actions)
                 return
             }
             adoptNewLeg(leg, into: &actions)
