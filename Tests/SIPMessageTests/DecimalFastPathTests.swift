@@ -51,22 +51,14 @@ struct DecimalFastPathTests {
     @Test func exhaustiveShortInputs() {
         let alphabet: [UInt8] = Array("0169 ".utf8)
         var mismatches = 0
-        var text: [UInt8] = []
-        func visit(_ depth: Int) {
+        forEachString(over: alphabet, upTo: 7) { text in
             for shape in Self.shapes {
                 for end in 0...text.count
                 where !Self.same(text, to: end, maxDigits: shape.maxDigits, limit: shape.limit) {
                     mismatches += 1
                 }
             }
-            guard depth < 7 else { return }
-            for b in alphabet {
-                text.append(b)
-                visit(depth + 1)
-                text.removeLast()
-            }
         }
-        visit(0)
         #expect(mismatches == 0)
     }
 }

@@ -30,17 +30,9 @@ struct IPv4FastPathTests {
     @Test func exhaustiveShortInputs() {
         let alphabet: [UInt8] = Array("0129.5x".utf8)
         var mismatches = 0
-        var text: [UInt8] = []
-        func visit(_ depth: Int) {
+        forEachString(over: alphabet, upTo: 6) { text in
             for end in 0...text.count where !Self.same(text, to: end) { mismatches += 1 }
-            guard depth < 6 else { return }
-            for b in alphabet {
-                text.append(b)
-                visit(depth + 1)
-                text.removeLast()
-            }
         }
-        visit(0)
         #expect(mismatches == 0)
     }
 

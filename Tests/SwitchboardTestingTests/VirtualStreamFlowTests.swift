@@ -8,20 +8,26 @@ import Testing
 /// transport layer over the virtual network: what must stay open is watched for many intervals of virtual
 /// time, so the checks hold on a busy machine as on an idle one.
 @Suite struct VirtualStreamFlowTests {
-    /// A client on 10.0.0.1 with an open TCP flow to `destination` (one OPTIONS sent over it).
+    /// A client on 10.0.0.1 with `configuration` and a server listening for TCP on 10.0.0.2:5060.
+    static func pair(seed: UInt64, client configuration: TransportConfiguration) throws -> (
+        world: VirtualWorld, client: SIPTransportLayer, server: SIPTransportLayer, address: SocketAddress
+    ) {
+        let world = VirtualWorld(seed: seed)
+        let client = world.network.makeTransportLayer(host: "10.0.0.1", configuration: configuration)
+        let server = world.network.makeTransportLayer(host: "10.0.0.2")
+        let address = try #require(SocketAddress(ip: "10.0.0.2", port: 5060))
+        _ = try world.loop.withLoop { () throws(TransportError) in try server.listen(.tcp, on: address) }
+        return (world, client, server, address)
+    }
+
+    /// The client's TCP flow to `destination`, opened by an OPTIONS sent over it.
     static func openFlow(
         _ client: SIPTransportLayer, to destination: Destination, loop: VirtualEventLoop, branch: String
     ) throws -> FlowID? {
         try loop.withLoop {
             let via = try #require(client.makeVia(for: destination, branch: branch))
-            var request = SIPRequest(method: .options, uri: try URI("sip:bob@\(destination.address.host)"))
-            request.headerFields.append(.via, via)
-            request.headerFields.append(.from, "<sip:alice@10.0.0.1>;tag=a1")
-            request.headerFields.append(.to, "<sip:bob@10.0.0.2>")
-            request.headerFields.append(.callID, "flow-\(branch)")
-            request.headerFields.append(.cseq, "1 OPTIONS")
-            request.headerFields.append(.maxForwards, "70")
-            request.headerFields.append(.contentLength, "0")
+            let request = try optionsRequest(
+                to: "sip:bob@\(destination.address.host)", via: via, callID: "flow-\(branch)")
             client.send(request: request, to: destination, completion: nil)
         }
         loop.advance(by: .milliseconds(50))
@@ -29,13 +35,9 @@ import Testing
     }
 
     @Test func keepAlivePongsKeepTheFlowAndSilenceKillsIt() throws {
-        let world = VirtualWorld(seed: 5)
         var configuration = TransportConfiguration()
         configuration.pongTimeout = .milliseconds(300)
-        let client = world.network.makeTransportLayer(host: "10.0.0.1", configuration: configuration)
-        let server = world.network.makeTransportLayer(host: "10.0.0.2")
-        let serverAddress = try #require(SocketAddress(ip: "10.0.0.2", port: 5060))
-        _ = try world.loop.withLoop { () throws(TransportError) in try server.listen(.tcp, on: serverAddress) }
+        let (world, client, server, serverAddress) = try Self.pair(seed: 5, client: configuration)
         var events: [FlowEvent] = []
         world.loop.withLoop { client.onFlowEvent = { events.append($0) } }
 
@@ -57,17 +59,14 @@ import Testing
         #expect(events.contains { if case .dead(let dead) = $0 { dead == quietFlow } else { false } })
         #expect(String(decoding: peer.takeBytes(), as: UTF8.self).contains("\r\n\r\n"))
         #expect(world.loop.withLoop { client.isOpen(flow) })
+        withExtendedLifetime(server) {}
     }
 
     @Test func idleConnectionsCloseUnlessHeld() throws {
-        let world = VirtualWorld(seed: 6)
         var configuration = TransportConfiguration()
         configuration.idleTimeout = .milliseconds(200)
         // Only the client has a short idle timeout: the server must not close the connection first.
-        let client = world.network.makeTransportLayer(host: "10.0.0.1", configuration: configuration)
-        let server = world.network.makeTransportLayer(host: "10.0.0.2")
-        let serverAddress = try #require(SocketAddress(ip: "10.0.0.2", port: 5060))
-        _ = try world.loop.withLoop { () throws(TransportError) in try server.listen(.tcp, on: serverAddress) }
+        let (world, client, server, serverAddress) = try Self.pair(seed: 6, client: configuration)
         let destination = Destination(transport: .tcp, address: serverAddress)
         let flow = try #require(try Self.openFlow(client, to: destination, loop: world.loop, branch: "z9hG4bK-idle"))
         world.loop.withLoop { client.retain(flow: flow) }
@@ -76,5 +75,6 @@ import Testing
         world.loop.withLoop { client.release(flow: flow) }
         world.advance(by: .seconds(1))
         #expect(!world.loop.withLoop { client.isOpen(flow) })
+        withExtendedLifetime(server) {}
     }
 }

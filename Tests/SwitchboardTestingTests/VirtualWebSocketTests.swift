@@ -79,15 +79,7 @@ import Testing
 
         static func options(via: Via, transport: TransportProtocol) throws -> SIPRequest {
             let scheme = transport == .wss ? "sips" : "sip"
-            var request = SIPRequest(method: .options, uri: try URI("\(scheme):bob@10.0.0.2;transport=ws"))
-            request.headerFields.append(.via, via)
-            request.headerFields.append(.from, "<sip:alice@example.com>;tag=a1")
-            request.headerFields.append(.to, "<sip:bob@10.0.0.2>")
-            request.headerFields.append(.callID, "ws-call-1")
-            request.headerFields.append(.cseq, "1 OPTIONS")
-            request.headerFields.append(.maxForwards, "70")
-            request.headerFields.append(.contentLength, "0")
-            return request
+            return try optionsRequest(to: "\(scheme):bob@10.0.0.2;transport=ws", via: via, callID: "ws-call-1")
         }
 
         var wire: String {
@@ -261,4 +253,17 @@ import Testing
         #expect(outcome??.code == .nameMismatch)
         #expect(received == 0)
     }
+}
+
+/// An OPTIONS from alice to `uri` with `via`, as a raw client sends it.
+func optionsRequest(to uri: String, via: Via, callID: String) throws -> SIPRequest {
+    var request = SIPRequest(method: .options, uri: try URI(uri))
+    request.headerFields.append(.via, via)
+    request.headerFields.append(.from, "<sip:alice@example.com>;tag=a1")
+    request.headerFields.append(.to, "<sip:bob@10.0.0.2>")
+    request.headerFields.append(.callID, callID)
+    request.headerFields.append(.cseq, "1 OPTIONS")
+    request.headerFields.append(.maxForwards, "70")
+    request.headerFields.append(.contentLength, "0")
+    return request
 }
