@@ -49,10 +49,13 @@ struct NegotiatedStream {
     /// The stream's existentials (the coders, and the clock and randomness inside the RTCP session), out of line
     /// and shared by copies of the stream: inline they would make the stream, and the session state that holds
     /// it, a value of unknown layout, copied through value witnesses each time the state is read.
+    ///
+    /// Its state goes without run-time exclusivity checks (`@exclusivity(unchecked)`): the session is not
+    /// `Sendable`, and none of its accesses overlap (each is a read, or a write of a value made first).
     final class Machinery {
-        var encoder: any AudioEncoder
-        var decoder: any AudioDecoder
-        var rtcp: RTCPSession
+        @exclusivity(unchecked) var encoder: any AudioEncoder
+        @exclusivity(unchecked) var decoder: any AudioDecoder
+        @exclusivity(unchecked) var rtcp: RTCPSession
 
         init(encoder: any AudioEncoder, decoder: any AudioDecoder, rtcp: RTCPSession) {
             self.encoder = encoder

@@ -14,13 +14,14 @@ struct CallAudioPort: MediaAudioPort {
     /// The formats the source and sink were made for: the encoder's and the decoder's.
     private var formats: (send: AudioFormat, receive: AudioFormat)?
 
-    /// A port's source, sink and recording. One per port: a port is not copied to fork a stream.
+    /// A port's source, sink and recording. One per port: a port is not copied to fork a stream. Confined to
+    /// the stream's loop, with accesses that never overlap: no run-time exclusivity checks.
     final class Devices {
-        var audio: CallAudio
-        var source: (any AudioSource)?
-        var sink: (any AudioSink)?
+        @exclusivity(unchecked) var audio: CallAudio
+        @exclusivity(unchecked) var source: (any AudioSource)?
+        @exclusivity(unchecked) var sink: (any AudioSink)?
         /// One writer per path for the whole call: a re-negotiation must not truncate the recording.
-        var recording: (path: String, writer: WAVFileWriter)?
+        @exclusivity(unchecked) var recording: (path: String, writer: WAVFileWriter)?
 
         init(_ audio: CallAudio) { self.audio = audio }
     }

@@ -8,31 +8,33 @@ package final class MediaEngine: @unchecked Sendable {
     // @unchecked Sendable: `nextPair`, `sessionConfiguration`, `streamContextCache`, `pending` and `isFlushScheduled` are touched
     // only on the signalling loop (the one caller of `open` and `perform`); `pairs` only under `pairsLock`
     // (the signalling loop takes pairs, the media loop returns and expires them); `isExpiryScheduled` only
-    // on the media loop; the media loop itself is thread-safe for posting work.
+    // on the media loop; the media loop itself is thread-safe for posting work. That state is read and written
+    // without run-time exclusivity checks (`@exclusivity(unchecked)`): no access to it overlaps another on its
+    // thread, and the checks would not see the other thread anyway.
 
     package let loop: any EventLoopProtocol
     private let signalling: any EventLoopProtocol
     private let ownLoop: EventLoop?
     private let environment: EngineEnvironment
-    private var nextPair = 0
+    @exclusivity(unchecked) private var nextPair = 0
     /// The streams' session configuration, one for all with the same media timeout (each stream keeps a
     /// reference, not a copy).
-    private var sessionConfiguration: SharedMediaSessionConfiguration?
+    @exclusivity(unchecked) private var sessionConfiguration: SharedMediaSessionConfiguration?
     /// The streams' loop, clock and DTLS settings, one for all with the same settings.
-    private var streamContextCache: MediaStreamContext?
+    @exclusivity(unchecked) private var streamContextCache: MediaStreamContext?
     /// Port pairs of ended streams, ready for new ones (`PairPool`), guarded by `pairsLock` (the sockets
     /// are not Sendable, so not a `Mutex`).
-    private var pairs: PairPool
+    @exclusivity(unchecked) private var pairs: PairPool
     private let pairsLock = NSLock()
     /// Whether the timer that closes idle pooled pairs is armed (media loop only).
-    private var isExpiryScheduled = false
+    @exclusivity(unchecked) private var isExpiryScheduled = false
     /// Work for the media loop posted during this signalling-loop iteration, handed over at its end.
-    private var pending: [@Sendable () -> Void] = []
-    private var isFlushScheduled = false
+    @exclusivity(unchecked) private var pending: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var isFlushScheduled = false
     /// Streams opened on a pooled pair, and on a newly bound one (signalling loop only): the pool's hit
     /// rate under load.
-    private(set) var reusedPairCount = 0
-    private(set) var boundPairCount = 0
+    @exclusivity(unchecked) private(set) var reusedPairCount = 0
+    @exclusivity(unchecked) private(set) var boundPairCount = 0
 
     /// A media loop fed from `signalling` (whose thread calls `open` and `perform`): the environment's
     /// own loop when it brings one, else a system loop of its own. At most `pooledPairs` port pairs of

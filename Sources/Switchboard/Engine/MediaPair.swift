@@ -8,14 +8,14 @@ import SIPTransport
 /// a closure and a table update, per open and again per close).
 ///
 /// Confined to the media loop once a stream opened on it (the signalling loop only binds it and hands it
-/// over).
+/// over): its state goes without run-time exclusivity checks, as the stream's does.
 final class MediaPair {
     let rtp: DatagramSocket
     let rtcp: DatagramSocket
     /// The stream whose datagrams these are (media loop); `nil` while the pair rests in the pool.
-    weak var stream: MediaStream?
+    @exclusivity(unchecked) weak var stream: MediaStream?
     /// Whether the media loop watches the sockets (media loop). A pair belongs to one engine, so to one loop.
-    private var isWatched = false
+    @exclusivity(unchecked) private var isWatched = false
 
     init(_ sockets: (rtp: DatagramSocket, rtcp: DatagramSocket)) {
         rtp = sockets.rtp

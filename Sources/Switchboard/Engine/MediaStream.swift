@@ -38,7 +38,10 @@ struct MediaStreamEvents: Sendable {
 /// Confined to the media loop: every method except `figures` and `port` runs on it.
 final class MediaStream: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is touched only on `loop` (the engine posts every call there);
-    // the figures other threads read are behind a Mutex.
+    // the figures other threads read are behind a Mutex. That state is read and written without run-time
+    // exclusivity checks (`@exclusivity(unchecked)`): one thread, and no access to it overlaps another (the
+    // session's seams only queue datagrams for after `receive`); the checks cost a call about 3,000
+    // instructions.
 
     /// The engine's loop, clock and DTLS settings.
     let context: MediaStreamContext
@@ -54,22 +57,22 @@ final class MediaStream: @unchecked Sendable {
     let host: String
     let events: MediaStreamEvents
     /// Everything between the sockets and the audio.
-    var session: MediaSession<SocketAddress>
+    @exclusivity(unchecked) var session: MediaSession<SocketAddress>
     /// The app's audio: source, sink and recording.
-    var audio: CallAudioPort
+    @exclusivity(unchecked) var audio: CallAudioPort
     /// The loop timer armed for the session's deadline, and that deadline.
-    var timer: (handle: TimerHandle, deadline: MediaInstant)?
+    @exclusivity(unchecked) var timer: (handle: TimerHandle, deadline: MediaInstant)?
     /// The session's figures as of its latest tick, for other threads.
     let published = Mutex(MediaStreamFigures())
     /// ICE, when the call uses it (`MediaStream+ICE.swift`): the selected pair carries the media.
-    var ice: ICEDriver?
+    @exclusivity(unchecked) var ice: ICEDriver?
     /// The DTLS-SRTP association in force, if any.
-    var dtls: DTLSAssociation?
+    @exclusivity(unchecked) var dtls: DTLSAssociation?
     /// DTLS datagrams the demultiplexer handed over during `session.receive`, for `drainDTLS`.
-    var pendingDTLS: [(bytes: [UInt8], source: SocketAddress)] = []
+    @exclusivity(unchecked) var pendingDTLS: [(bytes: [UInt8], source: SocketAddress)] = []
     /// ClientHellos that came while the association in force was keyed: a new association's, held until the
     /// negotiation that names it (at most four).
-    var heldClientHellos: [(bytes: [UInt8], source: SocketAddress)] = []
+    @exclusivity(unchecked) var heldClientHellos: [(bytes: [UInt8], source: SocketAddress)] = []
 
     /// The local RTP port.
     var port: UInt16 { rtp.localAddress.port }

@@ -15,7 +15,7 @@ struct PairPool {
 
     /// Most pairs waiting at once; the oldest is closed beyond it.
     let capacity: Int
-    private var pairs: [(pair: Pair, host: String, released: ContinuousClock.Instant)] = []
+    private var pairs: [Entry] = []
     private var head = 0
 
     init(capacity: Int = Self.defaultCapacity) { self.capacity = max(0, capacity) }
@@ -36,21 +36,30 @@ struct PairPool {
 
     var count: Int { pairs.count - head }
 
+    /// A waiting pair: a struct of known layout rather than a tuple with a generic clock's instant in it, which
+    /// is copied through its value witnesses on every look at the oldest pair.
+    private struct Entry {
+        let pair: Pair
+        let host: String
+        let released: ContinuousClock.Instant
+    }
+
     /// The oldest pair on `host` with its ports in `ports` that has rested long enough, if any.
     mutating func take(host: String, ports: ClosedRange<UInt16>, now: ContinuousClock.Instant) -> Pair? {
         guard head < pairs.count else { return nil }
-        let oldest = pairs[head]
-        guard now - oldest.released >= Self.reuseDelay, oldest.host == host,
-            ports.contains(oldest.pair.rtp.localAddress.port)
+        // Read in place: the entry is not copied out unless it is taken.
+        guard pairs[head].released.advanced(by: Self.reuseDelay) <= now, pairs[head].host == host,
+            ports.contains(pairs[head].pair.rtp.localAddress.port)
         else { return nil }
+        let pair = pairs[head].pair
         head += 1
         compact()
-        return oldest.pair
+        return pair
     }
 
     /// Adds a released pair; returns the pair evicted to stay within `capacity`, if one was.
     mutating func put(_ pair: Pair, host: String, now: ContinuousClock.Instant) -> Pair? {
-        pairs.append((pair, host, now))
+        pairs.append(Entry(pair: pair, host: host, released: now))
         guard count > capacity else { return nil }
         let evicted = pairs[head].pair
         head += 1
