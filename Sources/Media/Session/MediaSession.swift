@@ -105,8 +105,8 @@ public struct MediaSession<Address: Hashable & Sendable> {
         // where a longer one costs every stream an allocation.
         cname = shared.value.cname ?? base36(generator.next())
         clock = SessionClock(now: now, wallclockAtOrigin: wallclockAtOrigin)
-        // Duration's nanoseconds take 128-bit arithmetic: once for both latches.
-        let relatch = SymmetricRTPLatch<Address>.encode(shared.value.relatchAfter)
+        // Duration's nanoseconds take 128-bit arithmetic: once per configuration, for every latch.
+        let relatch = shared.relatchNanoseconds
         rtpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchNanoseconds: relatch)
         rtcpLatch = SymmetricRTPLatch(signalledAddress: nil, relatchNanoseconds: relatch)
         let capacity = shared.value.queueCapacity

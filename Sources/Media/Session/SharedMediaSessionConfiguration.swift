@@ -3,7 +3,13 @@
 public final class SharedMediaSessionConfiguration: Sendable {
     /// The configuration.
     public let value: MediaSessionConfiguration
+    /// `value.relatchAfter` as the latches keep it: worked out once here rather than by every new session
+    /// (`Duration`'s 128-bit arithmetic).
+    @usableFromInline let relatchNanoseconds: Int64
 
     /// - Parameter value: the configuration the sessions share.
-    public init(_ value: MediaSessionConfiguration) { self.value = value }
+    public init(_ value: MediaSessionConfiguration) {
+        self.value = value
+        relatchNanoseconds = SymmetricRTPLatch<Int>.encode(value.relatchAfter)
+    }
 }

@@ -116,7 +116,7 @@ final class MediaStream: @unchecked Sendable {
     /// Applies a negotiated session (the first answer, an early one, or a re-offer's); the session decides
     /// what it keeps. A session it cannot take (codec, keys) leaves the stream silent until the next one.
     func configure(_ negotiated: NegotiatedSession) {
-        let signalledRTP = negotiated.remoteRTPAddress.flatMap { SocketAddress(ip: $0.host, port: $0.port) }
+        let signalledRTP = negotiated.remoteRTPAddress.flatMap { context.peerAddress(host: $0.host, port: $0.port) }
         var rtpAddress = signalledRTP
         // With ICE the selected pair says where media goes: a new default candidate in a re-offer (an
         // RFC 5245 agent's update after ICE) must not rebuild the stream; no address (hold) still stops it.
@@ -127,7 +127,7 @@ final class MediaStream: @unchecked Sendable {
             if let signalledRTP, negotiated.remoteRTPAddress?.host == rtcp.host {
                 return signalledRTP.with(port: rtcp.port)
             }
-            return SocketAddress(ip: rtcp.host, port: rtcp.port)
+            return context.peerAddress(host: rtcp.host, port: rtcp.port)
         }
         negotiateDTLS(negotiated.dtls)
         do throws(MediaSessionError) {
