@@ -121,7 +121,7 @@ enum AnswerCommand {
                 needs: .init(
                     registers: registers, defaultListen: defaultListen, target: nil,
                     defaultMediaTimeout: autoAnswer ? .seconds(30) : nil), io: io,
-                printer: printer
+                printer: printer, kinds: handledKinds(quiet: quiet)
             ) { event in
                 guard let harness = harnessSlot.wait() else { return }
                 handle(
@@ -181,6 +181,12 @@ enum AnswerCommand {
         return final.failed == 0 ? 0 : 1
     }
 
+    /// The kinds of event `handle` does anything with: the provider hands the delegate queue no other.
+    private static func handledKinds(quiet: Bool) -> Set<CallProviderEvent.Kind> {
+        let always: Set<CallProviderEvent.Kind> = [.registration, .invite, .connected, .transferred, .ended]
+        return quiet ? always : always.union([.updated, .dtmfReceived])
+    }
+
     private static func handle(
         _ event: CallProviderEvent, harness: ProviderHarness, state: State, quiet: Bool, autoAnswer: Bool,
         interactive: Bool, duration: Double?, count: Int?, media: CallMedia
@@ -218,7 +224,10 @@ enum AnswerCommand {
                 return
             }
             if autoAnswer {
-                controller.request(CallTransaction(action: AnswerCallAction(call: invite.callUUID))) { _ in }
+                // Nothing to hear back: the completion stays on the provider's loop.
+                controller.requestCompletingOnLoop(CallTransaction(action: AnswerCallAction(call: invite.callUUID))) {
+                    _ in
+                }
             } else if interactive {
                 Thread.detachNewThread {
                     let yes = state.prompt.withLock { _ in ask("answer the call from \(invite.from)? [y/N] ") }
