@@ -210,7 +210,8 @@ enum AnswerCommand {
                 values.invites += 1
                 return values.invites
             }
-            harness.provider.setAudio(media.audio(callNumber: number), for: invite.callUUID)
+            // Without media the audio is never used: setting it would cost a post to the loop per call.
+            if !media.isOff { harness.provider.setAudio(media.audio(callNumber: number), for: invite.callUUID) }
             let taking = state.values.withLock { values -> Bool in
                 guard let count else { return !values.stopping }
                 guard !values.stopping, values.answered < count else { return false }
@@ -260,7 +261,7 @@ enum AnswerCommand {
                 values.invites += 1
                 return values.invites
             }
-            harness.provider.setAudio(media.audio(callNumber: number), for: newCall)
+            if !media.isOff { harness.provider.setAudio(media.audio(callNumber: number), for: newCall) }
         case .updated:
             if !quiet, let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
             if !quiet, let path = event.update?.mediaPath { CallOutput.mediaPathChanged(path, printer: printer) }
