@@ -33,19 +33,22 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
         var isWakePending = false
     }
 
-    // Loop-thread state.
-    private var handlers = DescriptorHandlers()
-    private var timerHeap = TimerHeap()
+    // Loop-thread state, read and written without run-time exclusivity checks (`@exclusivity(unchecked)`):
+    // only the loop thread touches it, and every access is to a value whose methods call nothing outside it
+    // (a handler, timer action or iteration-end body is taken out first and run after the access ends), so
+    // no two accesses can overlap.
+    @exclusivity(unchecked) private var handlers = DescriptorHandlers()
+    @exclusivity(unchecked) private var timerHeap = TimerHeap()
     /// Timers due later than `farHorizon` from when they were armed, by coarse bucket (`Self.bucket`),
     /// moved into the heap shortly before they are due. Transactions keep timers of 32 s (Timers J and L)
     /// per call: thousands of them would make every heap operation a long walk through cold memory.
-    private var farTimers: [Int64: [TimerHeap.Entry]] = [:]
+    @exclusivity(unchecked) private var farTimers: [Int64: [TimerHeap.Entry]] = [:]
     /// Every bucket up to this one has been moved into the heap.
-    private var migratedBucket: Int64 = 0
+    @exclusivity(unchecked) private var migratedBucket: Int64 = 0
     private let origin = EventLoop.clockNanoseconds()
-    private var timerActions = TimerSlots()
-    private var stopping = false
-    private var iterationEnd: [() -> Void] = []
+    @exclusivity(unchecked) private var timerActions = TimerSlots()
+    @exclusivity(unchecked) private var stopping = false
+    @exclusivity(unchecked) private var iterationEnd: [() -> Void] = []
 
     /// Creates the loop's epoll and eventfd descriptors; `start()` runs it on a new thread.
     public init(name: String = "switchboard") throws(TransportError) {

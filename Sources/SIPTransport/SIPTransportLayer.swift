@@ -12,14 +12,20 @@ public final class SIPTransportLayer: @unchecked Sendable {
     public let loop: any EventLoopProtocol
     public let configuration: TransportConfiguration
     let network: any NetworkStack
+    // The hot per-message state below is read and written without run-time exclusivity checks
+    // (`@exclusivity(unchecked)`): it is confined to the loop, and every access is a momentary read or write
+    // of a value whose methods call nothing outside it (a callback is read out first and called after the
+    // access ends; a receive into `receiveBuffer` calls only the channel, a route lookup only the network),
+    // so no two accesses can overlap.
+
     /// Every message that arrives, after framing and §18.2.1 processing.
-    public var onMessage: ((IncomingMessage) -> Void)?
+    @exclusivity(unchecked) public var onMessage: ((IncomingMessage) -> Void)?
     /// Connections that close or die.
     public var onFlowEvent: ((FlowEvent) -> Void)?
     /// Every SIP message sent or received (keep-alives excluded), when set.
-    public var onTrace: ((TraceRecord) -> Void)?
+    @exclusivity(unchecked) public var onTrace: ((TraceRecord) -> Void)?
     /// Counters for tests and statistics.
-    public internal(set) var statistics = Statistics()
+    @exclusivity(unchecked) public internal(set) var statistics = Statistics()
 
     public struct Statistics: Sendable {
         public var datagramsReceived = 0
@@ -61,7 +67,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
             serverName: destination.transport.isSecure ? destination.serverName : nil)
     }
 
-    var udpListeners: [UDPListener] = []
+    @exclusivity(unchecked) var udpListeners: [UDPListener] = []
     /// Who hears the STUN datagrams of the SIP UDP sockets (`addSTUNObserver`).
     var stunObservers: [Int: ([UInt8], SocketAddress) -> Void] = [:]
     var nextSTUNObserver = 0
@@ -71,14 +77,14 @@ public final class SIPTransportLayer: @unchecked Sendable {
     var closingConnections: [FlowID: StreamConnection] = [:]
     var connectionIndex: [ConnectionKey: FlowID] = [:]
     var nextFlow: UInt64 = 1
-    var receiveBuffer = [UInt8](repeating: 0, count: 65_536)
-    var routeSources = RouteSourceCache()
+    @exclusivity(unchecked) var receiveBuffer = [UInt8](repeating: 0, count: 65_536)
+    @exclusivity(unchecked) var routeSources = RouteSourceCache()
     /// Whether the UDP datagram being handled waited in the socket's queue longer than
     /// `configuration.backlogDelay` (by the kernel's receive timestamp): the loop is behind its input, and
     /// the user agent sheds new calls (503) instead of falling further behind. Linux switches receive
     /// timestamps on a moment after the first socket of the system asks for them (deferred work); a datagram
     /// that arrives before then is stamped when it is read, so it never counts as having waited.
-    public internal(set) var isReceiveBacklogged = false
+    @exclusivity(unchecked) public internal(set) var isReceiveBacklogged = false
     lazy var clientTLS: Result<TLSContext, TransportError> = Result { () throws(TransportError) in
         try TLSContext(configuration: configuration.tls, server: false)
     }
@@ -92,7 +98,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     var webSocketResources: [String: String] = [:]
     /// The latest local address a Via named, with its host as the Via writes it: most requests leave from
     /// the same address, and writing it as text and parsing that back costs more than the rest of the Via.
-    var lastViaHost: (address: SocketAddress, host: SIPHost)?
+    @exclusivity(unchecked) var lastViaHost: (address: SocketAddress, host: SIPHost)?
 
     public convenience init(loop: EventLoop, configuration: TransportConfiguration = TransportConfiguration()) {
         self.init(loop: loop, network: SystemNetwork.shared, configuration: configuration)

@@ -22,6 +22,11 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// An address from its numeric text (`127.0.0.1`, `::1`, `[::1]`) and a port; `nil` if it is not one.
     public init?(ip: String, port: UInt16) {
+        // The usual case, read in place; anything else (brackets, IPv6, odd forms) goes to `inet_pton`.
+        if let value = Self.dottedQuad(ip) {
+            self.init(ipv4: in_addr(s_addr: value.bigEndian), port: port)
+            return
+        }
         var text = ip
         if text.hasPrefix("["), text.hasSuffix("]") {
             text.removeFirst()
@@ -38,6 +43,39 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             return
         }
         return nil
+    }
+
+    /// An IPv4 address written as four decimal octets without leading zeros (`127.0.0.1`), as its host-order
+    /// value; `nil` for any other text, which `inet_pton` then judges (it takes every text this takes, with
+    /// the same value). No C string is made: a received Via's sent-by is checked this way per request.
+    static func dottedQuad(_ text: String) -> UInt32? {
+        var text = text
+        return text.withUTF8 { dottedQuad($0) }
+    }
+
+    private static func dottedQuad(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        var value: UInt32 = 0
+        var octet: UInt32 = 0
+        var digits = 0
+        var dots = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, dots < 3 else { return nil }
+                value = value << 8 | octet
+                octet = 0
+                digits = 0
+                dots += 1
+            } else {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits == 0 || octet != 0 else {
+                    return nil
+                }
+                octet = octet * 10 + UInt32(byte - UInt8(ascii: "0"))
+                digits += 1
+                guard octet <= 255 else { return nil }
+            }
+        }
+        guard dots == 3, digits > 0 else { return nil }
+        return value << 8 | octet
     }
 
     /// Parses `host:port`, `[v6]:port`, or a bare address with `defaultPort`.

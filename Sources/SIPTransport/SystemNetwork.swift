@@ -75,7 +75,9 @@ private struct Watch {
 
 private final class SystemDatagram: DatagramChannel {
     let localAddress: SocketAddress
-    private var watch: Watch
+    /// No run-time exclusivity checks: used on the loop thread only (and in `deinit`), and a `Watch`'s
+    /// methods reach only the loop's handler table, never this channel, so no two accesses can overlap.
+    @exclusivity(unchecked) private var watch: Watch
     private let timestamps: Bool
 
     init(fd: Int32, local: SocketAddress, timestamps: Bool) {

@@ -121,7 +121,7 @@ enum AnswerCommand {
                 needs: .init(
                     registers: registers, defaultListen: defaultListen, target: nil,
                     defaultMediaTimeout: autoAnswer ? .seconds(30) : nil), io: io,
-                printer: printer
+                printer: printer, kinds: handledKinds(quiet: quiet)
             ) { event in
                 guard let harness = harnessSlot.wait() else { return }
                 handle(
@@ -181,6 +181,12 @@ enum AnswerCommand {
         return final.failed == 0 ? 0 : 1
     }
 
+    /// The kinds of event `handle` does anything with: the provider hands the delegate queue no other.
+    private static func handledKinds(quiet: Bool) -> Set<CallProviderEvent.Kind> {
+        let always: Set<CallProviderEvent.Kind> = [.registration, .invite, .connected, .transferred, .ended]
+        return quiet ? always : always.union([.updated, .dtmfReceived])
+    }
+
     private static func handle(
         _ event: CallProviderEvent, harness: ProviderHarness, state: State, quiet: Bool, autoAnswer: Bool,
         interactive: Bool, duration: Double?, count: Int?, media: CallMedia
@@ -204,7 +210,8 @@ enum AnswerCommand {
                 values.invites += 1
                 return values.invites
             }
-            harness.provider.setAudio(media.audio(callNumber: number), for: invite.callUUID)
+            // Without media the audio is never used: setting it would cost a post to the loop per call.
+            if !media.isOff { harness.provider.setAudio(media.audio(callNumber: number), for: invite.callUUID) }
             let taking = state.values.withLock { values -> Bool in
                 guard let count else { return !values.stopping }
                 guard !values.stopping, values.answered < count else { return false }
@@ -218,7 +225,10 @@ enum AnswerCommand {
                 return
             }
             if autoAnswer {
-                controller.request(CallTransaction(action: AnswerCallAction(call: invite.callUUID))) { _ in }
+                // Nothing to hear back: the completion stays on the provider's loop.
+                controller.requestCompletingOnLoop(CallTransaction(action: AnswerCallAction(call: invite.callUUID))) {
+                    _ in
+                }
             } else if interactive {
                 Thread.detachNewThread {
                     let yes = state.prompt.withLock { _ in ask("answer the call from \(invite.from)? [y/N] ") }
@@ -251,7 +261,7 @@ enum AnswerCommand {
                 values.invites += 1
                 return values.invites
             }
-            harness.provider.setAudio(media.audio(callNumber: number), for: newCall)
+            if !media.isOff { harness.provider.setAudio(media.audio(callNumber: number), for: newCall) }
         case .updated:
             if !quiet, let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
             if !quiet, let path = event.update?.mediaPath { CallOutput.mediaPathChanged(path, printer: printer) }

@@ -10,6 +10,8 @@ struct CallMedia: Sendable {
     var digits: String?
     var holdAfter: Double?
     var holdFor: Double = 2
+    /// `--media off`: no RTP is opened, so a call's audio needs no setting.
+    var isOff = false
 
     init(_ options: AccountOptions) throws(UsageError) {
         if let play = options["play"] {
@@ -28,6 +30,7 @@ struct CallMedia: Sendable {
             }
         }
         recordPattern = options["record"]
+        isOff = options["media"] == "off"
         if let text = options["dtmf"] {
             guard !text.isEmpty, text.allSatisfy({ "0123456789*#ABCDabcd".contains($0) }) else {
                 throw UsageError(message: "bad value for --dtmf: \(text) (digits 0-9 * # A-D)")

@@ -261,7 +261,8 @@ enum LoadCommand {
         }
         let action = StartCallAction(
             call: uuid, handle: Handle(type: .generic, value: plan.target), account: harness.accountID)
-        harness.controller.request(CallTransaction(action: action)) { error in
+        // The completion only tallies a refusal: it runs on the provider's loop, not by way of the queue.
+        harness.controller.requestCompletingOnLoop(CallTransaction(action: action)) { error in
             guard let error else { return }
             state.tally.withLock { tally in
                 guard tally.live.remove(uuid) != nil else { return }
@@ -274,9 +275,10 @@ enum LoadCommand {
         if let media { harness.provider.setAudio(media.audio(callNumber: number), for: uuid) }
     }
 
-    /// Hears the three callbacks a run tallies (the rest keep the protocol's defaults: actions fulfilled,
-    /// everything else ignored), without turning each into a `CallProviderEvent` first.
-    final class LoadDelegate: CallProviderDelegate {
+    /// Hears the three kinds of event a run tallies, as the provider made them (a relay); every other event
+    /// is ignored, and actions are fulfilled by the provider itself on its loop (`fulfillsActions`), so a
+    /// call's start and end each go straight through instead of by way of the delegate queue.
+    final class LoadDelegate: CallProviderEventRelay {
         let state: State
         let duration: Double
         let controller: @Sendable () -> CallController?
@@ -285,6 +287,26 @@ enum LoadCommand {
             self.state = state
             self.duration = duration
             self.controller = controller
+        }
+
+        var fulfillsActions: Bool { true }
+
+        var relayedKinds: Set<CallProviderEvent.Kind>? { [.registration, .connected, .ended] }
+
+        func provider(_ provider: CallProvider, relay event: CallProviderEvent) {
+            switch event.kind {
+            case .registration:
+                guard let account = event.account, let registration = event.registrationState else { return }
+                self.provider(provider, account: account, didChange: registration)
+            case .connected:
+                guard let call = event.call else { return }
+                self.provider(provider, callDidConnect: call)
+            case .ended:
+                guard let call = event.call, let details = event.endDetails else { return }
+                self.provider(provider, call: call, didEndWith: details)
+            default:
+                return
+            }
         }
 
         func providerDidReset(_ provider: CallProvider) {}
@@ -311,7 +333,7 @@ enum LoadCommand {
             guard isLive else { return }
             let controller = self.controller
             guard duration > 0 else {
-                controller()?.request(CallTransaction(action: EndCallAction(call: uuid))) { _ in }
+                controller()?.requestCompletingOnLoop(CallTransaction(action: EndCallAction(call: uuid))) { _ in }
                 return
             }
             commandTimers.asyncAfter(deadline: .now() + duration) {

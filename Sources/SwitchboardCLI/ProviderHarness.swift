@@ -12,8 +12,16 @@ import Synchronization
 /// fulfilled, as by the protocol's default implementations.
 final class RelayDelegate: CallProviderEventRelay {
     let handler: @Sendable (CallProviderEvent) -> Void
+    /// The kinds `handler` does anything with (`nil`: every kind); the provider hands over no other.
+    let relayedKinds: Set<CallProviderEvent.Kind>?
 
-    init(_ handler: @escaping @Sendable (CallProviderEvent) -> Void) { self.handler = handler }
+    init(_ handler: @escaping @Sendable (CallProviderEvent) -> Void, kinds: Set<CallProviderEvent.Kind>? = nil) {
+        self.handler = handler
+        relayedKinds = kinds
+    }
+
+    /// Every action is fulfilled as it comes: the provider does that on its loop and relays none.
+    var fulfillsActions: Bool { true }
 
     /// Every event as the provider made it (no callback per kind, no second event made from it), but for
     /// what the callbacks below leave to the defaults: actions are fulfilled, a pushed call's INVITE is not
@@ -107,12 +115,13 @@ final class ProviderHarness: Sendable {
         self.io = io
     }
 
-    /// Builds the configuration from `options` and starts the provider; `handler` hears every event.
+    /// Builds the configuration from `options` and starts the provider; `handler` hears every event of
+    /// `kinds` (of every kind when `nil`).
     static func start(
         _ options: AccountOptions, needs: Needs, io: CommandIO, printer: EventPrinter,
-        handler: @escaping @Sendable (CallProviderEvent) -> Void
+        kinds: Set<CallProviderEvent.Kind>? = nil, handler: @escaping @Sendable (CallProviderEvent) -> Void
     ) throws(HarnessError) -> ProviderHarness {
-        try start(options, needs: needs, io: io, printer: printer, delegate: RelayDelegate(handler))
+        try start(options, needs: needs, io: io, printer: printer, delegate: RelayDelegate(handler, kinds: kinds))
     }
 
     /// Builds the configuration from `options` and starts the provider with `delegate` (held by the harness).

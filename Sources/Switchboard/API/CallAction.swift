@@ -47,14 +47,18 @@ public class CallAction: @unchecked Sendable, CustomStringConvertible {
     /// caller, a start-call is abandoned).
     public func fail() { complete(.failed) }
 
-    func complete(_ outcome: Outcome) {
-        let handler: (@Sendable (Outcome) -> Void)? = state.withLock { state in
-            guard state.outcome == nil else { return nil }
+    /// Records `outcome` and runs the armed handler with it; false (and nothing runs) when the action had
+    /// an outcome already.
+    @discardableResult
+    func complete(_ outcome: Outcome) -> Bool {
+        let (isFirst, handler) = state.withLock { state -> (Bool, (@Sendable (Outcome) -> Void)?) in
+            guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             defer { state.onComplete = nil }
-            return state.onComplete
+            return (true, state.onComplete)
         }
         handler?(outcome)
+        return isFirst
     }
 
     /// Arms the action: `handler` runs once with the outcome. Called by the provider before the delegate

@@ -127,12 +127,20 @@ public struct CallProviderEvent: Sendable, CustomStringConvertible {
     /// The event's moment and values.
     var payload: Payload { box.payload }
 
+    /// Whether the event hands over an action: matched in place, without copying the payload out.
+    var isAction: Bool {
+        switch box.payload {
+        case .action: true
+        default: false
+        }
+    }
+
     private init(_ payload: Payload) { box = Box(payload) }
 
     /// Which moment the event reports.
     public var kind: Kind {
         let code: Kind.Code =
-            switch payload {
+            switch box.payload {
             case .didBegin: .didBegin
             case .didReset: .didReset
             case .invite: .invite

@@ -11,8 +11,9 @@ final class ActionPipeline: @unchecked Sendable {
     private let calls: CallCoordinator
     private let timeout: Duration
     private let supportedHandleTypes: Set<Handle.HandleType>
-    /// Whether the app set a delegate (actions without one are fulfilled at once).
-    var hasDelegate: () -> Bool = { false }
+    /// Whether the app's delegate performs actions: not without a delegate, nor with a relay that fulfils
+    /// every action as it hears it. Actions no delegate performs are fulfilled and carried out at once.
+    var delegatePerformsActions: () -> Bool = { false }
 
     init(engine: Engine, calls: CallCoordinator, configuration: CallProviderConfiguration) {
         self.engine = engine
@@ -40,6 +41,14 @@ final class ActionPipeline: @unchecked Sendable {
     private func deliver(_ actions: ArraySlice<CallAction>) {
         guard let action = actions.first else { return }
         let rest = actions.dropFirst()
+        guard delegatePerformsActions() else {
+            // No one to wait for: no timeout timer, and no trip through the loop's inbox to carry it out.
+            calls.emit(.action(action))
+            let outcome = CallAction.Outcome.fulfilled(Date())
+            if action.complete(outcome) { perform(action, outcome) }
+            deliver(rest)
+            return
+        }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let timer = engine.loop.scheduleTimer(after: timeout) { action.complete(.timedOut) }
         action.arm(timeout: engine.date.addingTimeInterval(seconds)) { [weak self, engine] outcome in
@@ -51,7 +60,6 @@ final class ActionPipeline: @unchecked Sendable {
             }
         }
         calls.emit(.action(action))
-        if !hasDelegate() { action.fulfill() }
     }
 
     /// Carries out a completed action.

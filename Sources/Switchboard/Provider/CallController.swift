@@ -21,6 +21,15 @@ public final class CallController: Sendable {
 
     /// Requests `transaction` and returns once it was accepted.
     /// - Throws: `CallError` naming why it was refused.
+    /// Requests `transaction` and calls `completion` on the provider's loop rather than on the queue: for a
+    /// completion that only records the outcome and never blocks, it saves a hop to the queue per request.
+    /// Within the package only (the command-line tool).
+    package func requestCompletingOnLoop(
+        _ transaction: CallTransaction, completion: @escaping @Sendable (CallError?) -> Void
+    ) {
+        provider.request(transaction, completion: completion)
+    }
+
     public func request(_ transaction: CallTransaction) async throws(CallError) {
         let error: CallError? = await withCheckedContinuation { continuation in
             provider.request(transaction) { continuation.resume(returning: $0) }

@@ -10,6 +10,8 @@ final class EventOutlet: Sendable {
         weak var delegate: (any CallProviderDelegate)?
         /// The delegate again when it takes events as they are (`CallProviderEventRelay`).
         weak var relay: (any CallProviderEventRelay)?
+        /// What the relay is not handed.
+        var relayFilter = RelayFilter()
         var queue: DispatchQueue
         var streams: [UInt64: AsyncStream<CallProviderEvent>.Continuation] = [:]
         var traceStreams: [UInt64: AsyncStream<SIPTraceEvent>.Continuation] = [:]
@@ -33,12 +35,17 @@ final class EventOutlet: Sendable {
         state.withLock {
             $0.delegate = delegate
             $0.relay = delegate as? any CallProviderEventRelay
+            $0.relayFilter = RelayFilter(
+                skipsActions: $0.relay?.fulfillsActions == true, kinds: $0.relay?.relayedKinds)
             $0.queue = queue ?? DispatchQueue(label: "switchboard.provider.delegate")
         }
     }
 
     /// Whether a delegate is set (actions without one are fulfilled automatically).
     var hasDelegate: Bool { state.withLock { $0.delegate != nil } }
+
+    /// Whether actions wait for the delegate: not without one, nor with a relay that fulfils each at once.
+    var delegatePerformsActions: Bool { state.withLock { $0.delegate != nil && !$0.relayFilter.skipsActions } }
 
     /// Whether anyone listens to traces.
     var hasTraceStreams: Bool { state.withLock { !$0.traceStreams.isEmpty } }
@@ -112,11 +119,12 @@ final class EventOutlet: Sendable {
     /// batch, not per event: a thread hop costs more than most callbacks).
     func deliver(_ batch: [Delivery], from provider: CallProvider?) {
         guard !batch.isEmpty else { return }
-        let (delegate, relay, delegateQueue, streams) = state.withLock {
-            ($0.delegate, $0.relay, $0.queue, Array($0.streams.values))
+        let (delegate, relay, delegateQueue, streams, filter) = state.withLock {
+            ($0.delegate, $0.relay, $0.queue, Array($0.streams.values), $0.relayFilter)
         }
         if let loop {
-            deliverOnLoop(loop, batch, delegate: delegate, relay: relay, streams: streams, provider: provider)
+            deliverOnLoop(
+                loop, batch, delegate: delegate, relay: relay, filter: filter, streams: streams, provider: provider)
             return
         }
         var run: [Delivery] = []
@@ -131,7 +139,7 @@ final class EventOutlet: Sendable {
         for item in batch {
             if case .event(let event) = item {
                 for stream in streams { stream.yield(event) }
-                guard delegate != nil, provider != nil else { continue }
+                guard delegate != nil, provider != nil, filter.passes(event) else { continue }
             }
             let queue = item.queue(delegateQueue: delegateQueue)
             if runQueue !== queue {
@@ -146,10 +154,17 @@ final class EventOutlet: Sendable {
     /// Delivers a batch on `loop`, callbacks and completions alike, in order.
     private func deliverOnLoop(
         _ loop: any EventLoopProtocol, _ batch: [Delivery], delegate: (any CallProviderDelegate)?,
-        relay: (any CallProviderEventRelay)?, streams: [AsyncStream<CallProviderEvent>.Continuation],
-        provider: CallProvider?
+        relay: (any CallProviderEventRelay)?, filter: RelayFilter,
+        streams: [AsyncStream<CallProviderEvent>.Continuation], provider: CallProvider?
     ) {
-        let work = CallbackBatch(items: batch, delegate: delegate, relay: relay, provider: provider)
+        let items =
+            filter.isEmpty
+            ? batch
+            : batch.filter {
+                guard case .event(let event) = $0 else { return true }
+                return filter.passes(event)
+            }
+        let work = CallbackBatch(items: items, delegate: delegate, relay: relay, provider: provider)
         for item in batch {
             if case .event(let event) = item { for stream in streams { stream.yield(event) } }
         }
@@ -248,6 +263,21 @@ final class EventOutlet: Sendable {
     }
 }
 
+/// The events a relay is not handed: actions when it fulfils every one as it hears it (the provider does
+/// that itself, on the loop), and the kinds it does not name.
+struct RelayFilter: Sendable {
+    var skipsActions = false
+    var kinds: Set<CallProviderEvent.Kind>?
+
+    var isEmpty: Bool { !skipsActions && kinds == nil }
+
+    func passes(_ event: CallProviderEvent) -> Bool {
+        if skipsActions, event.isAction { return false }
+        if let kinds, !kinds.contains(event.kind) { return false }
+        return true
+    }
+}
+
 /// A batch of callbacks on its way to the loop.
 private struct CallbackBatch: Sendable {
     var items: [EventOutlet.Delivery]
@@ -263,4 +293,21 @@ private struct CallbackBatch: Sendable {
 package protocol CallProviderEventRelay: CallProviderDelegate {
     /// `event`, on the delegate's queue, in order with the others.
     func provider(_ provider: CallProvider, relay event: CallProviderEvent)
+
+    /// Whether the relay fulfils every action as soon as it hears it (false by default). When true the
+    /// provider fulfils and carries out each action at once on its loop and relays none: no round trip
+    /// through the delegate's queue and back to the loop per action.
+    var fulfillsActions: Bool { get }
+
+    /// The kinds of event the relay hears (`nil`, the default: every kind). It is handed no other, so a
+    /// batch of events it would ignore costs no trip to its queue.
+    var relayedKinds: Set<CallProviderEvent.Kind>? { get }
+}
+
+extension CallProviderEventRelay {
+    /// Actions are relayed, for the relay to fulfil or fail.
+    package var fulfillsActions: Bool { false }
+
+    /// Every kind is relayed.
+    package var relayedKinds: Set<CallProviderEvent.Kind>? { nil }
 }

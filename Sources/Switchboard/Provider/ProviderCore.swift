@@ -56,7 +56,9 @@ final class ProviderCore: @unchecked Sendable {
         calls.start()
         calls.sessions.onMessage = { [weak self] request in self?.received(request) }
         calls.sessions.onMessageSummary = { [weak self] summary, request in self?.received(summary, request) }
-        actions.hasDelegate = { [weak self] in self?.provider.provider?.outlet.hasDelegate == true }
+        actions.delegatePerformsActions = { [weak self] in
+            self?.provider.provider?.outlet.delegatePerformsActions == true
+        }
         registrations.onChange = { [weak self] id, state in self?.registrationChanged(id, state) }
         wireSubscriptions()
         if isTracing { installTrace() }

@@ -1,0 +1,66 @@
+import Foundation
+import SwitchboardTesting
+import Synchronization
+import Testing
+
+@testable import Switchboard
+
+/// A relay that says it fulfils every action, and records what it hears without fulfilling anything.
+private final class FulfillingRelay: CallProviderEventRelay {
+    let relayed = Mutex<[CallProviderEvent]>([])
+    let kinds: Set<CallProviderEvent.Kind>?
+
+    init(kinds: Set<CallProviderEvent.Kind>? = nil) { self.kinds = kinds }
+
+    var fulfillsActions: Bool { true }
+    var relayedKinds: Set<CallProviderEvent.Kind>? { kinds }
+
+    func provider(_ provider: CallProvider, relay event: CallProviderEvent) {
+        relayed.withLock { $0.append(event) }
+    }
+    func providerDidReset(_ provider: CallProvider) {}
+
+    var invite: CallInvite? { relayed.withLock { $0.lazy.compactMap(\.invite).first } }
+}
+
+@Suite("Relays that fulfil actions")
+struct RelayActionTests {
+    /// Bob's relay fulfils every action by saying so: the provider carries the answer out at once, without
+    /// handing the action over (and waiting for it), and the call connects.
+    @Test func theProviderFulfilsTheActionsOfARelayThatSaysItWould() async throws {
+        let pair = try ProviderPair()
+        defer { pair.close() }
+        let world = try #require(pair.world)
+        let relay = FulfillingRelay()
+        pair.bob.setDelegate(relay, queue: nil)
+        let alice = try await pair.aliceController.startCall(to: pair.bobHandle)
+        _ = world.run(until: { relay.invite != nil }, within: .seconds(5))
+        let invite = try #require(relay.invite)
+        let answer = AnswerCallAction(call: invite.callUUID)
+        try await pair.bobController.request(CallTransaction(action: answer))
+        #expect(answer.isComplete)
+        _ = try #require(await pair.aliceDelegate.connected(alice))
+        _ = world.run(until: { relay.relayed.withLock { $0.contains { $0.kind == .connected } } }, within: .seconds(5))
+        let kinds = relay.relayed.withLock { $0.map(\.kind) }
+        #expect(!kinds.contains(.action))
+        #expect(!kinds.contains(.actionTimedOut))
+        #expect(kinds.contains(.connected))
+    }
+
+    /// A relay that names the kinds it hears is handed only those.
+    @Test func aRelayHearsOnlyTheKindsItNames() async throws {
+        let pair = try ProviderPair()
+        defer { pair.close() }
+        let world = try #require(pair.world)
+        let relay = FulfillingRelay(kinds: [.invite, .ended])
+        pair.bob.setDelegate(relay, queue: nil)
+        let alice = try await pair.aliceController.startCall(to: pair.bobHandle)
+        _ = world.run(until: { relay.invite != nil }, within: .seconds(5))
+        let invite = try #require(relay.invite)
+        try await pair.bobController.answerCall(invite.callUUID)
+        _ = try #require(await pair.aliceDelegate.connected(alice))
+        try await pair.aliceController.endCall(alice)
+        _ = world.run(until: { relay.relayed.withLock { $0.contains { $0.kind == .ended } } }, within: .seconds(5))
+        #expect(relay.relayed.withLock { $0.map(\.kind) } == [.invite, .ended])
+    }
+}
