@@ -49,6 +49,11 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
     @exclusivity(unchecked) private var timerActions = TimerSlots()
     @exclusivity(unchecked) private var stopping = false
     @exclusivity(unchecked) private var iterationEnd: [() -> Void] = []
+    /// The arrays the loop swaps with `iterationEnd` and with the inbox's lists to run them: each keeps its
+    /// capacity from turn to turn, so a busy loop allocates no array per iteration to take its work.
+    @exclusivity(unchecked) private var spareIterationEnd: [() -> Void] = []
+    @exclusivity(unchecked) private var spareWork: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var spareJobs: [UnownedJob] = []
 
     /// Creates the loop's epoll and eventfd descriptors; `start()` runs it on a new thread.
     public init(name: String = "switchboard") throws(TransportError) {
@@ -249,22 +254,36 @@ public final class EventLoop: EventLoopProtocol, @unchecked Sendable {
 
     private func runIterationEnd() {
         while !iterationEnd.isEmpty {
-            let bodies = iterationEnd
-            iterationEnd.removeAll()
-            for body in bodies { body() }
+            // Bodies run from the spare array; those they add go to `iterationEnd` (the emptied spare).
+            swap(&iterationEnd, &spareIterationEnd)
+            for body in spareIterationEnd { body() }
+            Self.empty(&spareIterationEnd)
         }
     }
 
+    /// Empties a spare list, keeping its storage unless a burst made it large (a bounded cost when idle).
+    private static func empty<T>(_ list: inout [T]) {
+        if list.capacity > 1024 { list = [] } else { list.removeAll(keepingCapacity: true) }
+    }
+
     private func runInbox() {
-        let (work, jobs, stop) = inbox.withLock { inbox -> ([@Sendable () -> Void], [UnownedJob], Bool) in
-            let result = (inbox.work, inbox.jobs, inbox.stopRequested)
-            inbox.work = []
-            inbox.jobs = []
+        // The lists change places with the loop's empty spares, which keep their capacity for the next posts.
+        var work = spareWork
+        var jobs = spareJobs
+        spareWork = []
+        spareJobs = []
+        let stop = inbox.withLock { inbox -> Bool in
+            swap(&inbox.work, &work)
+            swap(&inbox.jobs, &jobs)
             inbox.isWakePending = false
-            return result
+            return inbox.stopRequested
         }
         for item in work { item() }
         for job in jobs { job.runSynchronously(on: asUnownedSerialExecutor()) }
+        Self.empty(&work)
+        Self.empty(&jobs)
+        spareWork = work
+        spareJobs = jobs
         if stop { stopping = true }
     }
 
