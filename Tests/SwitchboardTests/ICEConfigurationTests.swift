@@ -90,4 +90,28 @@ struct ICEConfigurationTests {
         #expect(ICESettings.resolve(configuration, account: account) == nil)
         #expect(ICESettings.resolve(configuration, account: nil)?.gatheringTimeout == .seconds(3))
     }
+
+    /// An incoming call reads its To header to find its account's ICE settings only when some account has
+    /// settings of its own; otherwise every account resolves as the configuration alone does.
+    @Test func onlyAccountsWithICESettingsMakeTheAccountMatter() throws {
+        let alice = Account(addressOfRecord: "sip:alice@example.com")
+        let plain = try AccountBook([alice, Account(addressOfRecord: "sip:bob@example.com")])
+        #expect(!plain.someAccountSetsICE)
+        var configuration = CallProviderConfiguration()
+        configuration.stunServers = [STUNServer(host: "192.0.2.1")]
+        for entry in plain.all {
+            #expect(
+                ICESettings.resolve(configuration, account: entry.account)
+                    == ICESettings.resolve(configuration, account: nil))
+        }
+        var withPolicy = Account(addressOfRecord: "sip:carol@example.com")
+        withPolicy.icePolicy = .off
+        #expect(try AccountBook([alice, withPolicy]).someAccountSetsICE)
+        var withSTUN = Account(addressOfRecord: "sip:carol@example.com")
+        withSTUN.stunServers = []
+        #expect(try AccountBook([withSTUN]).someAccountSetsICE)
+        var withTURN = Account(addressOfRecord: "sip:carol@example.com")
+        withTURN.turnServers = []
+        #expect(try AccountBook([withTURN, alice]).someAccountSetsICE)
+    }
 }

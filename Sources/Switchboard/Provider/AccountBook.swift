@@ -6,6 +6,9 @@ struct AccountBook {
     private let entries: [String: AccountEntry]
     /// Every account, in configuration order.
     let all: [AccountEntry]
+    /// Whether an account has ICE settings of its own (a policy, STUN or TURN servers). Without one, the
+    /// configuration alone decides whether a call uses ICE, whichever account it belongs to.
+    let someAccountSetsICE: Bool
 
     /// Parses `accounts`.
     /// - Throws: `CallError.configuration` when an account is unusable or two share an id.
@@ -26,6 +29,9 @@ struct AccountBook {
         }
         self.entries = byID
         all = entries
+        someAccountSetsICE = entries.contains {
+            $0.account.icePolicy != nil || $0.account.stunServers != nil || $0.account.turnServers != nil
+        }
     }
 
     subscript(id: String) -> AccountEntry? { entries[id] }

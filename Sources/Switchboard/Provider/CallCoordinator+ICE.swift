@@ -27,7 +27,9 @@ extension CallCoordinator {
             // The offer has rtcp-mux without rtcp-mux-only: RTCP candidates too (RFC 8858 §5.1.1).
             return settings.map { .ice($0, isOfferer: true, components: [1, 2]) } ?? .none
         case .incoming(let request):
-            let account = accounts.matching((try? request.to)?.uri.sipURI)?.account
+            // The account matters only when one has ICE settings: otherwise the To header is not read.
+            let account =
+                accounts.someAccountSetsICE ? accounts.matching((try? request.to)?.uri.sipURI)?.account : nil
             guard let settings = ICESettings.resolve(configuration, account: account) else { return .none }
             guard !request.body.isEmpty else { return .ice(settings, isOfferer: true, components: [1, 2]) }
             guard let offer = try? SessionDescription(parsing: Array(request.body)),
