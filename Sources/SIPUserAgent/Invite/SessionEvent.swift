@@ -40,8 +40,9 @@ public enum SessionEvent: Sendable {
     /// for a timeout, 503 for a transport error).
     case requestCompleted(method: SIPMethod, status: Int, reasonPhrase: String)
     /// The other side asks this side to call someone (RFC 3515): answer with `acceptRefer(_:)` or
-    /// `rejectRefer(_:status:)`, then report progress with `notifyRefer(_:status:reasonPhrase:)`.
-    case referReceived(ReferRequest)
+    /// `rejectRefer(_:status:)`, then report progress with `notifyRefer(_:status:reasonPhrase:)`. Boxed: the
+    /// largest payload by far, it would size every event and every `SessionAction` a call moves.
+    indirect case referReceived(ReferRequest)
     /// This side's REFER was accepted (202) or refused (any other final status).
     case referAnswered(status: Int, reasonPhrase: String)
     /// A NOTIFY about this side's REFER reported the transferee's call (a `message/sipfrag` status line);
