@@ -31,11 +31,11 @@ public enum SessionEvent: Sendable {
     case sessionRefreshed(interval: UInt32)
     /// An INFO arrived in the dialog and was answered 200 (an `application/dtmf-relay` body also gives
     /// `dtmfReceived`).
-    case infoReceived(SIPRequest)
+    indirect case infoReceived(SIPRequest)
     /// A DTMF digit arrived in an INFO (`application/dtmf-relay`).
     case dtmfReceived(DTMFRelay)
     /// A MESSAGE arrived in the dialog and was answered 200 (RFC 3428).
-    case messageReceived(SIPRequest)
+    indirect case messageReceived(SIPRequest)
     /// The outcome of an INFO, MESSAGE or other request this side sent in the dialog (2xx or failure; 408
     /// for a timeout, 503 for a transport error).
     case requestCompleted(method: SIPMethod, status: Int, reasonPhrase: String)
