@@ -130,7 +130,8 @@ extension SIPResponse {
     ///   - status: the status code.
     ///   - reason: the reason phrase; the standard one when `nil`.
     ///   - toTag: the tag for To when the request's To has none.
-    public init(answering request: SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
+    public init(answering request: borrowing SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
+        // Borrowed: only the fields are read, where a request taken owned was copied (and destroyed) per call.
         let source = request.headerFields
         // The usual request: its fields written in one run of their own size (and room for the few a response
         // adds), each copied once.
