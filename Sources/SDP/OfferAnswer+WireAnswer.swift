@@ -63,9 +63,23 @@ extension OfferAnswer {
     /// `nil` when the model path must decide.
     private mutating func answerAudio(_ section: WireSection, into writer: inout WireWriter) -> NegotiatedSession? {
         guard let offered = section.offered(), let crypto = offeredCrypto(section) else { return nil }
+        // The codecs in common on the stack: at most one per configured codec, read only while answering.
+        return withUnsafeTemporaryAllocation(
+            of: (codec: Int, format: Int).self, capacity: Swift.max(1, configuration.codecs.count)
+        ) { buffer in
+            let count = commonCodecs(offered.formats, in: section.offer.bytes, into: buffer)
+            return answerAudio(
+                section, offered, crypto, common: UnsafeBufferPointer(rebasing: buffer[..<count]), into: &writer)
+        }
+    }
+
+    /// `answerAudio(_:into:)` with the section's offered formats and crypto read, and the codecs in common.
+    private mutating func answerAudio(
+        _ section: WireSection, _ offered: OfferedSection, _ crypto: UsableCrypto?,
+        common: UnsafeBufferPointer<(codec: Int, format: Int)>, into writer: inout WireWriter
+    ) -> NegotiatedSession? {
         let facts = offered.facts
         let formats = offered.formats
-        let common = commonCodecs(formats, in: section.offer.bytes)
         guard !common.isEmpty else { return nil }
         let events = commonEvents(formats, in: section.offer.bytes)
 
@@ -163,27 +177,34 @@ extension OfferAnswer {
 
     /// Every configured codec the offer has (telephone-event aside), as `answerAudio(in:at:)` picks them: in
     /// our order (or the offerer's), each with the index of its offered format.
-    private func commonCodecs(_ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>) -> [(
-        codec: Int, format: Int
-    )] {
-        var common: [(codec: Int, format: Int)] = []
-        common.reserveCapacity(configuration.codecs.count)
+    /// Writes them into `common` (room for one per configured codec) and returns how many there are.
+    private func commonCodecs(
+        _ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>,
+        into common: UnsafeMutableBufferPointer<(codec: Int, format: Int)>
+    ) -> Int {
+        var count = 0
         // Through buffer pointers: each codec and format is read field by field, never copied whole.
         configuration.codecs.withUnsafeBufferPointer { codecs in
             formats.withUnsafeBufferPointer { formats in
-                for c in codecs.indices where !codecs[c].isTelephoneEvent {
+                for c in codecs.indices where !codecs[c].isTelephoneEvent && count < common.count {
                     guard
                         let format = formats.firstIndex(where: {
                             !$0.isTelephoneEvent && $0.isSameCodec(as: codecs[c], in: bytes)
                         }),
-                        !common.contains(where: { formats[$0.format].payloadType == formats[format].payloadType })
+                        !common[..<count].contains(where: {
+                            formats[$0.format].payloadType == formats[format].payloadType
+                        })
                     else { continue }
-                    common.append((c, format))
+                    common.initializeElement(at: count, to: (c, format))
+                    count += 1
                 }
             }
         }
-        if configuration.prefersOffererCodecOrder { common.sort { $0.format < $1.format } }
-        return common
+        if configuration.prefersOffererCodecOrder {
+            var sorted = UnsafeMutableBufferPointer(rebasing: common[..<count])
+            sorted.sort { $0.format < $1.format }
+        }
+        return count
     }
 
     /// The offered telephone-events we take, with the events both ends support (RFC 4733 §7.1.1): the index of

@@ -256,7 +256,7 @@ struct WireSection {
     /// The answer's m= line: our port, the offered media type and transport, the payload types of `formats`
     /// then of `events`.
     func writeMediaLine(
-        port: UInt16, formats: [WireFormat], common: [(codec: Int, format: Int)],
+        port: UInt16, formats: [WireFormat], common: UnsafeBufferPointer<(codec: Int, format: Int)>,
         events: [(codec: Int, format: Int, list: String)], into writer: inout WireWriter
     ) {
         writer.begin("m")

@@ -130,7 +130,8 @@ extension SIPResponse {
     ///   - status: the status code.
     ///   - reason: the reason phrase; the standard one when `nil`.
     ///   - toTag: the tag for To when the request's To has none.
-    public init(answering request: SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
+    public init(answering request: borrowing SIPRequest, status: Int, reason: String? = nil, toTag: String? = nil) {
+        // Borrowed: only the fields are read, where a request taken owned was copied (and destroyed) per call.
         let source = request.headerFields
         // The usual request: its fields written in one run of their own size (and room for the few a response
         // adds), each copied once.
@@ -253,6 +254,33 @@ private struct FieldCopyWriter {
         at += run.count
     }
 
+    /// `write(_:)` for a value, returning whether it may hold CR, LF or NUL (any byte below 0x0E: a value with
+    /// a tab is looked at again, byte by byte). A run of 8...64 bytes is copied and checked in words, the last
+    /// one overlapping the one before it.
+    private mutating func writeValue(_ run: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = run.count
+        guard n >= 8, n <= 64, let base = run.baseAddress, let start = target.baseAddress, n <= target.count - at
+        else {
+            write(run)
+            return run.containsLineBreakOrNUL
+        }
+        let from = UnsafeRawPointer(base)
+        let to = UnsafeMutableRawPointer(start + at)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var low: UInt64 = 0
+        var i = 0
+        while true {
+            let offset = Swift.min(i, n - 8)
+            let word = from.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            to.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
+            low |= (word &- 0x0E &* ones) & ~word
+            i += 8
+            if i >= n { break }
+        }
+        at += n
+        return low & (0x80 &* ones) != 0
+    }
+
     /// Copies `entry` (with `;tag=` and `tag` after its value when there is a `tag`) and appends its entry:
     /// CR, LF and NUL become spaces, as `append(_:)` writes them (a folded value holds a CRLF).
     mutating func copy(
@@ -262,9 +290,8 @@ private struct FieldCopyWriter {
         let nameStart = at
         write(UnsafeBufferPointer(rebasing: source[entry.nameRange]))
         let valueStart = at
-        let value = UnsafeBufferPointer(rebasing: source[entry.valueRange])
-        write(value)
-        var cleanFrom = value.containsLineBreakOrNUL ? valueStart : at
+        let mayNeedCleaning = writeValue(UnsafeBufferPointer(rebasing: source[entry.valueRange]))
+        var cleanFrom = mayNeedCleaning ? valueStart : at
         if let tag {
             cleanFrom = Swift.min(cleanFrom, at)
             (";tag=" as StaticString).withUTF8Buffer { write($0) }

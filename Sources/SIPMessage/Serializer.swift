@@ -240,13 +240,29 @@ struct RawWriter {
         count += total
     }
 
-    /// Copies `bytes` to `p` and moves `p` past them: a short run (most names and many values) byte by byte
-    /// rather than through a `memcpy` call.
+    /// Copies `bytes` to `p` and moves `p` past them: a run up to 64 bytes (names and most values) in words,
+    /// the last word overlapping the one before it, rather than byte by byte or through a `memcpy` call.
     @inline(__always)
     private static func copy(_ bytes: UnsafeBufferPointer<UInt8>, to p: inout UnsafeMutablePointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         let n = bytes.count
-        if n <= 16 {
+        let from = UnsafeRawPointer(source)
+        let to = UnsafeMutableRawPointer(p)
+        if n >= 8 && n <= 64 {
+            var i = 0
+            while i + 8 < n {
+                to.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            to.storeBytes(
+                of: from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self), toByteOffset: n - 8, as: UInt64.self)
+        } else if n >= 4 && n < 8 {
+            let head = from.loadUnaligned(as: UInt32.self)
+            let tail = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            to.storeBytes(of: head, as: UInt32.self)
+            to.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+        } else if n < 4 {
             for i in 0..<n { p[i] = source[i] }
         } else {
             p.initialize(from: source, count: n)

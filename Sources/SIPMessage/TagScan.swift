@@ -70,14 +70,29 @@ package enum TagScan: Equatable, Sendable {
         guard let index = fields.onlyIndex(of: header) else { return false }
         let range = fields.entries[index].valueRange
         var tag = tag
-        return fields.storage.withUnsafeBufferPointer { storage in
+        return tag.withUTF8 { field(of: fields, at: range, hasTagBytes: $0) }
+    }
+
+    /// `field(_:of:hasTag:)` for a tag given as its UTF-8 bytes (a tag kept as bytes, compared without making a
+    /// string of it).
+    package static func field(
+        _ header: SIPField.Name, of fields: SIPFields, hasTagBytes tag: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        guard let index = fields.onlyIndex(of: header) else { return false }
+        return field(of: fields, at: fields.entries[index].valueRange, hasTagBytes: tag)
+    }
+
+    private static func field(
+        of fields: SIPFields, at range: Range<Int>, hasTagBytes tag: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        fields.storage.withUnsafeBufferPointer { storage in
             let value = UnsafeBufferPointer(rebasing: storage[range])
             var tagRange: Range<Int>?
             var valueRange: Range<Int>?
             guard case .present = scan(value, tagRange: &tagRange, valueRange: &valueRange, makesValue: false),
                 let valueRange
             else { return false }
-            return tag.withUTF8 { UnsafeBufferPointer(rebasing: value[valueRange]).hasSameBytes(as: $0) }
+            return UnsafeBufferPointer(rebasing: value[valueRange]).hasSameBytes(as: tag)
         }
     }
 

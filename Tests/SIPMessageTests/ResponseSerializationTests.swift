@@ -47,4 +47,18 @@ import Testing
         #expect(odd.serialized() == Self.general(odd))
         #expect(SIPResponse(statusCode: 200).serialized() == Self.general(SIPResponse(statusCode: 200)))
     }
+
+    /// Names and values of every length from 1 to 80 bytes, each byte distinct from its neighbours: a run is
+    /// copied in words up to 64 bytes (the last word overlapping), so each length must come out whole.
+    @Test func everyRunLength() throws {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        var response = SIPResponse(statusCode: 200)
+        for length in 1...80 {
+            let run = (0..<length).map { alphabet[($0 + length) % alphabet.count] }
+            let text = String(decoding: run, as: UTF8.self)
+            response.headerFields.append(name: try #require(SIPField.Name("X-" + text)), value: text)
+        }
+        response.body = Array("v=0\r\n".utf8)
+        #expect(response.serialized() == Self.general(response))
+    }
 }

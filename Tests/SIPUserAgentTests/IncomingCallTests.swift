@@ -393,4 +393,12 @@ import Testing
         #expect(actions.responses.map(\.statusCode) == [603])
         #expect(actions.names == ["ended local-ended 603"])
     }
+
+    /// A call appends, moves and destroys a dozen actions: the requests they carry and the largest events are
+    /// boxed, so an action is the size of its `sendResponse` payload, not of a request with its next hop.
+    @Test func anActionIsTheSizeOfAResponseAndItsTransaction() {
+        let response = MemoryLayout<SIPResponse>.size + MemoryLayout<ServerTransactionToken>.size
+        #expect(MemoryLayout<SessionAction>.size <= response + 1)
+        #expect(MemoryLayout<SessionEvent>.size < MemoryLayout<SIPRequest>.size)
+    }
 }

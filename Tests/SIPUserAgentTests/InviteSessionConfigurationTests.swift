@@ -32,6 +32,9 @@ import Testing
         #expect(copy.reliableProvisionalResponses == .required)
         #expect(!copy.answersOffersAutomatically)
         #expect(copy.t1 == .milliseconds(250) && copy.t2 == .seconds(2))
+        // 64*T1, worked out when T1 is set, follows it (the ACK and PRACK waits).
+        #expect(original.t1Times64 == .seconds(32))
+        #expect(copy.t1Times64 == .seconds(16))
     }
 
     /// The response fields the configuration writes once are what appending its values field by field writes,

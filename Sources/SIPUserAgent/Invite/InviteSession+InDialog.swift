@@ -70,9 +70,10 @@ extension InviteSession {
     /// which then becomes the current one.
     private mutating func isForCurrentDialog(_ request: SIPRequest) -> Bool {
         // The usual request names the current dialog with plain tags: compared as bytes, no strings made.
+        // The remote tag is compared as the bytes the dialog keeps: no string made of it, no copy of the id.
         let fields = request.headerFields
-        if let remoteTag = dialog?.id.remoteTag, fields.firstValue(of: .callID, is: callID),
-            TagScan.field(.to, of: fields, hasTag: localTag), TagScan.field(.from, of: fields, hasTag: remoteTag)
+        if fields.firstValue(of: .callID, is: callID), TagScan.field(.to, of: fields, hasTag: localTag),
+            dialog?.id.remote.withBytes({ TagScan.field(.from, of: fields, hasTagBytes: $0) }) == true
         {
             return true
         }

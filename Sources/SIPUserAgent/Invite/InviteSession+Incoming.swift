@@ -278,7 +278,7 @@ extension InviteSession {
         // record put in the phase was copied again (and both destroyed after).
         actions.append(.sendResponse(response, transaction: token))
         timers.start(.retransmit2xx, after: interval, into: &actions)
-        timers.start(.ackTimeout, after: interval * 64, into: &actions)
+        timers.start(.ackTimeout, after: configuration.t1Times64, into: &actions)
         if let expires = box.invite.sessionExpires {
             activateSessionTimer(
                 expires, refresher: box.invite.sessionRefresher, localRefresher: .uas, into: &actions)
@@ -290,7 +290,7 @@ extension InviteSession {
     mutating func startRetransmitting(_ waiting: AwaitingACK, into actions: inout [SessionAction]) {
         actions.append(.sendResponse(waiting.response, transaction: waiting.token))
         timers.start(.retransmit2xx, after: waiting.interval, into: &actions)
-        timers.start(.ackTimeout, after: configuration.t1 * 64, into: &actions)
+        timers.start(.ackTimeout, after: configuration.t1Times64, into: &actions)
     }
 
     /// UAS: rejects the call with a final response (300-699) and an optional Reason (RFC 3326). The call

@@ -28,7 +28,7 @@ extension InviteSession {
         guard let response = sending ?? nil else { return }
         actions.append(.sendResponse(response, transaction: token))
         timers.start(.retransmitProvisional, after: t1, into: &actions)
-        timers.start(.provisionalTimeout, after: t1 * 64, into: &actions)
+        timers.start(.provisionalTimeout, after: configuration.t1Times64, into: &actions)
     }
 
     /// UAS timer: the reliable provisional response goes again; the interval doubles (§3).

@@ -251,7 +251,7 @@ extension InviteSession {
     }
 
     /// A response to `request` with this side's tag in To and the Server field.
-    func makeResponse(to request: SIPRequest, status: Int, reason: String? = nil) -> SIPResponse {
+    func makeResponse(to request: borrowing SIPRequest, status: Int, reason: String? = nil) -> SIPResponse {
         InviteSession.response(
             to: request, status: status, reason: reason, localTag: localTag,
             server: configuration.responseFields.server)
@@ -263,7 +263,7 @@ extension InviteSession {
     ///   - localTag: the tag for a To without one; `nil` when To has this side's tag already.
     ///   - server: the Server field as the configuration wrote it (empty for none).
     static func response(
-        to request: SIPRequest, status: Int, reason: String? = nil, localTag: String?, server: SIPFields
+        to request: borrowing SIPRequest, status: Int, reason: String? = nil, localTag: String?, server: SIPFields
     ) -> SIPResponse {
         var response = SIPResponse(answering: request, status: status, reason: reason, toTag: localTag)
         response.headerFields.appendFields(of: server)

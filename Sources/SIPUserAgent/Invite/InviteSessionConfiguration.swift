@@ -74,6 +74,9 @@ public struct InviteSessionConfiguration: Sendable {
         var userAgent: String?
         var t1: Duration
         var t2: Duration
+        /// 64*T1, worked out when T1 is set: multiplying a `Duration` takes 128-bit arithmetic through generic
+        /// code, and a call waits that long for its ACK.
+        var t1Times64: Duration = .seconds(32)
     }
 
     /// The fields on the heap, shared by copies until one of them writes.
@@ -264,8 +267,14 @@ public struct InviteSessionConfiguration: Sendable {
     /// RFC 3261's T1 (500 ms): 2xx retransmissions start at it, and 64*T1 bounds the wait for ACK and PRACK.
     public var t1: Duration {
         get { storage.fields.t1 }
-        set { uniqueStorage.fields.t1 = newValue }
+        set {
+            let storage = uniqueStorage
+            storage.fields.t1 = newValue
+            storage.fields.t1Times64 = newValue * 64
+        }
     }
+    /// 64*T1: how long a 2xx waits for its ACK and a reliable provisional response for its PRACK.
+    var t1Times64: Duration { storage.fields.t1Times64 }
     /// RFC 3261's T2 (4 s): the longest interval between 2xx retransmissions (§13.3.1.4).
     public var t2: Duration {
         get { storage.fields.t2 }

@@ -98,19 +98,22 @@ public enum TransactionFailure: Sendable, Hashable {
 }
 
 /// What a session or subscription asks its driver to do.
+///
+/// The cases carrying a request are boxed (indirect): a request with its next hop is more than twice the size
+/// of a response, and every action a call makes would otherwise be moved and destroyed at that size.
 public enum SessionAction: Sendable {
     /// Send `request` in a new client transaction to `nextHop` (RFC 3261 §8.1.2: the first route, or the
     /// Request-URI) and report its outcome with `token`. The request has no Via: the driver adds one with a
     /// new branch.
-    case sendRequest(SIPRequest, token: RequestToken, nextHop: URI)
+    indirect case sendRequest(SIPRequest, token: RequestToken, nextHop: URI)
     /// Send a CANCEL for the INVITE sent under `cancelling` (RFC 3261 §9.1) in a new client transaction; the
     /// driver gives it the INVITE's top Via (same branch) and sends it where the INVITE went.
-    case sendCancel(SIPRequest, token: RequestToken, cancelling: RequestToken)
+    indirect case sendCancel(SIPRequest, token: RequestToken, cancelling: RequestToken)
     /// Send `response` through the server transaction `transaction`.
     case sendResponse(SIPResponse, transaction: ServerTransactionToken)
     /// Send the ACK for a 2xx (RFC 3261 §13.2.2.4) outside any transaction, straight to the transport, to
     /// `nextHop`; the driver adds a Via with a new branch.
-    case sendACK(SIPRequest, nextHop: URI)
+    indirect case sendACK(SIPRequest, nextHop: URI)
     /// Arm `timer` to fire after `after`, replacing nothing: each arm is a new value.
     case startTimer(SessionTimer, after: Duration)
     /// Disarm `timer`; an expiry that races the cancel is ignored by the session anyway.

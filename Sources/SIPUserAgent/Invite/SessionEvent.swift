@@ -31,17 +31,18 @@ public enum SessionEvent: Sendable {
     case sessionRefreshed(interval: UInt32)
     /// An INFO arrived in the dialog and was answered 200 (an `application/dtmf-relay` body also gives
     /// `dtmfReceived`).
-    case infoReceived(SIPRequest)
+    indirect case infoReceived(SIPRequest)
     /// A DTMF digit arrived in an INFO (`application/dtmf-relay`).
     case dtmfReceived(DTMFRelay)
     /// A MESSAGE arrived in the dialog and was answered 200 (RFC 3428).
-    case messageReceived(SIPRequest)
+    indirect case messageReceived(SIPRequest)
     /// The outcome of an INFO, MESSAGE or other request this side sent in the dialog (2xx or failure; 408
     /// for a timeout, 503 for a transport error).
     case requestCompleted(method: SIPMethod, status: Int, reasonPhrase: String)
     /// The other side asks this side to call someone (RFC 3515): answer with `acceptRefer(_:)` or
-    /// `rejectRefer(_:status:)`, then report progress with `notifyRefer(_:status:reasonPhrase:)`.
-    case referReceived(ReferRequest)
+    /// `rejectRefer(_:status:)`, then report progress with `notifyRefer(_:status:reasonPhrase:)`. Boxed: the
+    /// largest payload by far, it would size every event and every `SessionAction` a call moves.
+    indirect case referReceived(ReferRequest)
     /// This side's REFER was accepted (202) or refused (any other final status).
     case referAnswered(status: Int, reasonPhrase: String)
     /// A NOTIFY about this side's REFER reported the transferee's call (a `message/sipfrag` status line);

@@ -76,7 +76,9 @@ struct OutgoingAttempt: Sendable {
 /// `isKnownUniquelyReferenced` found the box held by that one session (a copied session gets a box of its own
 /// first), so no box that changes is ever shared between sessions or threads.
 final class IncomingInviteBox: @unchecked Sendable {
-    var invite: IncomingInvite
+    /// Without run-time exclusivity checks: its one owner, a session in a mutating method, reads and writes it
+    /// through the box it just found unique, never in two overlapping accesses.
+    @exclusivity(unchecked) var invite: IncomingInvite
 
     init(_ invite: IncomingInvite) {
         self.invite = invite
