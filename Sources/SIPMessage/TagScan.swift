@@ -82,6 +82,39 @@ package enum TagScan: Equatable, Sendable {
         return field(of: fields, at: fields.entries[index].valueRange, hasTagBytes: tag)
     }
 
+    /// Whether `fields` plainly name one dialog: the first Call-ID is `callID` byte for byte, and the one To
+    /// and the one From each hold one plain tag whose bytes are `toTag` and `fromTag`. What
+    /// `fields.firstValue(of: .callID, is:)` and `field(_:of:hasTagBytes:)` for To and for From say together,
+    /// found in one pass over the fields instead of three (an in-dialog request checked against its dialog).
+    package static func fields(
+        _ fields: SIPFields, callID: UnsafeBufferPointer<UInt8>, toTag: UnsafeBufferPointer<UInt8>,
+        fromTag: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        var callIDIndex = -1
+        var to = -1
+        var from = -1
+        for (index, entry) in fields.entries.enumerated() {
+            switch entry.id {
+            case KnownHeader.callID.rawValue:
+                if callIDIndex < 0 { callIDIndex = index }
+            case KnownHeader.to.rawValue:
+                guard to < 0 else { return false }
+                to = index
+            case KnownHeader.from.rawValue:
+                guard from < 0 else { return false }
+                from = index
+            default: continue
+            }
+        }
+        guard callIDIndex >= 0, to >= 0, from >= 0 else { return false }
+        let callIDRange = fields.entries[callIDIndex].valueRange
+        let sameCallID = fields.storage.withUnsafeBufferPointer {
+            UnsafeBufferPointer(rebasing: $0[callIDRange]).hasSameBytes(as: callID)
+        }
+        return sameCallID && field(of: fields, at: fields.entries[to].valueRange, hasTagBytes: toTag)
+            && field(of: fields, at: fields.entries[from].valueRange, hasTagBytes: fromTag)
+    }
+
     private static func field(
         of fields: SIPFields, at range: Range<Int>, hasTagBytes tag: UnsafeBufferPointer<UInt8>
     ) -> Bool {

@@ -54,6 +54,47 @@ import Testing
         #expect(TagScan.tagParameterRange(in: value) == nil)
     }
 
+    /// The one-pass check of an in-dialog request says what the three separate checks say together.
+    @Test(arguments: [
+        ("Call-ID: c1\r\nTo: <sip:b@x.example>;tag=bt\r\nFrom: <sip:a@y.example>;tag=at\r\n", true),
+        ("i: c1\r\nt: <sip:b@x.example>;tag=bt\r\nf: <sip:a@y.example>;tag=at\r\n", true),
+        ("Call-ID: c1\r\nCall-ID: c2\r\nTo: <sip:b@x.example>;tag=bt\r\nFrom: <sip:a@y.example>;tag=at\r\n", true),
+        ("Call-ID: c2\r\nCall-ID: c1\r\nTo: <sip:b@x.example>;tag=bt\r\nFrom: <sip:a@y.example>;tag=at\r\n", false),
+        ("Call-ID: c1x\r\nTo: <sip:b@x.example>;tag=bt\r\nFrom: <sip:a@y.example>;tag=at\r\n", false),
+        ("Call-ID: c1\r\nTo: <sip:b@x.example>;tag=bt2\r\nFrom: <sip:a@y.example>;tag=at\r\n", false),
+        ("Call-ID: c1\r\nTo: <sip:b@x.example>;tag=bt\r\nFrom: <sip:a@y.example>;tag=ax\r\n", false),
+        ("Call-ID: c1\r\nTo: <sip:b@x.example>\r\nFrom: <sip:a@y.example>;tag=at\r\n", false),
+        (
+            "Call-ID: c1\r\nTo: <sip:b@x.example>;tag=bt\r\nTo: <sip:b@x.example>;tag=bt\r\n"
+                + "From: <sip:a@y.example>;tag=at\r\n", false
+        ),
+        (
+            "Call-ID: c1\r\nTo: <sip:b@x.example>;tag=bt\r\nFrom: <sip:a@y.example>;tag=at\r\n"
+                + "f: <sip:a@y.example>;tag=at\r\n", false
+        ),
+        ("To: <sip:b@x.example>;tag=bt\r\nFrom: <sip:a@y.example>;tag=at\r\n", false),
+        ("Call-ID: c1\r\nTo: \"B;tag=bt\" <sip:b@x.example>\r\nFrom: <sip:a@y.example>;tag=at\r\n", false),
+    ])
+    func dialogFieldsInOnePass(head: String, expected: Bool) throws {
+        let text =
+            "BYE sip:b@x.example SIP/2.0\r\nVia: SIP/2.0/UDP y.example;branch=z9hG4bK1\r\n" + head
+            + "CSeq: 2 BYE\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n"
+        let fields = try SIPRequest(parsing: Array(text.utf8)).headerFields
+        var callID = "c1"
+        var toTag = "bt"
+        var fromTag = "at"
+        let onePass = callID.withUTF8 { callID in
+            toTag.withUTF8 { toTag in
+                fromTag.withUTF8 { TagScan.fields(fields, callID: callID, toTag: toTag, fromTag: $0) }
+            }
+        }
+        let separately =
+            fields.firstValue(of: .callID, is: "c1") && TagScan.field(.to, of: fields, hasTag: "bt")
+            && TagScan.field(.from, of: fields, hasTag: "at")
+        #expect(onePass == expected)
+        #expect(onePass == separately)
+    }
+
     /// Every To and From of the RFC 4475 torture messages and the benchmark messages that the message layer
     /// parses: where the scan answers, it agrees with the parse.
     @Test func agreesWithTheParserOnTheCorpora() throws {

@@ -71,11 +71,18 @@ extension InviteSession {
     private mutating func isForCurrentDialog(_ request: SIPRequest) -> Bool {
         // The usual request names the current dialog with plain tags: compared as bytes, no strings made.
         // The remote tag is compared as the bytes the dialog keeps: no string made of it, no copy of the id.
-        let fields = request.headerFields
-        if fields.firstValue(of: .callID, is: callID), TagScan.field(.to, of: fields, hasTag: localTag),
-            dialog?.id.remote.withBytes({ TagScan.field(.from, of: fields, hasTagBytes: $0) }) == true
-        {
-            return true
+        // Call-ID, To and From found in one pass over the fields.
+        if let remote = dialog?.id.remote {
+            var callID = callID
+            var localTag = localTag
+            let isCurrent = callID.withUTF8 { callID in
+                localTag.withUTF8 { localTag in
+                    remote.withBytes {
+                        TagScan.fields(request.headerFields, callID: callID, toTag: localTag, fromTag: $0)
+                    }
+                }
+            }
+            if isCurrent { return true }
         }
         guard let id = DialogID(receivedRequest: request), id.callID == callID, id.localTag == localTag else {
             return false
