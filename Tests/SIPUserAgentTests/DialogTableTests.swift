@@ -68,6 +68,30 @@ import Testing
         #expect(table.isEmpty)
     }
 
+    /// The dialog a request is routed to is the one `DialogID(receivedRequest:)` names, whether the tags are
+    /// read off the bytes or (a From without a plain tag) parsed.
+    @Test(arguments: [
+        ("From: Alice <sip:alice@atlanta.example.com>;tag=1928301774", "1928301774"),
+        ("From: \"A ;tag=x\" <sip:alice@atlanta.example.com>;tag=1928301774", "1928301774"),
+        ("From: Alice <sip:alice@atlanta.example.com> ; TAG = 1928301774", "1928301774"),
+        ("From: Alice <sip:alice@atlanta.example.com>", ""),
+    ])
+    func matchNamesTheDialogOfTheRequest(from: String, remoteTag: String) throws {
+        var table = DialogTable<Int>()
+        let expected = DialogID(callID: "a84b4c76e66710", localTag: "a6c85cf", remoteTag: remoteTag)
+        table.insert(3, for: expected)
+        let bye = try request(
+            Self.bye.replacingOccurrences(of: "From: Alice <sip:alice@atlanta.example.com>;tag=1928301774", with: from))
+        #expect(DialogID(receivedRequest: bye) == expected)
+        guard case .dialog(let id, let value) = table.match(bye) else {
+            Issue.record("no match for \(from)")
+            return
+        }
+        #expect(id == expected)
+        #expect(id.remoteTag == remoteTag)
+        #expect(value == 3)
+    }
+
     @Test func replacesNamesTheDialogFromTheRecipientsSide() throws {
         var table = DialogTable<String>()
         table.insert("call", for: DialogID(callID: "425928@bobster.example.org", localTag: "7743", remoteTag: "6472"))

@@ -49,12 +49,24 @@ public struct DialogTable<Value: Sendable>: Sendable {
     /// Where `request` belongs: a known dialog, outside any dialog (no To tag), or an unknown dialog, which
     /// §12.2.2 answers with 481 (an ACK is dropped without answer).
     public func match(_ request: SIPRequest) -> DialogMatch<Value> {
-        switch TagScan(request.headerFields, .to) {
+        let fields = request.headerFields
+        let to = TagScan(fields, .to)
+        switch to {
         case .absent: return .outsideDialog
         case .present: break
         case .unclear: guard let to = try? request.to, to.tag != nil else { return .outsideDialog }
         }
-        guard let id = DialogID(receivedRequest: request) else {
+        // The usual request: To's tag as scanned above, not scanned again for the id; any other goes the
+        // general way.
+        let known: DialogID?
+        if case .present(let localTag) = to, case .present(let remoteTag) = TagScan(fields, .from),
+            let callID = try? fields.callID
+        {
+            known = DialogID(callID: callID, localTag: localTag, remoteTag: remoteTag)
+        } else {
+            known = DialogID(receivedRequest: request)
+        }
+        guard let id = known else {
             return .unknownDialog(response: request.method == .ack ? nil : SIPResponse(answering: request, status: 400))
         }
         if let value = entries[id] { return .dialog(id, value) }
