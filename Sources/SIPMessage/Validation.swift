@@ -41,10 +41,11 @@ extension SIPRequest {
     ///
     /// Throws the error whose `status` the response must carry.
     public func validate(capabilities: Capabilities? = nil) throws(MessageError) {
-        try headerFields.validateCommon(isRequest: true)
+        // CSeq and Content-Type as the common checks parsed them: not parsed again below.
+        let parsed = try headerFields.validateCommon(isRequest: true)
 
         // CSeq method must equal the request method (§8.2 / RFC 4475 §3.1.2.17-18).
-        if let cseq = try cseq, cseq.method != method {
+        if let cseq = parsed.cseq, cseq.method != method {
             if method.isStandard {
                 throw MessageError(.methodMismatch, status: 400, "CSeq method does not match the request method")
             }
@@ -73,7 +74,7 @@ extension SIPRequest {
                     detail: unknown)
             }
         }
-        if !bodyBytes.isEmpty, let type = try contentType {
+        if !bodyBytes.isEmpty, let type = parsed.contentType {
             if !capabilities.acceptedBodyTypes.isEmpty,
                 !capabilities.acceptedBodyTypes.contains(where: { $0.matches(type) })
             {
@@ -137,7 +138,14 @@ extension SIPFields {
         .sessionExpires, .minSE, .event, .subscriptionState, .referTo, .replaces,
     ]
 
-    func validateCommon(isRequest: Bool) throws(MessageError) {
+    /// The fields of `validateCommon(isRequest:)` a request's own checks read next, as it parsed them.
+    struct CommonFields {
+        var cseq: CSeq?
+        var contentType: MediaType?
+    }
+
+    @discardableResult
+    func validateCommon(isRequest: Bool) throws(MessageError) -> CommonFields {
         // One pass over the fields says which known headers are there, and which more than once; only those
         // present are parsed below (in the same order as before, so the first fault named stays the same).
         let presence = KnownHeaderPresence(entries)
@@ -157,13 +165,14 @@ extension SIPFields {
             _ = try from
         }
         _ = try to
-        _ = try callID
-        _ = try cseq
+        // The value checked as the `callID` getter checks it, without making the string.
+        _ = try callIDValue
+        let cseq = try cseq
         if presence.contains(.maxForwards) { _ = try maxForwards }
         if isRequest, presence.contains(.contact) { _ = try contacts }
         if presence.contains(.route) { _ = try route }
         if presence.contains(.recordRoute) { _ = try recordRoute }
-        if presence.contains(.contentType) { _ = try contentType }
+        let contentType = presence.contains(.contentType) ? try contentType : nil
         if presence.contains(.expires) { _ = try expires }
         if presence.contains(.minExpires) { _ = try minExpires }
         if presence.contains(.require) { _ = try require }
@@ -181,6 +190,7 @@ extension SIPFields {
             if presence.contains(.retryAfter) { _ = try retryAfter }
             if presence.contains(.unsupported) { _ = try unsupported }
         }
+        return CommonFields(cseq: cseq, contentType: contentType)
     }
 
     /// The headers every request and response carries (RFC 3261 §8.1.1).
