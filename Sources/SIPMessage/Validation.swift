@@ -160,8 +160,9 @@ extension SIPFields {
         }
         // The fields the stack itself reads must parse; a malformed one is named in the reason phrase. A UAC
         // reads no Via but the top one, which the transaction layer checks, nor From, nor (here) Contact.
+        // Lists are parsed value by value and each value dropped (`checkList`): the same parse, no array.
         if isRequest {
-            _ = try via
+            try checkList(.via, as: Via.self)
             _ = try from
         }
         _ = try to
@@ -169,15 +170,15 @@ extension SIPFields {
         _ = try callIDValue
         let cseq = try cseq
         if presence.contains(.maxForwards) { _ = try maxForwards }
-        if isRequest, presence.contains(.contact) { _ = try contacts }
-        if presence.contains(.route) { _ = try route }
-        if presence.contains(.recordRoute) { _ = try recordRoute }
+        if isRequest, presence.contains(.contact) { try checkList(.contact, as: Contact.self) }
+        if presence.contains(.route) { try checkList(.route, as: NameAddress.self) }
+        if presence.contains(.recordRoute) { try checkList(.recordRoute, as: NameAddress.self) }
         let contentType = presence.contains(.contentType) ? try contentType : nil
         if presence.contains(.expires) { _ = try expires }
         if presence.contains(.minExpires) { _ = try minExpires }
-        if presence.contains(.require) { _ = try require }
-        if presence.contains(.proxyRequire) { _ = try proxyRequire }
-        if presence.contains(.supported) { _ = try supported }
+        if presence.contains(.require) { try checkList(.require, as: TokenValue.self) }
+        if presence.contains(.proxyRequire) { try checkList(.proxyRequire, as: TokenValue.self) }
+        if presence.contains(.supported) { try checkList(.supported, as: TokenValue.self, allowEmpty: true) }
         if presence.contains(.rseq) { _ = try rseq }
         if presence.contains(.rack) { _ = try rack }
         if presence.contains(.sessionExpires) { _ = try sessionExpires }
@@ -188,9 +189,35 @@ extension SIPFields {
         if presence.contains(.replaces) { _ = try replaces }
         if !isRequest {
             if presence.contains(.retryAfter) { _ = try retryAfter }
-            if presence.contains(.unsupported) { _ = try unsupported }
+            if presence.contains(.unsupported) { try checkList(.unsupported, as: TokenValue.self) }
         }
         return CommonFields(cseq: cseq, contentType: contentType)
+    }
+
+    /// What `parseList(_:as:allowEmpty:)` checks, keeping nothing: every value of every field of `header`
+    /// parsed and dropped, with the same errors, where the typed accessor built an array (and, for token
+    /// lists, a second one of strings) only for validation to drop it.
+    private func checkList<T: ScannerParsable>(
+        _ header: KnownHeader, as type: T.Type, allowEmpty: Bool = false
+    ) throws(MessageError) {
+        let field: KnownHeader? = header
+        for entry in entries where entry.id == header.rawValue {
+            try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) in
+                scanner.skipLWS()
+                if scanner.isAtEnd {
+                    if allowEmpty { return }
+                    throw .malformed(field, "empty value")
+                }
+                while true {
+                    _ = try T.parse(&scanner, field: field)
+                    scanner.skipLWS()
+                    if scanner.isAtEnd { break }
+                    guard scanner.consumeSeparator(ASCII.comma) else {
+                        throw .malformed(field, "unexpected character")
+                    }
+                }
+            }
+        }
     }
 
     /// The headers every request and response carries (RFC 3261 §8.1.1).

@@ -23,6 +23,52 @@ struct ValidationTests {
         }
     }
 
+    /// Lists are checked value by value without keeping them: a request fails validation exactly when the
+    /// typed accessor of one of its lists throws, with the same reason.
+    @Test(arguments: [
+        "Via: SIP/2.0/UDP 192.0.2.2;branch=z9hG4bKdef, SIP/2.0/UDP 192.0.2.3",
+        "Via: SIP/2.0/UDP 192.0.2.2;branch=z9hG4bKdef, @bad",
+        "Contact: <sip:alice@192.0.2.1>, <sip:alice@192.0.2.9>",
+        "Contact: <sip:alice@192.0.2.1> <junk>",
+        "Record-Route: <sip:p1.example.com;lr>, <sip:p2.example.com;lr>",
+        "Record-Route: <sip:p1.example.com;lr>,",
+        "Route: <sip:p1.example.com;lr>",
+        "Route: ",
+        "Supported: ",
+        "Supported: timer, 100rel",
+        "Supported: timer 100rel",
+        "Require: ",
+        "Require: timer",
+        "Proxy-Require: a, b",
+        "Proxy-Require: a;b",
+    ])
+    func listsAreCheckedAsTheirAccessorsParseThem(extra: String) {
+        let text =
+            "OPTIONS sip:bob@example.com SIP/2.0\r\n" + (Self.base + [extra]).joined(separator: "\r\n") + "\r\n\r\n"
+        // A value the parser refuses already never reaches validation.
+        guard let request = try? SIPRequest(parsing: Array(text.utf8)) else { return }
+        var accessorError: MessageError?
+        do {
+            _ = try request.via
+            _ = try request.contacts
+            _ = try request.recordRoute
+            _ = try request.route
+            _ = try request.supported
+            _ = try request.require
+            _ = try request.proxyRequire
+        } catch {
+            accessorError = error
+        }
+        var validationError: MessageError?
+        do {
+            try request.validate()
+        } catch {
+            validationError = error
+        }
+        #expect(validationError?.status == accessorError?.status)
+        #expect(validationError?.reasonPhrase == accessorError?.reasonPhrase)
+    }
+
     @Test func aGoodRequestPasses() {
         #expect(status("OPTIONS sip:bob@example.com SIP/2.0", Self.base) == 0)
     }
