@@ -200,24 +200,7 @@ extension SIPFields {
     private func checkList<T: ScannerParsable>(
         _ header: KnownHeader, as type: T.Type, allowEmpty: Bool = false
     ) throws(MessageError) {
-        let field: KnownHeader? = header
-        for entry in entries where entry.id == header.rawValue {
-            try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) in
-                scanner.skipLWS()
-                if scanner.isAtEnd {
-                    if allowEmpty { return }
-                    throw .malformed(field, "empty value")
-                }
-                while true {
-                    _ = try T.parse(&scanner, field: field)
-                    scanner.skipLWS()
-                    if scanner.isAtEnd { break }
-                    guard scanner.consumeSeparator(ASCII.comma) else {
-                        throw .malformed(field, "unexpected character")
-                    }
-                }
-            }
-        }
+        try forEachListValue(header, as: type, allowEmpty: allowEmpty) { _ in }
     }
 
     /// The headers every request and response carries (RFC 3261 §8.1.1).

@@ -40,6 +40,16 @@ extension SIPFields {
         _ header: KnownHeader, as type: T.Type, allowEmpty: Bool = false
     ) throws(MessageError) -> [T] {
         var result: [T] = []
+        try forEachListValue(header, as: type, allowEmpty: allowEmpty) { result.append($0) }
+        return result
+    }
+
+    /// Parses every value of every field of `header` in order, handing each to `body`; the errors are
+    /// `parseList`'s. Validation passes a body that drops the value, so no array is built to be thrown away.
+    @inline(__always)
+    func forEachListValue<T: ScannerParsable>(
+        _ header: KnownHeader, as type: T.Type, allowEmpty: Bool = false, _ body: (T) -> Void
+    ) throws(MessageError) {
         let field: KnownHeader? = header
         for entry in entries where entry.id == header.rawValue {
             try ByteScanner.scan(storage, entry.valueRange) { (scanner) throws(MessageError) in
@@ -49,7 +59,7 @@ extension SIPFields {
                     throw .malformed(field, "empty value")
                 }
                 while true {
-                    result.append(try T.parse(&scanner, field: field))
+                    body(try T.parse(&scanner, field: field))
                     scanner.skipLWS()
                     if scanner.isAtEnd { break }
                     guard scanner.consumeSeparator(ASCII.comma) else {
@@ -58,7 +68,6 @@ extension SIPFields {
                 }
             }
         }
-        return result
     }
 
     /// Parses the first value of the first field of `header` only (the fast path for the top Via).
