@@ -59,6 +59,13 @@ extension UnsafeBufferPointer<UInt8> {
         }
     }
 
+    /// True when `self[range]` holds the bytes of `text`.
+    func equals(_ range: Range<Int>, exactly text: String) -> Bool {
+        let utf8 = text.utf8
+        guard range.count == utf8.count else { return false }
+        return utf8.elementsEqual(UnsafeBufferPointer(rebasing: self[range]))
+    }
+
     /// True when `self[range]` is `text` ignoring ASCII case (`String.equalsIgnoringASCIICase`).
     func equals(_ range: Range<Int>, ignoringCaseOf text: String) -> Bool {
         let utf8 = text.utf8

@@ -63,25 +63,32 @@ extension OfferAnswer {
     /// `nil` when the model path must decide.
     private mutating func answerAudio(_ section: WireSection, into writer: inout WireWriter) -> NegotiatedSession? {
         guard let offered = section.offered(), let crypto = offeredCrypto(section) else { return nil }
-        // The codecs in common on the stack: at most one per configured codec, read only while answering.
+        // The codecs and telephone-events in common on the stack: at most one per configured codec, and one per
+        // offered format; read only while answering.
         return withUnsafeTemporaryAllocation(
             of: (codec: Int, format: Int).self, capacity: Swift.max(1, configuration.codecs.count)
         ) { buffer in
             let count = commonCodecs(offered.formats, in: section.offer.bytes, into: buffer)
-            return answerAudio(
-                section, offered, crypto, common: UnsafeBufferPointer(rebasing: buffer[..<count]), into: &writer)
+            let common = UnsafeBufferPointer(rebasing: buffer[..<count])
+            return withUnsafeTemporaryAllocation(of: CommonEvent.self, capacity: Swift.max(1, offered.formats.count)) {
+                events in
+                let eventCount = commonEvents(offered.formats, in: section.offer.bytes, into: events)
+                return answerAudio(
+                    section, offered, crypto, common: common,
+                    events: UnsafeBufferPointer(rebasing: events[..<eventCount]), into: &writer)
+            }
         }
     }
 
     /// `answerAudio(_:into:)` with the section's offered formats and crypto read, and the codecs in common.
     private mutating func answerAudio(
         _ section: WireSection, _ offered: OfferedSection, _ crypto: UsableCrypto?,
-        common: UnsafeBufferPointer<(codec: Int, format: Int)>, into writer: inout WireWriter
+        common: UnsafeBufferPointer<(codec: Int, format: Int)>, events: UnsafeBufferPointer<CommonEvent>,
+        into writer: inout WireWriter
     ) -> NegotiatedSession? {
         let facts = offered.facts
         let formats = offered.formats
         guard !common.isEmpty else { return nil }
-        let events = commonEvents(formats, in: section.offer.bytes)
 
         section.writeMediaLine(
             port: configuration.rtpPort, formats: formats, common: common, events: events, into: &writer)
@@ -96,7 +103,7 @@ extension OfferAnswer {
         }
         for event in events {
             guard writeRTPMap(event.codec, payloadType: formats[event.format].payloadType, into: &writer),
-                writeFormatParameters(formats[event.format].payloadType, event.list, into: &writer)
+                writeFormatParameters(formats[event.format].payloadType, event.list(codecs), into: &writer)
             else { return nil }
         }
         writer.begin("a")
@@ -137,11 +144,14 @@ extension OfferAnswer {
         // What the layer above adds to every audio section (ICE's attributes), last, as the model path does.
         guard writer.appendAttributes(configuration.mediaAttributes) else { return nil }
 
-        let negotiated = common.map { codec, format in
-            NegotiatedSession.NegotiatedCodec(
-                codec: codecs[codec], payloadType: formats[format].payloadType,
-                sendParameters: section.parameterString(formats[format]),
-                receiveParameters: codecs[codec].formatParameters)
+        // Each codec read field by field through a buffer pointer: a whole `Codec` copied retains all it holds.
+        let negotiated = codecs.withUnsafeBufferPointer { codecs in
+            common.map { codec, format in
+                NegotiatedSession.NegotiatedCodec(
+                    codec: codecs, codec, payloadType: formats[format].payloadType,
+                    sendParameters: section.parameterString(formats[format]),
+                    receiveParameters: codecs[codec].formatParameters)
+            }
         }
         guard let chosen = negotiated.first,
             let addresses = section.remoteAddresses(facts, connection: connection, isRTCPMuxed: isMuxed)
@@ -149,9 +159,12 @@ extension OfferAnswer {
         // The entry whose clock rate is the codec's, else the first.
         let event = events.first { codecs[$0.codec].clockRate == chosen.clockRate } ?? events.first
         let telephoneEvent = event.map { event in
-            NegotiatedSession.NegotiatedCodec(
-                codec: codecs[event.codec], payloadType: formats[event.format].payloadType,
-                sendParameters: section.parameterString(formats[event.format]), receiveParameters: event.list)
+            codecs.withUnsafeBufferPointer { codecs in
+                NegotiatedSession.NegotiatedCodec(
+                    codec: codecs, event.codec, payloadType: formats[event.format].payloadType,
+                    sendParameters: section.parameterString(formats[event.format]),
+                    receiveParameters: event.list(configuration.codecs))
+            }
         }
         return NegotiatedSession(
             mediaIndex: section.index, codec: chosen, codecs: negotiated, telephoneEvent: telephoneEvent,
@@ -189,7 +202,7 @@ extension OfferAnswer {
                 for c in codecs.indices where !codecs[c].isTelephoneEvent && count < common.count {
                     guard
                         let format = formats.firstIndex(where: {
-                            !$0.isTelephoneEvent && $0.isSameCodec(as: codecs[c], in: bytes)
+                            !$0.isTelephoneEvent && $0.isSameCodec(as: codecs, c, in: bytes)
                         }),
                         !common[..<count].contains(where: {
                             formats[$0.format].payloadType == formats[format].payloadType
@@ -208,26 +221,38 @@ extension OfferAnswer {
     }
 
     /// The offered telephone-events we take, with the events both ends support (RFC 4733 §7.1.1): the index of
-    /// our codec, of the format, and the list.
-    private func commonEvents(_ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>) -> [(
-        codec: Int, format: Int, list: String
-    )] {
-        var events: [(codec: Int, format: Int, list: String)] = []
-        let codecs = configuration.codecs
-        guard formats.contains(where: \.isTelephoneEvent) else { return events }
-        events.reserveCapacity(2)
-        for (index, format) in formats.enumerated() where format.isTelephoneEvent {
-            guard
-                let own = codecs.firstIndex(where: { $0.clockRate == format.clockRate && $0.isTelephoneEvent }),
-                let theirs = format.events(in: bytes), let ours = codecs[own].traits.events
-            else { continue }
-            let both = theirs.intersection(ours)
-            guard !both.isEmpty else { continue }
-            // Offered all ours (the usual case): our list, written once when the codec was made.
-            let list = both == ours ? codecs[own].traits.eventsText : nil
-            events.append((own, index, list ?? both.text))
+    /// our codec, of the format, and the events. Writes them into `events` (room for one per format) and returns
+    /// how many there are.
+    private func commonEvents(
+        _ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>,
+        into events: UnsafeMutableBufferPointer<CommonEvent>
+    ) -> Int {
+        var count = 0
+        guard formats.contains(where: \.isTelephoneEvent) else { return 0 }
+        configuration.codecs.withUnsafeBufferPointer { codecs in
+            for (index, format) in formats.enumerated() where format.isTelephoneEvent && count < events.count {
+                guard
+                    let own = codecs.firstIndex(where: { $0.clockRate == format.clockRate && $0.isTelephoneEvent }),
+                    let ours = codecs[own].traits.events
+                else { continue }
+                // Offered as we configured it (the usual case): the same events, without parsing them again.
+                if let parameters = format.parameters, !parameters.isEmpty, let text = codecs[own].formatParameters,
+                    bytes.equals(parameters, exactly: text)
+                {
+                    events.initializeElement(
+                        at: count, to: CommonEvent(codec: own, format: index, events: ours, isOurs: true))
+                    count += 1
+                    continue
+                }
+                guard let theirs = format.events(in: bytes) else { continue }
+                let both = theirs.intersection(ours)
+                guard !both.isEmpty else { continue }
+                events.initializeElement(
+                    at: count, to: CommonEvent(codec: own, format: index, events: both, isOurs: both == ours))
+                count += 1
+            }
         }
-        return events
+        return count
     }
 
     /// `a=rtpmap` of one of our codecs under the offerer's payload type.
@@ -241,6 +266,21 @@ extension OfferAnswer {
         -> Bool
     {
         writer.appendFormatParameters(payloadType, parameters)
+    }
+}
+
+/// An offered telephone-event we take: the index of our codec and of the offered format, and the events both ends
+/// support (`isOurs` when they are all ours).
+struct CommonEvent {
+    var codec: Int
+    var format: Int
+    var events: TelephoneEvents
+    var isOurs: Bool
+
+    /// The list we receive, as the fmtp writes it: our own text when we take all our events (written once when
+    /// the codec was made).
+    func list(_ codecs: [Codec]) -> String {
+        (isOurs ? codecs[codec].traits.eventsText : nil) ?? events.text
     }
 }
 
@@ -285,12 +325,15 @@ extension WireWriter {
 }
 
 extension NegotiatedSession.NegotiatedCodec {
-    /// A codec we answer with, as `init(codec:format:events:)` makes it.
-    init(codec: Codec, payloadType: UInt8, sendParameters: String?, receiveParameters: String?) {
+    /// A codec we answer with (`codecs[index]`), as `init(codec:format:events:)` makes it.
+    init(
+        codec codecs: UnsafeBufferPointer<Codec>, _ index: Int, payloadType: UInt8, sendParameters: String?,
+        receiveParameters: String?
+    ) {
         self.init(
-            encodingName: codec.encodingName, clockRate: codec.clockRate, channels: codec.channels,
-            sendPayloadType: payloadType, receivePayloadType: payloadType, sendFormatParameters: sendParameters,
-            receiveFormatParameters: receiveParameters)
+            encodingName: codecs[index].encodingName, clockRate: codecs[index].clockRate,
+            channels: codecs[index].channels, sendPayloadType: payloadType, receivePayloadType: payloadType,
+            sendFormatParameters: sendParameters, receiveFormatParameters: receiveParameters)
     }
 }
 

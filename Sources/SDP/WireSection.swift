@@ -151,16 +151,19 @@ struct WireFormat {
         return (RTPMap.staticAudio(payloadType)?.encodingName ?? "").equalsIgnoringASCIICase(other)
     }
 
-    /// `RTPMap.isSameCodec(as:)` against one of our codecs.
-    func isSameCodec(as codec: Codec, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard clockRate == codec.clockRate else { return false }
-        if let nameKey, let ours = codec.traits.nameKey {
+    /// `RTPMap.isSameCodec(as:)` against one of our codecs, `codecs[index]`, read field by field (a whole `Codec`
+    /// copied retains all it holds).
+    func isSameCodec(as codecs: UnsafeBufferPointer<Codec>, _ index: Int, in bytes: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        guard clockRate == codecs[index].clockRate else { return false }
+        if let nameKey, let ours = codecs[index].traits.nameKey {
             // Keys are made for every name of 1 to 16 bytes: two keys compare as the names do.
             guard nameKey.equalsIgnoringCase(ours) else { return false }
         } else {
-            guard nameEquals(codec.encodingName, in: bytes) else { return false }
+            guard nameEquals(codecs[index].encodingName, in: bytes) else { return false }
         }
-        return channelCount == codec.channels || nameEquals(.opus, "opus", in: bytes)
+        return channelCount == codecs[index].channels || nameEquals(.opus, "opus", in: bytes)
     }
 }
 
@@ -257,7 +260,7 @@ struct WireSection {
     /// then of `events`.
     func writeMediaLine(
         port: UInt16, formats: [WireFormat], common: UnsafeBufferPointer<(codec: Int, format: Int)>,
-        events: [(codec: Int, format: Int, list: String)], into writer: inout WireWriter
+        events: UnsafeBufferPointer<CommonEvent>, into writer: inout WireWriter
     ) {
         writer.begin("m")
         writer.append(offer.bytes, mediaType)
