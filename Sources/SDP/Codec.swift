@@ -35,13 +35,24 @@ public struct Codec: Sendable, Hashable {
         var eventsText: String?
         /// The encoding name in words, when it has 1 to 16 bytes that a line may carry.
         var nameKey: EncodingNameKey?
+        /// Whether the a=rtpmap and a=fmtp of this codec parse back to its values (`OfferTerms`): a non-empty
+        /// name of token characters without `/`, a clock rate above 0, 1 to 255 channels, and parameters (when
+        /// there are some) that start with no white space and hold no CR or LF.
+        var isReadBackAsWritten: Bool
 
-        init(encodingName: String, formatParameters: String?) {
+        init(encodingName: String, clockRate: UInt32, channels: Int, formatParameters: String?) {
             isTelephoneEvent = encodingName.equalsIgnoringASCIICase("telephone-event")
             isOpus = encodingName.equalsIgnoringASCIICase("opus")
             events = isTelephoneEvent ? TelephoneEvents(parsing: formatParameters ?? "0-15") : nil
             eventsText = events?.text
             nameKey = EncodingNameKey(encodingName)
+            let isName =
+                !encodingName.isEmpty && encodingName.utf8.allSatisfy({ $0.isTokenChar && $0 != ASCII.slash })
+            let areParameters = formatParameters.map { text in
+                text.utf8.first?.isSDPWhitespace != true
+                    && !text.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf })
+            }
+            isReadBackAsWritten = isName && clockRate > 0 && (1...255).contains(channels) && areParameters != false
         }
     }
 
@@ -60,12 +71,14 @@ public struct Codec: Sendable, Hashable {
         self.clockRate = clockRate
         self.channels = channels
         self.formatParameters = formatParameters
-        self.traits = Traits(encodingName: encodingName, formatParameters: formatParameters)
+        self.traits = Traits(
+            encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         self.rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
     }
 
     private mutating func update() {
-        traits = Traits(encodingName: encodingName, formatParameters: formatParameters)
+        traits = Traits(
+            encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
     }
 
