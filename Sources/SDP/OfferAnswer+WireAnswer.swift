@@ -62,7 +62,14 @@ extension OfferAnswer {
     /// `answerAudio(in:at:)` for one section: the answer's m= line and attributes written, the session returned;
     /// `nil` when the model path must decide.
     private mutating func answerAudio(_ section: WireSection, into writer: inout WireWriter) -> NegotiatedSession? {
-        guard let offered = section.offered(), let crypto = offeredCrypto(section) else { return nil }
+        guard let crypto = offeredCrypto(section) else { return nil }
+        return section.withOffered { offered in answerAudio(section, offered, crypto, into: &writer) }
+    }
+
+    /// `answerAudio(_:into:)` with the section's offered formats and crypto read.
+    private mutating func answerAudio(
+        _ section: WireSection, _ offered: OfferedSection, _ crypto: UsableCrypto?, into writer: inout WireWriter
+    ) -> NegotiatedSession? {
         // The codecs and telephone-events in common on the stack: at most one per configured codec, and one per
         // offered format; read only while answering.
         return withUnsafeTemporaryAllocation(
@@ -192,25 +199,23 @@ extension OfferAnswer {
     /// our order (or the offerer's), each with the index of its offered format.
     /// Writes them into `common` (room for one per configured codec) and returns how many there are.
     private func commonCodecs(
-        _ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>,
+        _ formats: UnsafeBufferPointer<WireFormat>, in bytes: UnsafeBufferPointer<UInt8>,
         into common: UnsafeMutableBufferPointer<(codec: Int, format: Int)>
     ) -> Int {
         var count = 0
         // Through buffer pointers: each codec and format is read field by field, never copied whole.
         configuration.codecs.withUnsafeBufferPointer { codecs in
-            formats.withUnsafeBufferPointer { formats in
-                for c in codecs.indices where !codecs[c].isTelephoneEvent && count < common.count {
-                    guard
-                        let format = formats.firstIndex(where: {
-                            !$0.isTelephoneEvent && $0.isSameCodec(as: codecs, c, in: bytes)
-                        }),
-                        !common[..<count].contains(where: {
-                            formats[$0.format].payloadType == formats[format].payloadType
-                        })
-                    else { continue }
-                    common.initializeElement(at: count, to: (c, format))
-                    count += 1
-                }
+            for c in codecs.indices where !codecs[c].isTelephoneEvent && count < common.count {
+                guard
+                    let format = formats.firstIndex(where: {
+                        !$0.isTelephoneEvent && $0.isSameCodec(as: codecs, c, in: bytes)
+                    }),
+                    !common[..<count].contains(where: {
+                        formats[$0.format].payloadType == formats[format].payloadType
+                    })
+                else { continue }
+                common.initializeElement(at: count, to: (c, format))
+                count += 1
             }
         }
         if configuration.prefersOffererCodecOrder {
@@ -224,7 +229,7 @@ extension OfferAnswer {
     /// our codec, of the format, and the events. Writes them into `events` (room for one per format) and returns
     /// how many there are.
     private func commonEvents(
-        _ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>,
+        _ formats: UnsafeBufferPointer<WireFormat>, in bytes: UnsafeBufferPointer<UInt8>,
         into events: UnsafeMutableBufferPointer<CommonEvent>
     ) -> Int {
         var count = 0

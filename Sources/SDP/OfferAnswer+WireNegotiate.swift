@@ -111,9 +111,17 @@ extension OfferAnswer {
     private func negotiate(_ answered: WireSection, ours: OfferTerms) -> NegotiatedSession? {
         let bytes = answered.offer.bytes
         guard answered.isAudio, answered.port != 0,
-            bytes.equals(answered.transport, ignoringCaseOf: ours.transport.rawValue),
-            let offered = answered.offered(), answered.takesOwnMappings(offered.formats, ours: ours.formats)
+            bytes.equals(answered.transport, ignoringCaseOf: ours.transport.rawValue)
         else { return nil }
+        return answered.withOffered { offered in
+            guard answered.takesOwnMappings(offered.formats, ours: ours.formats) else { return nil }
+            return negotiate(answered, offered, ours: ours)
+        }
+    }
+
+    /// `negotiate(_:ours:)` with the answer's formats and attributes read.
+    private func negotiate(_ answered: WireSection, _ offered: OfferedSection, ours: OfferTerms) -> NegotiatedSession? {
+        let bytes = answered.offer.bytes
         let facts = offered.facts
         let theirs = offered.formats
 
@@ -172,7 +180,7 @@ extension WireSection {
     /// Whether the formats read in place are the ones the model path takes: a payload type of the m= line with
     /// no rtpmap of its own gets our offer's mapping there, the static one here. They differ only when we offered
     /// that payload type with another mapping than the static one (or one with none).
-    func takesOwnMappings(_ formats: [WireFormat], ours: [RTPFormat]) -> Bool {
+    func takesOwnMappings(_ formats: UnsafeBufferPointer<WireFormat>, ours: [RTPFormat]) -> Bool {
         var fields = FieldCursor(offer.bytes, formatList)
         while let field = fields.next() {
             guard let number = offer.bytes.decimal(field, limit: 127) else { return false }

@@ -79,11 +79,12 @@ enum AttributeKind: UInt8 {
 
 /// What the answer reads from a section's attributes, each as the typed view reads the first (or every) one; the
 /// section is left to the model path (`nil`) where a typed view would throw.
-/// What `WireSection.offered()` reads of a section. A struct rather than a tuple: an optional tuple is destroyed
+/// What `WireSection.withOffered(_:)` reads of a section. A struct rather than a tuple: an optional tuple is destroyed
 /// through the library's generic code, which looks the tuple's type up at run time on every call.
+/// Its formats are held by `WireSection.withOffered(_:)`, valid only inside it.
 struct OfferedSection {
     var facts: AttributeFacts
-    var formats: [WireFormat]
+    var formats: UnsafeBufferPointer<WireFormat>
 }
 
 struct AttributeFacts {
@@ -259,7 +260,7 @@ struct WireSection {
     /// The answer's m= line: our port, the offered media type and transport, the payload types of `formats`
     /// then of `events`.
     func writeMediaLine(
-        port: UInt16, formats: [WireFormat], common: UnsafeBufferPointer<(codec: Int, format: Int)>,
+        port: UInt16, formats: UnsafeBufferPointer<WireFormat>, common: UnsafeBufferPointer<(codec: Int, format: Int)>,
         events: UnsafeBufferPointer<CommonEvent>, into writer: inout WireWriter
     ) {
         writer.begin("m")
@@ -292,16 +293,33 @@ struct WireSection {
     /// The attributes the answer reads and the formats as `RTPFormat.formats(of:)` lists them, from one pass
     /// over the a= lines; `nil` where a typed view would throw: an rtpmap or fmtp that does not parse (`rtpMaps`,
     /// `formatParameters`), a format that is no payload type (`payloadTypes`), a bad first ptime or mid.
-    func offered() -> OfferedSection? {
+    /// `body` of what `offered(into:)` reads, the formats on the stack; `nil` where a typed view would throw.
+    func withOffered<Result>(_ body: (OfferedSection) -> Result?) -> Result? {
+        // Room for every format of the m= line: each takes a byte and a separator (the last none), and there are
+        // no more than the 128 payload types, each kept once.
+        let capacity = Swift.max(1, Swift.min(128, (formatList.count + 1) / 2))
+        return withUnsafeTemporaryAllocation(of: WireFormat.self, capacity: capacity) { buffer in
+            guard let offered = offered(into: buffer) else { return nil }
+            return body(offered)
+        }
+    }
+
+    /// Reads the formats into `buffer` (room for one per format of the m= line; no deinitialization needed).
+    private func offered(into buffer: UnsafeMutableBufferPointer<WireFormat>) -> OfferedSection? {
         // The payload types in order, without repeats; each takes its first rtpmap and fmtp below.
-        var formats: [WireFormat] = []
-        formats.reserveCapacity(8)
+        var count = 0
         var fields = FieldCursor(offer.bytes, formatList)
         while let field = fields.next() {
             guard let number = offer.bytes.decimal(field, limit: 127) else { return nil }
             let pt = UInt8(number)
-            if !formats.contains(where: { $0.payloadType == pt }) { formats.append(WireFormat(payloadType: pt)) }
+            if !buffer[..<count].contains(where: { $0.payloadType == pt }) {
+                // Cannot happen (room for every field); left to the model path all the same.
+                guard count < buffer.count else { return nil }
+                buffer.initializeElement(at: count, to: WireFormat(payloadType: pt))
+                count += 1
+            }
         }
+        let formats = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
         var facts = AttributeFacts()
         var hasPacketTime = false
         var hasMid = false
@@ -347,16 +365,12 @@ struct WireSection {
         }
         // In place: a format without a known meaning is dropped, the rest move up only when one was.
         let bytes = offer.bytes
-        let kept = formats.withUnsafeMutableBufferPointer { formats in
-            var kept = 0
-            for i in formats.indices where formats[i].finish(in: bytes) {
-                if kept != i { formats[kept] = formats[i] }
-                kept += 1
-            }
-            return kept
+        var kept = 0
+        for i in formats.indices where formats[i].finish(in: bytes) {
+            if kept != i { formats[kept] = formats[i] }
+            kept += 1
         }
-        formats.removeLast(formats.count - kept)
-        return OfferedSection(facts: facts, formats: formats)
+        return OfferedSection(facts: facts, formats: UnsafeBufferPointer(rebasing: formats[..<kept]))
     }
 
     /// The fmtp parameter string of a format as a string (`parameters?.parameterString`).
