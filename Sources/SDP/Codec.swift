@@ -23,6 +23,10 @@ public struct Codec: Sendable, Hashable {
     /// What follows the payload type in an a=rtpmap of this codec, as the serializer writes it: ` <name>/<rate>`,
     /// and `/<channels>` when not 1; `nil` when the name holds NUL, CR or LF. Made when the values are set.
     private(set) var rtpMapTail: [UInt8]?
+    /// What follows the payload type in an a=fmtp of this codec, as the serializer writes it: ` <parameters>`,
+    /// nothing for empty parameters; `nil` without parameters or when they hold NUL, CR or LF. Made when the
+    /// values are set.
+    private(set) var formatParametersTail: [UInt8]?
 
     /// The kind of codec and, for telephone-event, its events, from the name and parameters.
     struct Traits: Sendable, Hashable {
@@ -74,12 +78,22 @@ public struct Codec: Sendable, Hashable {
         self.traits = Traits(
             encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         self.rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
+        self.formatParametersTail = formatParameters.flatMap(Self.formatParametersTail)
     }
 
     private mutating func update() {
         traits = Traits(
             encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
+        formatParametersTail = formatParameters.flatMap(Self.formatParametersTail)
+    }
+
+    private static func formatParametersTail(_ parameters: String) -> [UInt8]? {
+        guard !parameters.utf8.contains(where: { $0 == ASCII.nul || $0 == ASCII.cr || $0 == ASCII.lf }) else {
+            return nil
+        }
+        guard !parameters.isEmpty else { return [] }
+        return [ASCII.space] + Array(parameters.utf8)
     }
 
     private static func rtpMapTail(_ name: String, clockRate: UInt32, channels: Int) -> [UInt8]? {

@@ -104,8 +104,9 @@ extension OfferAnswer {
             guard writeRTPMap(codec, payloadType: formats[format].payloadType, into: &writer) else {
                 return nil
             }
-            if let parameters = codecs[codec].formatParameters {
-                guard writeFormatParameters(formats[format].payloadType, parameters, into: &writer) else { return nil }
+            if codecs[codec].formatParameters != nil {
+                guard let tail = codecs[codec].formatParametersTail else { return nil }
+                writer.appendFormatParameters(formats[format].payloadType, tail: tail)
             }
         }
         for event in events {
@@ -299,6 +300,16 @@ extension WireWriter {
         tail.withUnsafeBufferPointer { append($0) }
         end()
         return true
+    }
+
+    /// `a=fmtp` under `payloadType`, its text after the payload type being `tail`
+    /// (`Codec.formatParametersTail`).
+    mutating func appendFormatParameters(_ payloadType: UInt8, tail: [UInt8]) {
+        begin("a")
+        append("fmtp:")
+        appendDecimal(payloadType)
+        tail.withUnsafeBufferPointer { append($0) }
+        end()
     }
 
     /// `a=fmtp` under `payloadType`; false when the text would be written otherwise.

@@ -56,8 +56,9 @@ extension OfferAnswer {
             guard let tail = codecs[codec].rtpMapTail, writer.appendRTPMap(tail: tail, payloadType: payloadType) else {
                 return false
             }
-            if let parameters = codecs[codec].formatParameters {
-                guard writer.appendFormatParameters(payloadType, parameters) else { return false }
+            if codecs[codec].formatParameters != nil {
+                guard let tail = codecs[codec].formatParametersTail else { return false }
+                writer.appendFormatParameters(payloadType, tail: tail)
             }
         }
         writer.begin("a")

@@ -194,6 +194,12 @@ struct AnswerBytesPathTests {
                 ]
             },
             { $0.codecs = [.opus(), .pcmu, .pcmu] },
+            // An fmtp the serializer writes otherwise than it is (the model path then writes the offer).
+            {
+                $0.codecs = [
+                    Codec(payloadType: 97, encodingName: "L16", clockRate: 8000, formatParameters: "x\r\ny"), .pcmu,
+                ]
+            },
             { $0.packetTime = 30 },
             { $0.sessionName = "a session" },
         ]
