@@ -27,6 +27,9 @@ public struct Codec: Sendable, Hashable {
     /// nothing for empty parameters; `nil` without parameters or when they hold NUL, CR or LF. Made when the
     /// values are set.
     private(set) var formatParametersTail: [UInt8]?
+    /// For telephone-event, what follows the payload type in an a=fmtp of all our events in their shortest form
+    /// (` <events>`, `Traits.eventsText`); `nil` otherwise.
+    private(set) var eventsTail: [UInt8]?
 
     /// The kind of codec and, for telephone-event, its events, from the name and parameters.
     struct Traits: Sendable, Hashable {
@@ -79,6 +82,7 @@ public struct Codec: Sendable, Hashable {
             encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         self.rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
         self.formatParametersTail = formatParameters.flatMap(Self.formatParametersTail)
+        self.eventsTail = traits.eventsText.flatMap(Self.formatParametersTail)
     }
 
     private mutating func update() {
@@ -86,6 +90,7 @@ public struct Codec: Sendable, Hashable {
             encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
         formatParametersTail = formatParameters.flatMap(Self.formatParametersTail)
+        eventsTail = traits.eventsText.flatMap(Self.formatParametersTail)
     }
 
     private static func formatParametersTail(_ parameters: String) -> [UInt8]? {

@@ -111,7 +111,7 @@ extension OfferAnswer {
         }
         for event in events {
             guard writeRTPMap(event.codec, payloadType: formats[event.format].payloadType, into: &writer),
-                writeFormatParameters(formats[event.format].payloadType, event.list(codecs), into: &writer)
+                writeEventList(event, codecs, payloadType: formats[event.format].payloadType, into: &writer)
             else { return nil }
         }
         writer.begin("a")
@@ -267,6 +267,20 @@ extension OfferAnswer {
         return writer.appendRTPMap(tail: tail, payloadType: payloadType)
     }
 
+    /// The `a=fmtp` of the events in common under the offerer's payload type: all ours from bytes made when the
+    /// codec was set, else the list written out.
+    private func writeEventList(
+        _ event: CommonEvent, _ codecs: [Codec], payloadType: UInt8, into writer: inout WireWriter
+    ) -> Bool {
+        // Read through a buffer pointer: a whole `Codec` copied retains all it holds.
+        let tail = event.isOurs ? codecs.withUnsafeBufferPointer { $0[event.codec].eventsTail } : nil
+        if let tail {
+            writer.appendFormatParameters(payloadType, tail: tail)
+            return true
+        }
+        return writeFormatParameters(payloadType, event.list(codecs), into: &writer)
+    }
+
     /// `a=fmtp` under the offerer's payload type.
     private func writeFormatParameters(_ payloadType: UInt8, _ parameters: String, into writer: inout WireWriter)
         -> Bool
@@ -286,7 +300,9 @@ struct CommonEvent {
     /// The list we receive, as the fmtp writes it: our own text when we take all our events (written once when
     /// the codec was made).
     func list(_ codecs: [Codec]) -> String {
-        (isOurs ? codecs[codec].traits.eventsText : nil) ?? events.text
+        // Read through a buffer pointer: the codec's traits are not copied.
+        let ours = isOurs ? codecs.withUnsafeBufferPointer { $0[codec].traits.eventsText } : nil
+        return ours ?? events.text
     }
 }
 
