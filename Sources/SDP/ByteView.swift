@@ -59,6 +59,22 @@ extension UnsafeBufferPointer<UInt8> {
         }
     }
 
+    /// True when `self[range]` holds the bytes of `text`.
+    func equals(_ range: Range<Int>, exactly text: String) -> Bool {
+        let utf8 = text.utf8
+        guard range.count == utf8.count else { return false }
+        // Byte by byte over the string's own storage (the generic `elementsEqual` costs several times more).
+        let compared = utf8.withContiguousStorageIfAvailable { other in
+            var j = 0
+            for i in range {
+                guard self[i] == other[j] else { return false }
+                j += 1
+            }
+            return true
+        }
+        return compared ?? utf8.elementsEqual(UnsafeBufferPointer(rebasing: self[range]))
+    }
+
     /// True when `self[range]` is `text` ignoring ASCII case (`String.equalsIgnoringASCIICase`).
     func equals(_ range: Range<Int>, ignoringCaseOf text: String) -> Bool {
         let utf8 = text.utf8

@@ -43,6 +43,23 @@ extension UInt8 {
     /// are allowed so that UTF-8 in free-form fields survives.
     var isFieldChar: Bool { self > 0x20 && self != 0x7F }
 
+    /// The number in decimal, as `String(self)` writes it, made from its digits without the generic formatting.
+    var decimalText: String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 3) { digits in
+            var count = 0
+            if self >= 100 {
+                digits.initializeElement(at: count, to: ASCII.zero &+ self / 100)
+                count += 1
+            }
+            if self >= 10 {
+                digits.initializeElement(at: count, to: ASCII.zero &+ (self / 10) % 10)
+                count += 1
+            }
+            digits.initializeElement(at: count, to: ASCII.zero &+ self % 10)
+            return String(decoding: UnsafeBufferPointer(rebasing: digits[...count]), as: UTF8.self)
+        }
+    }
+
     /// ASCII lower case; other bytes unchanged.
     var lowercasedASCII: UInt8 { self &- 0x41 < 26 ? self | 0x20 : self }
 }

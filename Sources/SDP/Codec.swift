@@ -23,6 +23,13 @@ public struct Codec: Sendable, Hashable {
     /// What follows the payload type in an a=rtpmap of this codec, as the serializer writes it: ` <name>/<rate>`,
     /// and `/<channels>` when not 1; `nil` when the name holds NUL, CR or LF. Made when the values are set.
     private(set) var rtpMapTail: [UInt8]?
+    /// What follows the payload type in an a=fmtp of this codec, as the serializer writes it: ` <parameters>`,
+    /// nothing for empty parameters; `nil` without parameters or when they hold NUL, CR or LF. Made when the
+    /// values are set.
+    private(set) var formatParametersTail: [UInt8]?
+    /// For telephone-event, what follows the payload type in an a=fmtp of all our events in their shortest form
+    /// (` <events>`, `Traits.eventsText`); `nil` otherwise.
+    private(set) var eventsTail: [UInt8]?
 
     /// The kind of codec and, for telephone-event, its events, from the name and parameters.
     struct Traits: Sendable, Hashable {
@@ -35,13 +42,24 @@ public struct Codec: Sendable, Hashable {
         var eventsText: String?
         /// The encoding name in words, when it has 1 to 16 bytes that a line may carry.
         var nameKey: EncodingNameKey?
+        /// Whether the a=rtpmap and a=fmtp of this codec parse back to its values (`OfferTerms`): a non-empty
+        /// name of token characters without `/`, a clock rate above 0, 1 to 255 channels, and parameters (when
+        /// there are some) that start with no white space and hold no CR or LF.
+        var isReadBackAsWritten: Bool
 
-        init(encodingName: String, formatParameters: String?) {
+        init(encodingName: String, clockRate: UInt32, channels: Int, formatParameters: String?) {
             isTelephoneEvent = encodingName.equalsIgnoringASCIICase("telephone-event")
             isOpus = encodingName.equalsIgnoringASCIICase("opus")
             events = isTelephoneEvent ? TelephoneEvents(parsing: formatParameters ?? "0-15") : nil
             eventsText = events?.text
             nameKey = EncodingNameKey(encodingName)
+            let isName =
+                !encodingName.isEmpty && encodingName.utf8.allSatisfy({ $0.isTokenChar && $0 != ASCII.slash })
+            let areParameters = formatParameters.map { text in
+                text.utf8.first?.isSDPWhitespace != true
+                    && !text.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf })
+            }
+            isReadBackAsWritten = isName && clockRate > 0 && (1...255).contains(channels) && areParameters != false
         }
     }
 
@@ -60,13 +78,27 @@ public struct Codec: Sendable, Hashable {
         self.clockRate = clockRate
         self.channels = channels
         self.formatParameters = formatParameters
-        self.traits = Traits(encodingName: encodingName, formatParameters: formatParameters)
+        self.traits = Traits(
+            encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         self.rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
+        self.formatParametersTail = formatParameters.flatMap(Self.formatParametersTail)
+        self.eventsTail = traits.eventsText.flatMap(Self.formatParametersTail)
     }
 
     private mutating func update() {
-        traits = Traits(encodingName: encodingName, formatParameters: formatParameters)
+        traits = Traits(
+            encodingName: encodingName, clockRate: clockRate, channels: channels, formatParameters: formatParameters)
         rtpMapTail = Self.rtpMapTail(encodingName, clockRate: clockRate, channels: channels)
+        formatParametersTail = formatParameters.flatMap(Self.formatParametersTail)
+        eventsTail = traits.eventsText.flatMap(Self.formatParametersTail)
+    }
+
+    private static func formatParametersTail(_ parameters: String) -> [UInt8]? {
+        guard !parameters.utf8.contains(where: { $0 == ASCII.nul || $0 == ASCII.cr || $0 == ASCII.lf }) else {
+            return nil
+        }
+        guard !parameters.isEmpty else { return [] }
+        return [ASCII.space] + Array(parameters.utf8)
     }
 
     private static func rtpMapTail(_ name: String, clockRate: UInt32, channels: Int) -> [UInt8]? {

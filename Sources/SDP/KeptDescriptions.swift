@@ -29,13 +29,67 @@ struct KeptDescriptions: Sendable {
     /// The last description we made, as sent.
     var local: SessionDescription? {
         get { localForm.map(read) }
-        set { set(local: newValue, remote: remote) }
+        set { replace(local: newValue) }
     }
 
     /// The last description accepted from the other side.
     var remote: SessionDescription? {
         get { remoteForm.map(read) }
-        set { set(local: local, remote: newValue) }
+        set { replace(remote: newValue) }
+    }
+
+    /// Keeps `local` in place of the local description, the remote one kept as it is (its bytes, when kept as
+    /// bytes, copied over without making its description again).
+    private mutating func replace(local: SessionDescription?) {
+        guard let remoteRange = Self.range(of: remoteForm) else { return set(local: local, remote: remote) }
+        let localBytes = local.flatMap(Self.keptBytes)
+        let localCount = localBytes?.count ?? 0
+        guard localCount + remoteRange.count <= Int(UInt32.max) else { return set(local: local, remote: remote) }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(localCount + remoteRange.count)
+        if let localBytes { joined.append(contentsOf: localBytes) }
+        joined.append(contentsOf: bytes[remoteRange])
+        localForm = local.map { Self.form($0, at: 0, isBytes: localBytes != nil) }
+        remoteForm = remoteForm.map { Self.moved($0, to: UInt32(truncatingIfNeeded: localCount)) }
+        bytes = joined
+    }
+
+    /// Keeps `remote` in place of the remote description, the local one kept as it is (its bytes, when kept as
+    /// bytes, copied over without making its description again).
+    private mutating func replace(remote: SessionDescription?) {
+        guard let localRange = Self.range(of: localForm) else { return set(local: local, remote: remote) }
+        let remoteBytes = remote.flatMap(Self.keptBytes)
+        let remoteCount = remoteBytes?.count ?? 0
+        guard localRange.count + remoteCount <= Int(UInt32.max) else { return set(local: local, remote: remote) }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(localRange.count + remoteCount)
+        joined.append(contentsOf: bytes[localRange])
+        if let remoteBytes { joined.append(contentsOf: remoteBytes) }
+        localForm = localForm.map { Self.moved($0, to: 0) }
+        remoteForm = remote.map {
+            Self.form($0, at: UInt32(truncatingIfNeeded: localRange.count), isBytes: remoteBytes != nil)
+        }
+        bytes = joined
+    }
+
+    /// Where in `bytes` a description kept as bytes is; `nil` for one kept as it is (or none).
+    private static func range(of form: Form?) -> Range<Int>? {
+        switch form {
+        case .scanned(let start, let end), .written(let start, let end, _, _): Int(start)..<Int(end)
+        case .description, nil: nil
+        }
+    }
+
+    /// `form` with its bytes moved to `start` (its version field stays where it is in them).
+    private static func moved(_ form: Form, to start: UInt32) -> Form {
+        switch form {
+        case .scanned(let old, let end):
+            .scanned(start: start, end: start + (end - old))
+        case .written(let old, let end, let versionStart, let versionLength):
+            .written(start: start, end: start + (end - old), versionStart: versionStart, versionLength: versionLength)
+        case .description:
+            form
+        }
     }
 
     /// Keeps `local` and `remote` (both replaced at once: one array built).

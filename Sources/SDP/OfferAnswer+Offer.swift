@@ -44,27 +44,36 @@ extension OfferAnswer {
 
     /// The payload type of each configured codec: in a re-offer the number already used for the codec, and
     /// never a number either side has mapped to another codec (RFC 3264 §8.3.2); a free dynamic number when
-    /// the configured one is taken. Codecs left without a number are left out.
-    func payloadTypes(previous: MediaDescription?, remote: MediaDescription?) -> [(Codec, UInt8)] {
+    /// the configured one is taken. Codecs left without a number are left out. Each codec is named by its index
+    /// in `configuration.codecs` (a whole `Codec` copied retains all it holds).
+    func payloadTypes(previous: MediaDescription?, remote: MediaDescription?) -> [(codec: Int, payloadType: UInt8)] {
         var known: [(pt: UInt8, map: RTPMap)] = []
-        for line in [previous, remote] {
-            guard let line, let formats = try? RTPFormat.formats(of: line) else { continue }
+        func learn(_ line: MediaDescription?) {
+            guard let line, let formats = try? RTPFormat.formats(of: line) else { return }
             for format in formats where !known.contains(where: { $0.pt == format.payloadType }) {
                 known.append((format.payloadType, format.rtpMap))
             }
         }
-        var result: [(Codec, UInt8)] = []
-        func isFree(_ pt: UInt8, for map: RTPMap) -> Bool {
-            !result.contains { $0.1 == pt } && known.allSatisfy { $0.pt != pt || $0.map.isSameCodec(as: map) }
+        learn(previous)
+        learn(remote)
+        let codecs = configuration.codecs
+        var result: [(codec: Int, payloadType: UInt8)] = []
+        result.reserveCapacity(codecs.count)
+        // With nothing mapped yet (a first offer), a number is free when no codec of ours took it.
+        func isFree(_ pt: UInt8, for map: RTPMap?) -> Bool {
+            guard !result.contains(where: { $0.payloadType == pt }) else { return false }
+            guard let map else { return true }
+            return known.allSatisfy { $0.pt != pt || $0.map.isSameCodec(as: map) }
         }
-        for codec in configuration.codecs {
-            let map = codec.rtpMap(payloadType: codec.payloadType)
-            if let used = known.first(where: { $0.map.isSameCodec(as: map) && isFree($0.pt, for: map) }) {
-                result.append((codec, used.pt))
-            } else if isFree(codec.payloadType, for: map) {
-                result.append((codec, codec.payloadType))
+        for index in codecs.indices {
+            let configured = codecs[index].payloadType
+            let map = known.isEmpty ? nil : codecs[index].rtpMap(payloadType: configured)
+            if let map, let used = known.first(where: { $0.map.isSameCodec(as: map) && isFree($0.pt, for: map) }) {
+                result.append((index, used.pt))
+            } else if isFree(configured, for: map) {
+                result.append((index, configured))
             } else if let free = (96...127).first(where: { isFree(UInt8($0), for: map) }) {
-                result.append((codec, UInt8(free)))
+                result.append((index, UInt8(free)))
             }
         }
         return result
@@ -96,8 +105,9 @@ extension OfferAnswer {
         let codecs = payloadTypes(previous: previous, remote: remote)
         var media = MediaDescription(
             mediaType: .audio, port: configuration.rtpPort, transport: offerTransport(previous: previous?.transport),
-            formats: codecs.map { String($0.1) })
-        for (codec, payloadType) in codecs {
+            formats: codecs.map { String($0.payloadType) })
+        for (index, payloadType) in codecs {
+            let codec = configuration.codecs[index]
             media.append(codec.rtpMap(payloadType: payloadType))
             if let parameters = codec.formatParameters {
                 media.append(FormatParameters(format: String(payloadType), parameterString: parameters))

@@ -10,10 +10,17 @@ struct RTPFormat {
     let isTelephoneEvent: Bool
 
     init(payloadType: UInt8, rtpMap: RTPMap, parameters: FormatParameters?) {
+        self.init(
+            payloadType: payloadType, rtpMap: rtpMap, parameters: parameters,
+            isTelephoneEvent: rtpMap.encodingName.equalsIgnoringASCIICase("telephone-event"))
+    }
+
+    /// A format whose kind is known already (one of our codecs).
+    init(payloadType: UInt8, rtpMap: RTPMap, parameters: FormatParameters?, isTelephoneEvent: Bool) {
         self.payloadType = payloadType
         self.rtpMap = rtpMap
         self.parameters = parameters
-        self.isTelephoneEvent = rtpMap.encodingName.equalsIgnoringASCIICase("telephone-event")
+        self.isTelephoneEvent = isTelephoneEvent
     }
 
     /// The formats of an RTP m= line, each with its rtpmap (or `fallback`'s, for a payload type without

@@ -62,26 +62,40 @@ extension OfferAnswer {
     /// `answerAudio(in:at:)` for one section: the answer's m= line and attributes written, the session returned;
     /// `nil` when the model path must decide.
     private mutating func answerAudio(_ section: WireSection, into writer: inout WireWriter) -> NegotiatedSession? {
-        guard let offered = section.offered(), let crypto = offeredCrypto(section) else { return nil }
-        // The codecs in common on the stack: at most one per configured codec, read only while answering.
+        guard let crypto = offeredCrypto(section) else { return nil }
+        return section.withOffered { offered in answerAudio(section, offered, crypto, into: &writer) }
+    }
+
+    /// `answerAudio(_:into:)` with the section's offered formats and crypto read.
+    private mutating func answerAudio(
+        _ section: WireSection, _ offered: OfferedSection, _ crypto: UsableCrypto?, into writer: inout WireWriter
+    ) -> NegotiatedSession? {
+        // The codecs and telephone-events in common on the stack: at most one per configured codec, and one per
+        // offered format; read only while answering.
         return withUnsafeTemporaryAllocation(
             of: (codec: Int, format: Int).self, capacity: Swift.max(1, configuration.codecs.count)
         ) { buffer in
             let count = commonCodecs(offered.formats, in: section.offer.bytes, into: buffer)
-            return answerAudio(
-                section, offered, crypto, common: UnsafeBufferPointer(rebasing: buffer[..<count]), into: &writer)
+            let common = UnsafeBufferPointer(rebasing: buffer[..<count])
+            return withUnsafeTemporaryAllocation(of: CommonEvent.self, capacity: Swift.max(1, offered.formats.count)) {
+                events in
+                let eventCount = commonEvents(offered.formats, in: section.offer.bytes, into: events)
+                return answerAudio(
+                    section, offered, crypto, common: common,
+                    events: UnsafeBufferPointer(rebasing: events[..<eventCount]), into: &writer)
+            }
         }
     }
 
     /// `answerAudio(_:into:)` with the section's offered formats and crypto read, and the codecs in common.
     private mutating func answerAudio(
         _ section: WireSection, _ offered: OfferedSection, _ crypto: UsableCrypto?,
-        common: UnsafeBufferPointer<(codec: Int, format: Int)>, into writer: inout WireWriter
+        common: UnsafeBufferPointer<(codec: Int, format: Int)>, events: UnsafeBufferPointer<CommonEvent>,
+        into writer: inout WireWriter
     ) -> NegotiatedSession? {
         let facts = offered.facts
         let formats = offered.formats
         guard !common.isEmpty else { return nil }
-        let events = commonEvents(formats, in: section.offer.bytes)
 
         section.writeMediaLine(
             port: configuration.rtpPort, formats: formats, common: common, events: events, into: &writer)
@@ -90,13 +104,14 @@ extension OfferAnswer {
             guard writeRTPMap(codec, payloadType: formats[format].payloadType, into: &writer) else {
                 return nil
             }
-            if let parameters = codecs[codec].formatParameters {
-                guard writeFormatParameters(formats[format].payloadType, parameters, into: &writer) else { return nil }
+            if codecs[codec].formatParameters != nil {
+                guard let tail = codecs[codec].formatParametersTail else { return nil }
+                writer.appendFormatParameters(formats[format].payloadType, tail: tail)
             }
         }
         for event in events {
             guard writeRTPMap(event.codec, payloadType: formats[event.format].payloadType, into: &writer),
-                writeFormatParameters(formats[event.format].payloadType, event.list, into: &writer)
+                writeEventList(event, codecs, payloadType: formats[event.format].payloadType, into: &writer)
             else { return nil }
         }
         writer.begin("a")
@@ -137,11 +152,14 @@ extension OfferAnswer {
         // What the layer above adds to every audio section (ICE's attributes), last, as the model path does.
         guard writer.appendAttributes(configuration.mediaAttributes) else { return nil }
 
-        let negotiated = common.map { codec, format in
-            NegotiatedSession.NegotiatedCodec(
-                codec: codecs[codec], payloadType: formats[format].payloadType,
-                sendParameters: section.parameterString(formats[format]),
-                receiveParameters: codecs[codec].formatParameters)
+        // Each codec read field by field through a buffer pointer: a whole `Codec` copied retains all it holds.
+        let negotiated = codecs.withUnsafeBufferPointer { codecs in
+            common.map { codec, format in
+                NegotiatedSession.NegotiatedCodec(
+                    codec: codecs, codec, payloadType: formats[format].payloadType,
+                    sendParameters: section.parameterString(formats[format]),
+                    receiveParameters: codecs[codec].formatParameters)
+            }
         }
         guard let chosen = negotiated.first,
             let addresses = section.remoteAddresses(facts, connection: connection, isRTCPMuxed: isMuxed)
@@ -149,9 +167,12 @@ extension OfferAnswer {
         // The entry whose clock rate is the codec's, else the first.
         let event = events.first { codecs[$0.codec].clockRate == chosen.clockRate } ?? events.first
         let telephoneEvent = event.map { event in
-            NegotiatedSession.NegotiatedCodec(
-                codec: codecs[event.codec], payloadType: formats[event.format].payloadType,
-                sendParameters: section.parameterString(formats[event.format]), receiveParameters: event.list)
+            codecs.withUnsafeBufferPointer { codecs in
+                NegotiatedSession.NegotiatedCodec(
+                    codec: codecs, event.codec, payloadType: formats[event.format].payloadType,
+                    sendParameters: section.parameterString(formats[event.format]),
+                    receiveParameters: event.list(configuration.codecs))
+            }
         }
         return NegotiatedSession(
             mediaIndex: section.index, codec: chosen, codecs: negotiated, telephoneEvent: telephoneEvent,
@@ -179,25 +200,23 @@ extension OfferAnswer {
     /// our order (or the offerer's), each with the index of its offered format.
     /// Writes them into `common` (room for one per configured codec) and returns how many there are.
     private func commonCodecs(
-        _ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>,
+        _ formats: UnsafeBufferPointer<WireFormat>, in bytes: UnsafeBufferPointer<UInt8>,
         into common: UnsafeMutableBufferPointer<(codec: Int, format: Int)>
     ) -> Int {
         var count = 0
         // Through buffer pointers: each codec and format is read field by field, never copied whole.
         configuration.codecs.withUnsafeBufferPointer { codecs in
-            formats.withUnsafeBufferPointer { formats in
-                for c in codecs.indices where !codecs[c].isTelephoneEvent && count < common.count {
-                    guard
-                        let format = formats.firstIndex(where: {
-                            !$0.isTelephoneEvent && $0.isSameCodec(as: codecs[c], in: bytes)
-                        }),
-                        !common[..<count].contains(where: {
-                            formats[$0.format].payloadType == formats[format].payloadType
-                        })
-                    else { continue }
-                    common.initializeElement(at: count, to: (c, format))
-                    count += 1
-                }
+            for c in codecs.indices where !codecs[c].isTelephoneEvent && count < common.count {
+                guard
+                    let format = formats.firstIndex(where: {
+                        !$0.isTelephoneEvent && $0.isSameCodec(as: codecs, c, in: bytes)
+                    }),
+                    !common[..<count].contains(where: {
+                        formats[$0.format].payloadType == formats[format].payloadType
+                    })
+                else { continue }
+                common.initializeElement(at: count, to: (c, format))
+                count += 1
             }
         }
         if configuration.prefersOffererCodecOrder {
@@ -208,26 +227,38 @@ extension OfferAnswer {
     }
 
     /// The offered telephone-events we take, with the events both ends support (RFC 4733 §7.1.1): the index of
-    /// our codec, of the format, and the list.
-    private func commonEvents(_ formats: [WireFormat], in bytes: UnsafeBufferPointer<UInt8>) -> [(
-        codec: Int, format: Int, list: String
-    )] {
-        var events: [(codec: Int, format: Int, list: String)] = []
-        let codecs = configuration.codecs
-        guard formats.contains(where: \.isTelephoneEvent) else { return events }
-        events.reserveCapacity(2)
-        for (index, format) in formats.enumerated() where format.isTelephoneEvent {
-            guard
-                let own = codecs.firstIndex(where: { $0.clockRate == format.clockRate && $0.isTelephoneEvent }),
-                let theirs = format.events(in: bytes), let ours = codecs[own].traits.events
-            else { continue }
-            let both = theirs.intersection(ours)
-            guard !both.isEmpty else { continue }
-            // Offered all ours (the usual case): our list, written once when the codec was made.
-            let list = both == ours ? codecs[own].traits.eventsText : nil
-            events.append((own, index, list ?? both.text))
+    /// our codec, of the format, and the events. Writes them into `events` (room for one per format) and returns
+    /// how many there are.
+    private func commonEvents(
+        _ formats: UnsafeBufferPointer<WireFormat>, in bytes: UnsafeBufferPointer<UInt8>,
+        into events: UnsafeMutableBufferPointer<CommonEvent>
+    ) -> Int {
+        var count = 0
+        guard formats.contains(where: \.isTelephoneEvent) else { return 0 }
+        configuration.codecs.withUnsafeBufferPointer { codecs in
+            for (index, format) in formats.enumerated() where format.isTelephoneEvent && count < events.count {
+                guard
+                    let own = codecs.firstIndex(where: { $0.clockRate == format.clockRate && $0.isTelephoneEvent }),
+                    let ours = codecs[own].traits.events
+                else { continue }
+                // Offered as we configured it (the usual case): the same events, without parsing them again.
+                if let parameters = format.parameters, !parameters.isEmpty, let text = codecs[own].formatParameters,
+                    bytes.equals(parameters, exactly: text)
+                {
+                    events.initializeElement(
+                        at: count, to: CommonEvent(codec: own, format: index, events: ours, isOurs: true))
+                    count += 1
+                    continue
+                }
+                guard let theirs = format.events(in: bytes) else { continue }
+                let both = theirs.intersection(ours)
+                guard !both.isEmpty else { continue }
+                events.initializeElement(
+                    at: count, to: CommonEvent(codec: own, format: index, events: both, isOurs: both == ours))
+                count += 1
+            }
         }
-        return events
+        return count
     }
 
     /// `a=rtpmap` of one of our codecs under the offerer's payload type.
@@ -236,11 +267,42 @@ extension OfferAnswer {
         return writer.appendRTPMap(tail: tail, payloadType: payloadType)
     }
 
+    /// The `a=fmtp` of the events in common under the offerer's payload type: all ours from bytes made when the
+    /// codec was set, else the list written out.
+    private func writeEventList(
+        _ event: CommonEvent, _ codecs: [Codec], payloadType: UInt8, into writer: inout WireWriter
+    ) -> Bool {
+        // Read through a buffer pointer: a whole `Codec` copied retains all it holds.
+        let tail = event.isOurs ? codecs.withUnsafeBufferPointer { $0[event.codec].eventsTail } : nil
+        if let tail {
+            writer.appendFormatParameters(payloadType, tail: tail)
+            return true
+        }
+        return writeFormatParameters(payloadType, event.list(codecs), into: &writer)
+    }
+
     /// `a=fmtp` under the offerer's payload type.
     private func writeFormatParameters(_ payloadType: UInt8, _ parameters: String, into writer: inout WireWriter)
         -> Bool
     {
         writer.appendFormatParameters(payloadType, parameters)
+    }
+}
+
+/// An offered telephone-event we take: the index of our codec and of the offered format, and the events both ends
+/// support (`isOurs` when they are all ours).
+struct CommonEvent {
+    var codec: Int
+    var format: Int
+    var events: TelephoneEvents
+    var isOurs: Bool
+
+    /// The list we receive, as the fmtp writes it: our own text when we take all our events (written once when
+    /// the codec was made).
+    func list(_ codecs: [Codec]) -> String {
+        // Read through a buffer pointer: the codec's traits are not copied.
+        let ours = isOurs ? codecs.withUnsafeBufferPointer { $0[codec].traits.eventsText } : nil
+        return ours ?? events.text
     }
 }
 
@@ -254,6 +316,16 @@ extension WireWriter {
         tail.withUnsafeBufferPointer { append($0) }
         end()
         return true
+    }
+
+    /// `a=fmtp` under `payloadType`, its text after the payload type being `tail`
+    /// (`Codec.formatParametersTail`).
+    mutating func appendFormatParameters(_ payloadType: UInt8, tail: [UInt8]) {
+        begin("a")
+        append("fmtp:")
+        appendDecimal(payloadType)
+        tail.withUnsafeBufferPointer { append($0) }
+        end()
     }
 
     /// `a=fmtp` under `payloadType`; false when the text would be written otherwise.
@@ -285,12 +357,15 @@ extension WireWriter {
 }
 
 extension NegotiatedSession.NegotiatedCodec {
-    /// A codec we answer with, as `init(codec:format:events:)` makes it.
-    init(codec: Codec, payloadType: UInt8, sendParameters: String?, receiveParameters: String?) {
+    /// A codec we answer with (`codecs[index]`), as `init(codec:format:events:)` makes it.
+    init(
+        codec codecs: UnsafeBufferPointer<Codec>, _ index: Int, payloadType: UInt8, sendParameters: String?,
+        receiveParameters: String?
+    ) {
         self.init(
-            encodingName: codec.encodingName, clockRate: codec.clockRate, channels: codec.channels,
-            sendPayloadType: payloadType, receivePayloadType: payloadType, sendFormatParameters: sendParameters,
-            receiveFormatParameters: receiveParameters)
+            encodingName: codecs[index].encodingName, clockRate: codecs[index].clockRate,
+            channels: codecs[index].channels, sendPayloadType: payloadType, receivePayloadType: payloadType,
+            sendFormatParameters: sendParameters, receiveFormatParameters: receiveParameters)
     }
 }
 

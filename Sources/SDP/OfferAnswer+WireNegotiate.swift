@@ -30,30 +30,33 @@ extension OfferTerms {
     ]
 
     init?(
-        codecs: [(Codec, UInt8)], cryptos: [CryptoAttribute], index: Int, count: Int, port: UInt16,
-        transport: TransportProtocol, direction: MediaDirection, configuration: OfferAnswerConfiguration, isPlain: Bool
+        codecs offered: [(codec: Int, payloadType: UInt8)], cryptos: [CryptoAttribute], index: Int, count: Int,
+        port: UInt16, transport: TransportProtocol, direction: MediaDirection, configuration: OfferAnswerConfiguration,
+        isPlain: Bool
     ) {
         guard isPlain, !configuration.offersWebRTCProfile,
             !configuration.mediaAttributes.contains(where: { attribute in
                 Self.readNames.contains { attribute.name.equalsIgnoringASCIICase($0) }
             })
         else { return nil }
-        var formats: [RTPFormat] = []
-        formats.reserveCapacity(codecs.count)
-        for (codec, payloadType) in codecs {
-            let map = codec.rtpMap(payloadType: payloadType)
-            guard map.encodingName.utf8.allSatisfy({ $0.isTokenChar && $0 != ASCII.slash }),
-                !map.encodingName.isEmpty, map.clockRate > 0, (1...255).contains(codec.channels)
-            else { return nil }
-            var parameters: FormatParameters?
-            if let text = codec.formatParameters {
-                guard text.utf8.first?.isSDPWhitespace != true,
-                    !text.utf8.contains(where: { $0 == ASCII.cr || $0 == ASCII.lf })
-                else { return nil }
-                parameters = FormatParameters(format: String(payloadType), parameterString: text)
+        // Each codec read field by field through a buffer pointer: a whole `Codec` copied retains all it holds.
+        let read = configuration.codecs.withUnsafeBufferPointer { codecs -> [RTPFormat]? in
+            var formats: [RTPFormat] = []
+            formats.reserveCapacity(offered.count)
+            for (index, payloadType) in offered {
+                // What the rtpmap and fmtp of the offer give back when parsed: worked out when the codec was made.
+                guard codecs[index].traits.isReadBackAsWritten else { return nil }
+                let parameters = codecs[index].formatParameters.map {
+                    FormatParameters(format: payloadType.decimalText, parameterString: $0)
+                }
+                formats.append(
+                    RTPFormat(
+                        payloadType: payloadType, rtpMap: codecs[index].rtpMap(payloadType: payloadType),
+                        parameters: parameters, isTelephoneEvent: codecs[index].isTelephoneEvent))
             }
-            formats.append(RTPFormat(payloadType: payloadType, rtpMap: map, parameters: parameters))
+            return formats
         }
+        guard let formats = read else { return nil }
         self.formats = formats
         self.cryptos = cryptos
         self.index = index
@@ -108,9 +111,17 @@ extension OfferAnswer {
     private func negotiate(_ answered: WireSection, ours: OfferTerms) -> NegotiatedSession? {
         let bytes = answered.offer.bytes
         guard answered.isAudio, answered.port != 0,
-            bytes.equals(answered.transport, ignoringCaseOf: ours.transport.rawValue),
-            let offered = answered.offered(), answered.takesOwnMappings(offered.formats, ours: ours.formats)
+            bytes.equals(answered.transport, ignoringCaseOf: ours.transport.rawValue)
         else { return nil }
+        return answered.withOffered { offered in
+            guard answered.takesOwnMappings(offered.formats, ours: ours.formats) else { return nil }
+            return negotiate(answered, offered, ours: ours)
+        }
+    }
+
+    /// `negotiate(_:ours:)` with the answer's formats and attributes read.
+    private func negotiate(_ answered: WireSection, _ offered: OfferedSection, ours: OfferTerms) -> NegotiatedSession? {
+        let bytes = answered.offer.bytes
         let facts = offered.facts
         let theirs = offered.formats
 
@@ -169,7 +180,7 @@ extension WireSection {
     /// Whether the formats read in place are the ones the model path takes: a payload type of the m= line with
     /// no rtpmap of its own gets our offer's mapping there, the static one here. They differ only when we offered
     /// that payload type with another mapping than the static one (or one with none).
-    func takesOwnMappings(_ formats: [WireFormat], ours: [RTPFormat]) -> Bool {
+    func takesOwnMappings(_ formats: UnsafeBufferPointer<WireFormat>, ours: [RTPFormat]) -> Bool {
         var fields = FieldCursor(offer.bytes, formatList)
         while let field = fields.next() {
             guard let number = offer.bytes.decimal(field, limit: 127) else { return false }

@@ -28,26 +28,37 @@ extension OfferAnswer {
 
     /// The audio section `audioOffer(previous:remote:index:count:)` makes, as its serialization writes it.
     private func writeAudioOffer(
-        _ codecs: [(Codec, UInt8)], transport: TransportProtocol, cryptos: [CryptoAttribute],
+        _ offered: [(codec: Int, payloadType: UInt8)], transport: TransportProtocol, cryptos: [CryptoAttribute],
         into writer: inout WireWriter
+    ) -> Bool {
+        // Each codec read field by field through a buffer pointer: a whole `Codec` copied retains all it holds.
+        configuration.codecs.withUnsafeBufferPointer { codecs in
+            writeAudioOffer(offered, codecs: codecs, transport: transport, cryptos: cryptos, into: &writer)
+        }
+    }
+
+    private func writeAudioOffer(
+        _ offered: [(codec: Int, payloadType: UInt8)], codecs: UnsafeBufferPointer<Codec>,
+        transport: TransportProtocol, cryptos: [CryptoAttribute], into writer: inout WireWriter
     ) -> Bool {
         writer.begin("m")
         writer.append("audio ")
         writer.appendDecimal(configuration.rtpPort)
         writer.append(ASCII.space)
         guard writer.appendField(transport.rawValue) else { return false }
-        if codecs.isEmpty { writer.append(" -") }
-        for (_, payloadType) in codecs {
+        if offered.isEmpty { writer.append(" -") }
+        for (_, payloadType) in offered {
             writer.append(ASCII.space)
             writer.appendDecimal(payloadType)
         }
         writer.end()
-        for (codec, payloadType) in codecs {
-            guard let tail = codec.rtpMapTail, writer.appendRTPMap(tail: tail, payloadType: payloadType) else {
+        for (codec, payloadType) in offered {
+            guard let tail = codecs[codec].rtpMapTail, writer.appendRTPMap(tail: tail, payloadType: payloadType) else {
                 return false
             }
-            if let parameters = codec.formatParameters {
-                guard writer.appendFormatParameters(payloadType, parameters) else { return false }
+            if codecs[codec].formatParameters != nil {
+                guard let tail = codecs[codec].formatParametersTail else { return false }
+                writer.appendFormatParameters(payloadType, tail: tail)
             }
         }
         writer.begin("a")

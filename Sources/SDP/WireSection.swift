@@ -79,11 +79,12 @@ enum AttributeKind: UInt8 {
 
 /// What the answer reads from a section's attributes, each as the typed view reads the first (or every) one; the
 /// section is left to the model path (`nil`) where a typed view would throw.
-/// What `WireSection.offered()` reads of a section. A struct rather than a tuple: an optional tuple is destroyed
+/// What `WireSection.withOffered(_:)` reads of a section. A struct rather than a tuple: an optional tuple is destroyed
 /// through the library's generic code, which looks the tuple's type up at run time on every call.
+/// Its formats are held by `WireSection.withOffered(_:)`, valid only inside it.
 struct OfferedSection {
     var facts: AttributeFacts
-    var formats: [WireFormat]
+    var formats: UnsafeBufferPointer<WireFormat>
 }
 
 struct AttributeFacts {
@@ -151,16 +152,19 @@ struct WireFormat {
         return (RTPMap.staticAudio(payloadType)?.encodingName ?? "").equalsIgnoringASCIICase(other)
     }
 
-    /// `RTPMap.isSameCodec(as:)` against one of our codecs.
-    func isSameCodec(as codec: Codec, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard clockRate == codec.clockRate else { return false }
-        if let nameKey, let ours = codec.traits.nameKey {
+    /// `RTPMap.isSameCodec(as:)` against one of our codecs, `codecs[index]`, read field by field (a whole `Codec`
+    /// copied retains all it holds).
+    func isSameCodec(as codecs: UnsafeBufferPointer<Codec>, _ index: Int, in bytes: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        guard clockRate == codecs[index].clockRate else { return false }
+        if let nameKey, let ours = codecs[index].traits.nameKey {
             // Keys are made for every name of 1 to 16 bytes: two keys compare as the names do.
             guard nameKey.equalsIgnoringCase(ours) else { return false }
         } else {
-            guard nameEquals(codec.encodingName, in: bytes) else { return false }
+            guard nameEquals(codecs[index].encodingName, in: bytes) else { return false }
         }
-        return channelCount == codec.channels || nameEquals(.opus, "opus", in: bytes)
+        return channelCount == codecs[index].channels || nameEquals(.opus, "opus", in: bytes)
     }
 }
 
@@ -256,8 +260,8 @@ struct WireSection {
     /// The answer's m= line: our port, the offered media type and transport, the payload types of `formats`
     /// then of `events`.
     func writeMediaLine(
-        port: UInt16, formats: [WireFormat], common: UnsafeBufferPointer<(codec: Int, format: Int)>,
-        events: [(codec: Int, format: Int, list: String)], into writer: inout WireWriter
+        port: UInt16, formats: UnsafeBufferPointer<WireFormat>, common: UnsafeBufferPointer<(codec: Int, format: Int)>,
+        events: UnsafeBufferPointer<CommonEvent>, into writer: inout WireWriter
     ) {
         writer.begin("m")
         writer.append(offer.bytes, mediaType)
@@ -289,16 +293,33 @@ struct WireSection {
     /// The attributes the answer reads and the formats as `RTPFormat.formats(of:)` lists them, from one pass
     /// over the a= lines; `nil` where a typed view would throw: an rtpmap or fmtp that does not parse (`rtpMaps`,
     /// `formatParameters`), a format that is no payload type (`payloadTypes`), a bad first ptime or mid.
-    func offered() -> OfferedSection? {
+    /// `body` of what `offered(into:)` reads, the formats on the stack; `nil` where a typed view would throw.
+    func withOffered<Result>(_ body: (OfferedSection) -> Result?) -> Result? {
+        // Room for every format of the m= line: each takes a byte and a separator (the last none), and there are
+        // no more than the 128 payload types, each kept once.
+        let capacity = Swift.max(1, Swift.min(128, (formatList.count + 1) / 2))
+        return withUnsafeTemporaryAllocation(of: WireFormat.self, capacity: capacity) { buffer in
+            guard let offered = offered(into: buffer) else { return nil }
+            return body(offered)
+        }
+    }
+
+    /// Reads the formats into `buffer` (room for one per format of the m= line; no deinitialization needed).
+    private func offered(into buffer: UnsafeMutableBufferPointer<WireFormat>) -> OfferedSection? {
         // The payload types in order, without repeats; each takes its first rtpmap and fmtp below.
-        var formats: [WireFormat] = []
-        formats.reserveCapacity(8)
+        var count = 0
         var fields = FieldCursor(offer.bytes, formatList)
         while let field = fields.next() {
             guard let number = offer.bytes.decimal(field, limit: 127) else { return nil }
             let pt = UInt8(number)
-            if !formats.contains(where: { $0.payloadType == pt }) { formats.append(WireFormat(payloadType: pt)) }
+            if !buffer[..<count].contains(where: { $0.payloadType == pt }) {
+                // Cannot happen (room for every field); left to the model path all the same.
+                guard count < buffer.count else { return nil }
+                buffer.initializeElement(at: count, to: WireFormat(payloadType: pt))
+                count += 1
+            }
         }
+        let formats = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
         var facts = AttributeFacts()
         var hasPacketTime = false
         var hasMid = false
@@ -344,16 +365,12 @@ struct WireSection {
         }
         // In place: a format without a known meaning is dropped, the rest move up only when one was.
         let bytes = offer.bytes
-        let kept = formats.withUnsafeMutableBufferPointer { formats in
-            var kept = 0
-            for i in formats.indices where formats[i].finish(in: bytes) {
-                if kept != i { formats[kept] = formats[i] }
-                kept += 1
-            }
-            return kept
+        var kept = 0
+        for i in formats.indices where formats[i].finish(in: bytes) {
+            if kept != i { formats[kept] = formats[i] }
+            kept += 1
         }
-        formats.removeLast(formats.count - kept)
-        return OfferedSection(facts: facts, formats: formats)
+        return OfferedSection(facts: facts, formats: UnsafeBufferPointer(rebasing: formats[..<kept]))
     }
 
     /// The fmtp parameter string of a format as a string (`parameters?.parameterString`).

@@ -178,6 +178,8 @@ struct AnswerBytesPathTests {
         { $0.mediaAttributes = [Attribute("ice-ufrag", "8hhY"), Attribute("rtcp", "40005"), Attribute("sendonly")] },
         { $0.mediaAttributes = [Attribute("crypto", "9 AES_CM_128_HMAC_SHA1_80 inline:ISIj")] },
         { $0.codecs = [.pcma, .pcmu, .telephoneEvent(payloadType: 96, clockRate: 8000)] },
+        // A codec whose fmtp does not parse back as written (the terms are then read back from the offer).
+        { $0.codecs = [Codec(payloadType: 8, encodingName: "PCMA", clockRate: 8000, formatParameters: " x"), .pcmu] },
     ]
 
     /// Configurations whose texts the bytes path must write as the serializer does, or leave to it.
@@ -192,6 +194,12 @@ struct AnswerBytesPathTests {
                 ]
             },
             { $0.codecs = [.opus(), .pcmu, .pcmu] },
+            // An fmtp the serializer writes otherwise than it is (the model path then writes the offer).
+            {
+                $0.codecs = [
+                    Codec(payloadType: 97, encodingName: "L16", clockRate: 8000, formatParameters: "x\r\ny"), .pcmu,
+                ]
+            },
             { $0.packetTime = 30 },
             { $0.sessionName = "a session" },
         ]

@@ -84,6 +84,34 @@ struct KeptDescriptionTests {
         #expect(engine.remoteDescription?.hasBuiltModel == false)
     }
 
+    /// Replacing one description keeps the other's bytes as they were, wherever they move in the shared array:
+    /// our offer stays when the answer comes, the answer stays when a longer or shorter offer replaces ours.
+    @Test func replacingOneDescriptionKeepsTheOther() throws {
+        var engine = OfferAnswer.testing()
+        let offer = try engine.makeOffer()
+        let bytes = TestData.bytes("answers/asterisk-default.sdp")
+        let answer = try SessionDescription(parsing: bytes)
+        _ = try engine.receiveAnswer(answer)
+        #expect(engine.keptByteArrayCount == 1)
+        #expect(engine.localDescription?.serialized() == offer.serialized())
+        #expect(engine.localDescription?.origin == offer.origin)
+        #expect(engine.remoteDescription?.serialized() == bytes)
+        // A longer offer (a three-digit ptime) moves the answer's bytes along; the old one back moves them again.
+        engine.configuration.packetTime = 100
+        let longer = try engine.makeOffer()
+        #expect(longer.serialized().count > offer.serialized().count)
+        #expect(engine.keptByteArrayCount == 1)
+        #expect(engine.localDescription?.serialized() == longer.serialized())
+        #expect(engine.remoteDescription?.serialized() == bytes)
+        #expect(engine.remoteDescription == answer)
+        engine.cancelPendingOffer()
+        #expect(engine.keptByteArrayCount == 1)
+        #expect(engine.localDescription?.serialized() == offer.serialized())
+        #expect(engine.localDescription?.origin.sessionVersion == offer.origin.sessionVersion)
+        #expect(engine.remoteDescription?.serialized() == bytes)
+        #expect(engine.remoteDescription?.hasBuiltModel == false)
+    }
+
     @Test func aDescriptionWhoseModelWasBuiltIsKeptAsItIs() throws {
         let offer = try TestData.description("offers/asterisk.sdp")
         _ = offer.media

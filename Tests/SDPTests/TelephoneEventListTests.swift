@@ -24,6 +24,22 @@ struct TelephoneEventListTests {
         #expect(a.session == b.session)
     }
 
+    /// Our configured list, offered back exactly as we wrote it (the bytes path then takes our events without
+    /// parsing the offer's list): answered as the model path answers, with our list in its shortest form.
+    @Test("our own list offered back", arguments: ["0-16", "0-15,16", "16,0-15", " 0-11 , 12", "0-15,"])
+    func ownListOfferedBack(_ list: String) throws {
+        let offer = try SessionDescription(
+            parsing: "v=0\r\no=- 1 1 IN IP4 192.0.2.9\r\ns=-\r\nc=IN IP4 192.0.2.9\r\nt=0 0\r\n"
+                + "m=audio 5004 RTP/AVP 0 101\r\na=rtpmap:101 telephone-event/8000\r\na=fmtp:101 \(list)\r\n")
+        let codecs = [Codec.pcmu, Codec.telephoneEvent(events: list)]
+        var fromBytes = OfferAnswer.testing(codecs: codecs)
+        var fromModel = OfferAnswer.testing(codecs: codecs)
+        let a = try fromBytes.answer(offer)
+        let b = try fromModel.answer(offer.withModel)
+        #expect(a.sessionDescription.description == b.sessionDescription.description)
+        #expect(a.session == b.session)
+    }
+
     @Test func theEventsBothEndsSupportAreAnswered() throws {
         var engine = OfferAnswer.testing()
         let answer = try engine.answer(
