@@ -157,34 +157,34 @@ final class EventOutlet: Sendable {
         relay: (any CallProviderEventRelay)?, filter: RelayFilter,
         streams: [AsyncStream<CallProviderEvent>.Continuation], provider: CallProvider?
     ) {
-        let items =
-            filter.isEmpty
-            ? batch
-            : batch.filter {
-                guard case .event(let event) = $0 else { return true }
-                return filter.passes(event)
-            }
-        let work = CallbackBatch(items: items, delegate: delegate, relay: relay, provider: provider)
+        // The batch goes as it is, and the filter with it: `perform` skips what the relay does not hear, instead
+        // of a filtered copy of the batch per delivery.
+        let work = CallbackBatch(items: batch, delegate: delegate, relay: relay, filter: filter, provider: provider)
         for item in batch {
             if case .event(let event) = item { for stream in streams { stream.yield(event) } }
         }
         if loop.inEventLoop {
-            Self.perform(work.items, delegate: work.delegate, relay: work.relay, provider: work.provider)
+            Self.perform(
+                work.items, delegate: work.delegate, relay: work.relay, filter: work.filter,
+                provider: work.provider)
         } else {
             loop.execute {
-                Self.perform(work.items, delegate: work.delegate, relay: work.relay, provider: work.provider)
+                Self.perform(
+                    work.items, delegate: work.delegate, relay: work.relay, filter: work.filter,
+                    provider: work.provider)
             }
         }
     }
 
+    /// Runs `items` in order; events `filter` holds back are skipped.
     private static func perform(
         _ items: [Delivery], delegate: (any CallProviderDelegate)?, relay: (any CallProviderEventRelay)?,
-        provider: CallProvider?
+        filter: RelayFilter = RelayFilter(), provider: CallProvider?
     ) {
         for item in items {
             switch item {
             case .event(let event):
-                guard let delegate, let provider else { continue }
+                guard let delegate, let provider, filter.isEmpty || filter.passes(event) else { continue }
                 if let relay {
                     relay.provider(provider, relay: event)
                 } else {
@@ -242,6 +242,7 @@ private struct CallbackBatch: Sendable {
     var items: [EventOutlet.Delivery]
     var delegate: (any CallProviderDelegate)?
     var relay: (any CallProviderEventRelay)?
+    var filter: RelayFilter
     var provider: CallProvider?
 }
 
