@@ -43,17 +43,23 @@ struct MediaPairReuseTests {
     }
 }
 
-/// What waits on a pooled pair when a new stream takes it is the ended call's: it is dropped, not handed to
-/// the new stream (where a stale peer's RTP could latch it). In virtual time, on one engine.
-@Suite("Media: a pooled pair is taken empty")
-struct PooledPairDrainTests {
-    @Test func aDatagramWaitingOnAPooledPairNeverReachesTheNextStream() throws {
+/// Pooled pairs on one engine, in virtual time: what waits on a pair when a new stream takes it is the ended
+/// call's, and is dropped, not handed to the new stream (where a stale peer's RTP could latch it); and a pool
+/// too small for a second of ended calls still lends its pairs.
+@Suite("Media: pooled pairs on one engine")
+struct PooledPairEngineTests {
+    /// A media engine on 10.0.0.2 of a new virtual world, its loop the signalling one too.
+    private static func engine(pooledPairs: Int) throws -> (VirtualWorld, MediaEngine) {
         let world = VirtualWorld()
-        let loop = world.loop
         let environment = EngineEnvironment(
-            loop: loop, network: world.network.host("10.0.0.2"),
-            mediaClock: LoopMediaClock(loop: loop, wallOrigin: world.wallClockOrigin), deliversOnLoop: true)
-        let engine = try MediaEngine(signalling: loop, environment: environment, pooledPairs: 4)
+            loop: world.loop, network: world.network.host("10.0.0.2"),
+            mediaClock: LoopMediaClock(loop: world.loop, wallOrigin: world.wallClockOrigin), deliversOnLoop: true)
+        return (world, try MediaEngine(signalling: world.loop, environment: environment, pooledPairs: pooledPairs))
+    }
+
+    @Test func aDatagramWaitingOnAPooledPairNeverReachesTheNextStream() throws {
+        let (world, engine) = try Self.engine(pooledPairs: 4)
+        let loop = world.loop
         defer { engine.shutdown() }
         // One pair: the second stream can only have the first one's back.
         let ports: ClosedRange<UInt16> = 40_000...40_001
@@ -92,5 +98,34 @@ struct PooledPairDrainTests {
         #expect(loop.withLoop { second.reading { $0.statistics } }.unconfigured == 1)
         loop.withLoop { engine.perform { second.close() } }
         world.advance(by: .milliseconds(20))
+    }
+
+    /// Calls end faster than the pool holds a second of them (room for 2 pairs, a call every 50 ms): once
+    /// full, the pool lends its oldest pair after the short rest, and the calls stop binding pairs of their own.
+    @Test func aFullPoolKeepsLendingPairsAtARateAboveItsCapacityPerSecond() throws {
+        let (world, engine) = try Self.engine(pooledPairs: 2)
+        let loop = world.loop
+        defer { engine.shutdown() }
+        var live: [MediaStream] = []
+        for _ in 0..<40 {
+            let stream = try loop.withLoop { () throws(TransportError) -> MediaStream in
+                try engine.open(
+                    host: "10.0.0.2", ports: 40_000...40_011, audio: CallAudio(), mediaTimeout: nil,
+                    events: MediaStreamEvents())
+            }
+            live.append(stream)
+            // Each call lasts 100 ms.
+            if live.count > 2 {
+                let ended = live.removeFirst()
+                loop.withLoop { engine.perform { ended.close() } }
+            }
+            world.advance(by: .milliseconds(50))
+        }
+        // The first calls bind; from the pool's first eviction on, calls take pooled pairs.
+        #expect(engine.boundPairCount <= 8)
+        #expect(engine.reusedPairCount >= 32)
+        #expect(engine.boundPairCount + engine.reusedPairCount == 40)
+        for stream in live { loop.withLoop { engine.perform { stream.close() } } }
+        world.advance(by: .milliseconds(50))
     }
 }

@@ -101,12 +101,16 @@ struct PairPoolTests {
         #expect(pool.put(pairs[5], host: host, now: at(220)) == nil)
         #expect(pool.take(host: "127.0.0.2", ports: ports, now: at(225)) == nil)
         #expect(pool.take(host: host, ports: ports, now: at(225))?.rtp === pairs[2].rtp)
-        #expect(pool.isFull)
-        // Half empty, it has room again: the next pair waits its full second.
+        // Thinned out by takes, it goes on lending: the ended calls come back to it.
         #expect(pool.take(host: host, ports: ports, now: at(230))?.rtp === pairs[3].rtp)
-        #expect(pool.count == 2 && !pool.isFull)
-        #expect(pool.take(host: host, ports: ports, now: at(710)) == nil)
-        #expect(pool.take(host: host, ports: ports, now: at(210) + PairPool.reuseDelay)?.rtp === pairs[4].rtp)
+        #expect(pool.count == 2 && pool.isFull)
+        #expect(pool.take(host: host, ports: ports, now: at(310))?.rtp === pairs[4].rtp)
+        // Once its oldest pair rested the full second, it holds a second of calls: the full rest is back.
+        #expect(pool.put(pairs[0], host: host, now: at(1_300)) == nil)
+        #expect(pool.take(host: host, ports: ports, now: at(1_320))?.rtp === pairs[5].rtp)
+        #expect(!pool.isFull)
+        #expect(pool.take(host: host, ports: ports, now: at(1_500)) == nil)
+        #expect(pool.take(host: host, ports: ports, now: at(1_300) + PairPool.reuseDelay)?.rtp === pairs[0].rtp)
         _ = pool.removeAll()
     }
 
@@ -120,6 +124,10 @@ struct PairPoolTests {
         #expect(pool.isFull)
         #expect(pool.take(host: "127.0.0.1", ports: 40000...49999, now: start + .milliseconds(50)) == nil)
         #expect(pool.take(host: "127.0.0.1", ports: 40000...49999, now: start + PairPool.fullReuseDelay) != nil)
+        // Idle pairs expiring mean calls are rare again: the full rest is back.
+        _ = pool.put(pairs[0], host: "127.0.0.1", now: start)
+        #expect(pool.isFull)
+        #expect(pool.expire(now: start + PairPool.idleLimit).count == 1)
         #expect(!pool.isFull)
     }
 

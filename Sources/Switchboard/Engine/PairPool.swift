@@ -8,7 +8,8 @@ import SIPTransport
 /// When more calls end each `reuseDelay` than the pool holds (a port range too small for the rate), the
 /// oldest pair would be closed before it rests `reuseDelay`, and every new call would bind a pair that
 /// itself was free for less: the pool, once it had to give a pair back for want of room, lends its oldest
-/// pair after `fullReuseDelay` instead, until it is half empty again (issue 17).
+/// pair after `fullReuseDelay` instead, until its oldest pair has rested `reuseDelay` again: it holds a
+/// second of ended calls then (issue 17).
 struct PairPool {
     typealias Pair = MediaPair
 
@@ -27,8 +28,10 @@ struct PairPool {
     let capacity: Int
     private var pairs: [Entry] = []
     private var head = 0
-    /// Whether the pool gave a pair back for want of room since it was last half empty: while it is, the
-    /// oldest pair is lent after `fullReuseDelay`.
+    /// Whether the pool gave a pair back for want of room since its oldest pair last rested `reuseDelay`:
+    /// while it is, the oldest pair is lent after `fullReuseDelay`. Not cleared when takes merely thin the
+    /// pool out for a moment (a batch of new calls before the ended ones come back): that would make the
+    /// next calls bind pairs until the pool overflows again.
     private(set) var isFull = false
 
     init(capacity: Int = Self.defaultCapacity) { self.capacity = max(0, capacity) }
@@ -61,12 +64,14 @@ struct PairPool {
     mutating func take(host: String, ports: ClosedRange<UInt16>, now: ContinuousClock.Instant) -> Pair? {
         guard head < pairs.count else { return nil }
         // Read in place: the entry is not copied out unless it is taken.
-        guard pairs[head].released.advanced(by: isFull ? Self.fullReuseDelay : Self.reuseDelay) <= now,
+        let hasRested = pairs[head].released.advanced(by: Self.reuseDelay) <= now
+        guard hasRested || (isFull && pairs[head].released.advanced(by: Self.fullReuseDelay) <= now),
             pairs[head].host == host, ports.contains(pairs[head].pair.rtp.localAddress.port)
         else { return nil }
+        // The oldest pair rested the full delay: the pool holds a second of ended calls again.
+        if hasRested { isFull = false }
         let pair = pairs[head].pair
         head += 1
-        if isFull, count * 2 <= capacity { isFull = false }
         compact()
         return pair
     }
@@ -98,7 +103,7 @@ struct PairPool {
         } else {
             compact()
         }
-        if count * 2 <= capacity { isFull = false }
+        if !expired.isEmpty { isFull = false }
         return expired
     }
 
@@ -108,7 +113,6 @@ struct PairPool {
         let end = min(pairs.count, head + max(0, count))
         let evicted = pairs[head..<end].map(\.pair)
         head = end
-        if count * 2 <= capacity { isFull = false }
         compact()
         return evicted
     }
