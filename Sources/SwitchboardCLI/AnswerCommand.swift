@@ -181,19 +181,40 @@ enum AnswerCommand {
         return final.failed == 0 ? 0 : 1
     }
 
+    /// What `handle` does with an event, one case per kind it acts on.
+    enum Step: CaseIterable {
+        case registration, invite, connected, transferred, updated, dtmf, ended
+    }
+
+    /// The step for an event of `kind`, if `handle` acts on it: the one place that says which kinds those
+    /// are, so that `handledKinds` and `handle` cannot drift apart.
+    static func step(for kind: CallProviderEvent.Kind, quiet: Bool) -> Step? {
+        switch kind {
+        case .registration: .registration
+        case .invite: .invite
+        case .connected: .connected
+        case .transferred: .transferred
+        case .ended: .ended
+        // Printed only, so not heard at all when quiet.
+        case .updated: quiet ? nil : .updated
+        case .dtmfReceived: quiet ? nil : .dtmf
+        default: nil
+        }
+    }
+
     /// The kinds of event `handle` does anything with: the provider hands the delegate queue no other.
-    private static func handledKinds(quiet: Bool) -> Set<CallProviderEvent.Kind> {
-        let always: Set<CallProviderEvent.Kind> = [.registration, .invite, .connected, .transferred, .ended]
-        return quiet ? always : always.union([.updated, .dtmfReceived])
+    static func handledKinds(quiet: Bool) -> Set<CallProviderEvent.Kind> {
+        Set(CallProviderEvent.Kind.allCases.filter { step(for: $0, quiet: quiet) != nil })
     }
 
     private static func handle(
         _ event: CallProviderEvent, harness: ProviderHarness, state: State, quiet: Bool, autoAnswer: Bool,
         interactive: Bool, duration: Double?, count: Int?, media: CallMedia
     ) {
+        guard let step = step(for: event.kind, quiet: quiet) else { return }
         let printer = harness.printer
         let controller = harness.controller
-        switch event.kind {
+        switch step {
         case .registration:
             guard let registration = event.registrationState else { return }
             if let final = printRegistration(registration, printer: printer) {
@@ -263,10 +284,10 @@ enum AnswerCommand {
             }
             if !media.isOff { harness.provider.setAudio(media.audio(callNumber: number), for: newCall) }
         case .updated:
-            if !quiet, let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
-            if !quiet, let path = event.update?.mediaPath { CallOutput.mediaPathChanged(path, printer: printer) }
-        case .dtmfReceived:
-            if !quiet, let digit = event.digit { printer.emit("dtmf-received", [("digit", .string(String(digit)))]) }
+            if let held = event.update?.isRemoteHeld { printer.emit(held ? "remote-held" : "resumed") }
+            if let path = event.update?.mediaPath { CallOutput.mediaPathChanged(path, printer: printer) }
+        case .dtmf:
+            if let digit = event.digit { printer.emit("dtmf-received", [("digit", .string(String(digit)))]) }
         case .ended:
             guard let call = event.call, let details = event.endDetails else { return }
             if !quiet { CallOutput.ended(call, details, printer: printer) }
@@ -282,8 +303,6 @@ enum AnswerCommand {
             }
             // The main thread waits only for the stop: waking it for every call costs a thread switch each.
             if stops { state.wake.signal() }
-        default:
-            break
         }
     }
 

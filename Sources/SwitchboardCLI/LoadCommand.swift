@@ -293,20 +293,9 @@ enum LoadCommand {
 
         var relayedKinds: Set<CallProviderEvent.Kind>? { [.registration, .connected, .ended] }
 
+        /// The callback of the event's kind, as the provider would have called it.
         func provider(_ provider: CallProvider, relay event: CallProviderEvent) {
-            switch event.kind {
-            case .registration:
-                guard let account = event.account, let registration = event.registrationState else { return }
-                self.provider(provider, account: account, didChange: registration)
-            case .connected:
-                guard let call = event.call else { return }
-                self.provider(provider, callDidConnect: call)
-            case .ended:
-                guard let call = event.call, let details = event.endDetails else { return }
-                self.provider(provider, call: call, didEndWith: details)
-            default:
-                return
-            }
+            event.deliver(to: self, from: provider)
         }
 
         func providerDidReset(_ provider: CallProvider) {}

@@ -49,3 +49,22 @@ struct SymmetricRTPLatchTests {
         #expect(latch.relatches == 0)
     }
 }
+
+extension SymmetricRTPLatchTests {
+    /// A port's last call may leave a peer that never heard the hang-up still sending: its packets, if they
+    /// come first, latch the next call on the port, whose own peer then sends from the SDP's address.
+    @Test func theSignalledAddressTakesOverFromAStalePeerAtOnce() {
+        var latch = SymmetricRTPLatch<String>(signalledAddress: "sdp")
+        #expect(latch.authenticatedPacket(from: "stale", at: Self.at(0)) == .latched("stale"))
+        #expect(latch.authenticatedPacket(from: "sdp", at: Self.at(20)) == .latched("sdp"))
+        #expect(latch.destination == "sdp")
+        // The stale peer is refused from then on, while the SDP's address is alive.
+        #expect(latch.authenticatedPacket(from: "stale", at: Self.at(40)) == .reject)
+        #expect(latch.authenticatedPacket(from: "sdp", at: Self.at(60)) == .accept)
+        #expect(latch.relatches == 1)
+        // A latch that never moves keeps its first address.
+        var fixed = SymmetricRTPLatch<String>(signalledAddress: "sdp", relatchAfter: nil)
+        _ = fixed.authenticatedPacket(from: "stale", at: Self.at(0))
+        #expect(fixed.authenticatedPacket(from: "sdp", at: Self.at(20)) == .reject)
+    }
+}

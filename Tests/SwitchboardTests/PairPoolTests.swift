@@ -78,6 +78,59 @@ struct PairPoolTests {
         for pair in pairs { for socket in [pair.rtp, pair.rtcp] { socket.close() } }
     }
 
+    @Test func aFullPoolLendsItsOldestPairAfterTheShortRest() throws {
+        // Calls end faster than the pool holds a second of them: room for 4 pairs, one ending every 10 ms.
+        var pool = PairPool(capacity: 4)
+        let start = ContinuousClock.now
+        let host = "127.0.0.1"
+        let ports: ClosedRange<UInt16> = 40000...49999
+        func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+        let pairs = try (0..<6).map { _ in try bind() }
+        defer { for pair in pairs { pair.close() } }
+        for index in 0..<4 { #expect(pool.put(pairs[index], host: host, now: at(10 * index)) == nil) }
+        // With room left, the oldest pair rests the full second.
+        #expect(!pool.isFull)
+        #expect(pool.take(host: host, ports: ports, now: at(200)) == nil)
+        // The fifth pair gives the first back: from now on the oldest is lent once it rested the short delay,
+        // instead of being closed unused while each new call binds a pair of its own.
+        #expect(pool.put(pairs[4], host: host, now: at(210))?.rtp === pairs[0].rtp)
+        #expect(pool.isFull)
+        #expect(PairPool.fullReuseDelay <= .milliseconds(200))
+        #expect(pool.take(host: host, ports: ports, now: at(210))?.rtp === pairs[1].rtp)
+        // Not before it rested, nor to another host.
+        #expect(pool.put(pairs[5], host: host, now: at(220)) == nil)
+        #expect(pool.take(host: "127.0.0.2", ports: ports, now: at(225)) == nil)
+        #expect(pool.take(host: host, ports: ports, now: at(225))?.rtp === pairs[2].rtp)
+        // Thinned out by takes, it goes on lending: the ended calls come back to it.
+        #expect(pool.take(host: host, ports: ports, now: at(230))?.rtp === pairs[3].rtp)
+        #expect(pool.count == 2 && pool.isFull)
+        #expect(pool.take(host: host, ports: ports, now: at(310))?.rtp === pairs[4].rtp)
+        // Once its oldest pair rested the full second, it holds a second of calls: the full rest is back.
+        #expect(pool.put(pairs[0], host: host, now: at(1_300)) == nil)
+        #expect(pool.take(host: host, ports: ports, now: at(1_320))?.rtp === pairs[5].rtp)
+        #expect(!pool.isFull)
+        #expect(pool.take(host: host, ports: ports, now: at(1_500)) == nil)
+        #expect(pool.take(host: host, ports: ports, now: at(1_300) + PairPool.reuseDelay)?.rtp === pairs[0].rtp)
+        _ = pool.removeAll()
+    }
+
+    @Test func aPairTooYoungEvenForAFullPoolStaysPut() throws {
+        var pool = PairPool(capacity: 1)
+        let start = ContinuousClock.now
+        let pairs = try (0..<2).map { _ in try bind() }
+        defer { for pair in pairs { pair.close() } }
+        _ = pool.put(pairs[0], host: "127.0.0.1", now: start)
+        #expect(pool.put(pairs[1], host: "127.0.0.1", now: start)?.rtp === pairs[0].rtp)
+        #expect(pool.isFull)
+        #expect(pool.take(host: "127.0.0.1", ports: 40000...49999, now: start + .milliseconds(50)) == nil)
+        #expect(pool.take(host: "127.0.0.1", ports: 40000...49999, now: start + PairPool.fullReuseDelay) != nil)
+        // Idle pairs expiring mean calls are rare again: the full rest is back.
+        _ = pool.put(pairs[0], host: "127.0.0.1", now: start)
+        #expect(pool.isFull)
+        #expect(pool.expire(now: start + PairPool.idleLimit).count == 1)
+        #expect(!pool.isFull)
+    }
+
     @Test func bindingStopsAtOnceWhenTheProcessHasNoDescriptorLeft() throws {
         let network = ExhaustedNetwork()
         #expect {

@@ -63,4 +63,31 @@ struct RelayActionTests {
         _ = world.run(until: { relay.relayed.withLock { $0.contains { $0.kind == .ended } } }, within: .seconds(5))
         #expect(relay.relayed.withLock { $0.map(\.kind) } == [.invite, .ended])
     }
+
+    /// On the delegate's queue (not a virtual world's loop) each run of a batch goes to its queue in order,
+    /// blocks and events alike, and the events the relay does not name are skipped.
+    @Test func onQueuesARelayHearsItsKindsInOrderWithTheBlocks() throws {
+        let pair = try ProviderPair()
+        defer { pair.close() }
+        let outlet = EventOutlet()
+        let relay = FulfillingRelay(kinds: [.didBegin])
+        let delegateQueue = DispatchQueue(label: "relay-test.delegate")
+        let otherQueue = DispatchQueue(label: "relay-test.other")
+        outlet.setDelegate(relay, queue: delegateQueue)
+        let order = Mutex<[String]>([])
+        let batch: [EventOutlet.Delivery] = [
+            .event(.didReset), .event(.didBegin), .block(delegateQueue) { order.withLock { $0.append("same") } },
+            .event(.didReset), .block(otherQueue) { order.withLock { $0.append("other") } },
+            .event(.didReset), .event(.didBegin),
+        ]
+        outlet.deliver(batch, from: pair.bob)
+        outlet.drain(timeout: .now() + 5)
+        otherQueue.sync {}
+        #expect(relay.relayed.withLock { $0.map(\.kind) } == [.didBegin, .didBegin])
+        #expect(order.withLock { $0 }.sorted() == ["other", "same"])
+        // Nothing but skipped events: no trip to the queue at all, and nothing heard.
+        outlet.deliver([.event(.didReset)], from: pair.bob)
+        outlet.drain(timeout: .now() + 5)
+        #expect(relay.relayed.withLock { $0.count } == 2)
+    }
 }

@@ -5,8 +5,11 @@
 /// that passed SRTP authentication (or, for plain RTP, decoded as RTP of a negotiated payload type from the
 /// expected source): an attacker without the keys cannot move the stream. After latching, packets from
 /// other addresses are refused unless the latched address has been silent for ``relatchAfter`` (the other
-/// side's NAT binding changed), when the new address takes over. Use one latch for RTP and one for RTCP
-/// when they do not share a port.
+/// side's NAT binding changed), when the new address takes over, or they come from the signalled address
+/// itself, which takes over at once (unless the latch never moves: ``relatchAfter`` `nil`). The first
+/// packet may have been a stale one (a late packet of the port's last call, from a peer that never heard
+/// the hang-up), and the SDP's own address is where media goes without latching. Use one latch for RTP and
+/// one for RTCP when they do not share a port.
 ///
 /// Inlinable, so that a driver's module specialises it for its address type with the session.
 public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
@@ -96,7 +99,7 @@ public struct SymmetricRTPLatch<Address: Hashable & Sendable>: Sendable {
             lastAccepted = arrival
             return .accept
         }
-        if let relatchAfter, let lastAccepted, arrival - lastAccepted >= relatchAfter {
+        if let relatchAfter, source == signalled || lastAccepted.map({ arrival - $0 >= relatchAfter }) == true {
             latched = source
             self.lastAccepted = arrival
             relatchCount &+= 1

@@ -23,14 +23,26 @@ final class MediaPair {
     }
 
     /// Sends what arrives from now on to `stream`; the first time, starts watching the sockets on `loop`.
+    /// A pair back from the pool first drops what waits on it: the loop has not offered it yet, and it is
+    /// the ended call's (a late packet, or a stale peer's that would latch the new stream to itself).
     /// - Throws: `TransportError` when the loop cannot watch a socket (the stream then receives nothing).
     func carry(_ stream: MediaStream, on loop: any EventLoopProtocol) throws(TransportError) {
-        if !isWatched {
+        if isWatched {
+            dropPending()
+        } else {
             try rtp.watch(on: loop) { [weak self] in self?.readable(.rtp) }
             try rtcp.watch(on: loop) { [weak self] in self?.readable(.rtcp) }
             isWatched = true
         }
         self.stream = stream
+    }
+
+    /// Reads and drops what waits on both sockets.
+    func dropPending() {
+        withUnsafeTemporaryAllocation(byteCount: MediaStream.receiveCapacity, alignment: 1) { buffer in
+            rtp.discardPending(into: buffer)
+            rtcp.discardPending(into: buffer)
+        }
     }
 
     /// Datagrams wait on one socket: the stream reads them, or they are dropped (late packets of an ended

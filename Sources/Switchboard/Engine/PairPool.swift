@@ -4,10 +4,21 @@ import SIPTransport
 /// `reuseDelay` (late packets of the old call die out, as with round-robin binding over the range), at
 /// most `capacity` pairs wait (the oldest is closed beyond that), and none waits longer than `idleLimit`:
 /// after a burst the pool gives its sockets and ports back instead of holding the peak for good (issue 20).
+///
+/// When more calls end each `reuseDelay` than the pool holds (a port range too small for the rate), the
+/// oldest pair would be closed before it rests `reuseDelay`, and every new call would bind a pair that
+/// itself was free for less: the pool, once it had to give a pair back for want of room, lends its oldest
+/// pair after `fullReuseDelay` instead, until its oldest pair has rested `reuseDelay` again: it holds a
+/// second of ended calls then (issue 17).
 struct PairPool {
     typealias Pair = MediaPair
 
     static let reuseDelay = Duration.seconds(1)
+    /// The rest of the oldest pair while the pool is full: late packets of a hung-up call are in flight for a
+    /// round trip, and a pair bound anew at that rate would have been free about as long (the range's free
+    /// pairs over the rate). What still arrives is dropped when the pair is taken, and only what arrives
+    /// after that reaches the new stream.
+    static let fullReuseDelay = Duration.milliseconds(100)
     /// Most pairs waiting when no call rate is declared (and the descriptors allow it).
     static let defaultCapacity = 4096
     /// How long a pair may wait for a new call before it is closed.
@@ -17,13 +28,18 @@ struct PairPool {
     let capacity: Int
     private var pairs: [Entry] = []
     private var head = 0
+    /// Whether the pool gave a pair back for want of room since its oldest pair last rested `reuseDelay`:
+    /// while it is, the oldest pair is lent after `fullReuseDelay`. Not cleared when takes merely thin the
+    /// pool out for a moment (a batch of new calls before the ended ones come back): that would make the
+    /// next calls bind pairs until the pool overflows again.
+    private(set) var isFull = false
 
     init(capacity: Int = Self.defaultCapacity) { self.capacity = max(0, capacity) }
 
     /// The capacity for `expectedCallRate` new calls a second within `descriptorLimit` open descriptors and
-    /// a port range of `portPairs` RTP/RTCP pairs. A pair is reused only after it rested `reuseDelay`, so the
-    /// pool must hold more than a second's worth of the calls that end, or every call binds a new pair: 1.5 s
-    /// of them, and at least `defaultCapacity`. The pooled descriptors (two a pair) leave half the limit, or
+    /// a port range of `portPairs` RTP/RTCP pairs. A pair is reused after it rested `reuseDelay` while the
+    /// pool has room, so the pool should hold more than a second's worth of the calls that end (a full pool
+    /// lends its pairs after only `fullReuseDelay`): 1.5 s of them, and at least `defaultCapacity`. The pooled descriptors (two a pair) leave half the limit, or
     /// 4,096, for the rest: the live calls' pairs, the signalling sockets, files. The pool holds at most half
     /// the port range's pairs (rounded up), leaving the rest to live calls: a pool holding the whole range
     /// would make each new call try every port before it is refused.
@@ -48,9 +64,12 @@ struct PairPool {
     mutating func take(host: String, ports: ClosedRange<UInt16>, now: ContinuousClock.Instant) -> Pair? {
         guard head < pairs.count else { return nil }
         // Read in place: the entry is not copied out unless it is taken.
-        guard pairs[head].released.advanced(by: Self.reuseDelay) <= now, pairs[head].host == host,
-            ports.contains(pairs[head].pair.rtp.localAddress.port)
+        let hasRested = pairs[head].released.advanced(by: Self.reuseDelay) <= now
+        guard hasRested || (isFull && pairs[head].released.advanced(by: Self.fullReuseDelay) <= now),
+            pairs[head].host == host, ports.contains(pairs[head].pair.rtp.localAddress.port)
         else { return nil }
+        // The oldest pair rested the full delay: the pool holds a second of ended calls again.
+        if hasRested { isFull = false }
         let pair = pairs[head].pair
         head += 1
         compact()
@@ -63,6 +82,7 @@ struct PairPool {
         guard count > capacity else { return nil }
         let evicted = pairs[head].pair
         head += 1
+        isFull = true
         compact()
         return evicted
     }
@@ -83,6 +103,7 @@ struct PairPool {
         } else {
             compact()
         }
+        if !expired.isEmpty { isFull = false }
         return expired
     }
 
@@ -100,6 +121,7 @@ struct PairPool {
         defer {
             pairs = []
             head = 0
+            isFull = false
         }
         return pairs[head...].map(\.pair)
     }

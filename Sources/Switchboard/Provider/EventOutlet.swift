@@ -157,38 +157,38 @@ final class EventOutlet: Sendable {
         relay: (any CallProviderEventRelay)?, filter: RelayFilter,
         streams: [AsyncStream<CallProviderEvent>.Continuation], provider: CallProvider?
     ) {
-        let items =
-            filter.isEmpty
-            ? batch
-            : batch.filter {
-                guard case .event(let event) = $0 else { return true }
-                return filter.passes(event)
-            }
-        let work = CallbackBatch(items: items, delegate: delegate, relay: relay, provider: provider)
+        // The batch goes as it is, and the filter with it: `perform` skips what the relay does not hear, instead
+        // of a filtered copy of the batch per delivery.
+        let work = CallbackBatch(items: batch, delegate: delegate, relay: relay, filter: filter, provider: provider)
         for item in batch {
             if case .event(let event) = item { for stream in streams { stream.yield(event) } }
         }
         if loop.inEventLoop {
-            Self.perform(work.items, delegate: work.delegate, relay: work.relay, provider: work.provider)
+            Self.perform(
+                work.items, delegate: work.delegate, relay: work.relay, filter: work.filter,
+                provider: work.provider)
         } else {
             loop.execute {
-                Self.perform(work.items, delegate: work.delegate, relay: work.relay, provider: work.provider)
+                Self.perform(
+                    work.items, delegate: work.delegate, relay: work.relay, filter: work.filter,
+                    provider: work.provider)
             }
         }
     }
 
+    /// Runs `items` in order; events `filter` holds back are skipped.
     private static func perform(
         _ items: [Delivery], delegate: (any CallProviderDelegate)?, relay: (any CallProviderEventRelay)?,
-        provider: CallProvider?
+        filter: RelayFilter = RelayFilter(), provider: CallProvider?
     ) {
         for item in items {
             switch item {
             case .event(let event):
-                guard let delegate, let provider else { continue }
+                guard let delegate, let provider, filter.isEmpty || filter.passes(event) else { continue }
                 if let relay {
                     relay.provider(provider, relay: event)
                 } else {
-                    deliver(event, to: delegate, from: provider)
+                    event.deliver(to: delegate, from: provider)
                 }
             case .block(_, let body):
                 body()
@@ -220,47 +220,6 @@ final class EventOutlet: Sendable {
         for stream in streams { stream.finish() }
         for stream in traces { stream.finish() }
     }
-
-    private static func deliver(
-        _ event: CallProviderEvent, to delegate: any CallProviderDelegate, from provider: CallProvider
-    ) {
-        switch event.payload {
-        case .didBegin: delegate.providerDidBegin(provider)
-        case .didReset: delegate.providerDidReset(provider)
-        case .invite(let invite): delegate.provider(provider, didReceive: invite)
-        case .inviteCancelled(let invite): delegate.provider(provider, didCancel: invite)
-        case .inviteArrived(let invite): delegate.provider(provider, inviteDidArrive: invite)
-        case .action(let action):
-            switch action {
-            case let action as StartCallAction: delegate.provider(provider, perform: action)
-            case let action as AnswerCallAction: delegate.provider(provider, perform: action)
-            case let action as EndCallAction: delegate.provider(provider, perform: action)
-            case let action as SetHeldCallAction: delegate.provider(provider, perform: action)
-            case let action as SetMutedCallAction: delegate.provider(provider, perform: action)
-            case let action as PlayDTMFCallAction: delegate.provider(provider, perform: action)
-            case let action as TransferCallAction: delegate.provider(provider, perform: action)
-            default: action.fulfill()
-            }
-        case .actionTimedOut(let action): delegate.provider(provider, timedOutPerforming: action)
-        case .audioActivated(let uuid): delegate.provider(provider, didActivateAudioFor: uuid)
-        case .audioDeactivated(let uuid): delegate.provider(provider, didDeactivateAudioFor: uuid)
-        case .startedConnecting(let call): delegate.provider(provider, callDidStartConnecting: call)
-        case .ringing(let call, let status, let early):
-            delegate.provider(provider, callDidStartRinging: call, statusCode: status, hasEarlyMedia: early)
-        case .connected(let call): delegate.provider(provider, callDidConnect: call)
-        case .reconnecting(let call): delegate.provider(provider, callIsReconnecting: call)
-        case .reconnected(let call): delegate.provider(provider, callDidReconnect: call)
-        case .updated(let call, let update): delegate.provider(provider, call: call, didUpdate: update)
-        case .ended(let call, let details): delegate.provider(provider, call: call, didEndWith: details)
-        case .dtmfReceived(let call, let digit): delegate.provider(provider, call: call, didReceiveDTMF: digit)
-        case .transferred(let call, let target, let new):
-            delegate.provider(provider, call: call, wasTransferredTo: target, newCallUUID: new)
-        case .registration(let account, let state): delegate.provider(provider, account: account, didChange: state)
-        case .message(let message): delegate.provider(provider, didReceive: message)
-        case .messageSummary(let account, let summary):
-            delegate.provider(provider, account: account, didReceive: summary)
-        }
-    }
 }
 
 /// The events a relay is not handed: actions when it fulfils every one as it hears it (the provider does
@@ -283,6 +242,7 @@ private struct CallbackBatch: Sendable {
     var items: [EventOutlet.Delivery]
     var delegate: (any CallProviderDelegate)?
     var relay: (any CallProviderEventRelay)?
+    var filter: RelayFilter
     var provider: CallProvider?
 }
 
