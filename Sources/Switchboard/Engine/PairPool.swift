@@ -39,10 +39,11 @@ struct PairPool {
     /// The capacity for `expectedCallRate` new calls a second within `descriptorLimit` open descriptors and
     /// a port range of `portPairs` RTP/RTCP pairs. A pair is reused after it rested `reuseDelay` while the
     /// pool has room, so the pool should hold more than a second's worth of the calls that end (a full pool
-    /// lends its pairs after only `fullReuseDelay`): 1.5 s of them, and at least `defaultCapacity`. The pooled descriptors (two a pair) leave half the limit, or
-    /// 4,096, for the rest: the live calls' pairs, the signalling sockets, files. The pool holds at most half
-    /// the port range's pairs (rounded up), leaving the rest to live calls: a pool holding the whole range
-    /// would make each new call try every port before it is refused.
+    /// lends its pairs after only `fullReuseDelay`): 1.5 s of them, and at least `defaultCapacity`. The
+    /// pooled descriptors (two a pair) leave half the limit, or 4,096, for the rest: the live calls' pairs,
+    /// the signalling sockets, files. The pool holds at most half the port range's pairs (rounded up),
+    /// leaving the rest to live calls: a pool holding the whole range would make each new call try every
+    /// port before it is refused.
     static func capacity(expectedCallRate: Int, descriptorLimit: Int, portPairs: Int = .max) -> Int {
         let wanted = max(defaultCapacity, min(max(0, expectedCallRate), 1_000_000) * 3 / 2)
         let limit = max(0, descriptorLimit)
