@@ -222,7 +222,8 @@ public final class SIPCore: @unchecked Sendable {
             guard (try? response.validate()) != nil else { return }
             run(layer.receive(response, from: peer))
         case .request(let request):
-            run(layer.receive(request, from: peer, isReliable: incoming.transport.isReliable))
+            lastRequestTopVia = incoming.topVia
+            run(layer.receive(request, from: peer, isReliable: incoming.transport.isReliable, topVia: incoming.topVia))
         }
     }
 
@@ -301,9 +302,11 @@ public final class SIPCore: @unchecked Sendable {
                     records[transaction, default: TransactionRecord()].hasSentFinalResponse = true
                 }
             }
-            let incoming = IncomingMessage(
+            var incoming = IncomingMessage(
                 message: .response(response), transport: peer.transport, source: peer.address,
                 local: peer.address, flow: peer.flow)
+            // Most responses copy the Via of the request received last; the transport checks that it did.
+            incoming.topVia = lastRequestTopVia
             transport.send(response: response, toRequest: incoming) { [weak self] error in
                 guard let self else { return }
                 guard error != nil, let transaction else { return }
@@ -311,6 +314,10 @@ public final class SIPCore: @unchecked Sendable {
             }
         }
     }
+
+    /// The top Via summary of the request received last, for the responses that copy its Via (one slot:
+    /// a hint that `SIPTransportLayer` checks against the response's bytes before using it).
+    private var lastRequestTopVia: TopViaSummary?
 
     @exclusivity(unchecked) private var lastTransportErrors: [TransactionID: TransportError] = [:]
 

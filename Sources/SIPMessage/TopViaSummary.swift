@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What the transaction layer matches on in a message's top Via (RFC 3261 §17.1.3, §17.2.3): the branch and
 /// the sent-by host and port, read from the field's bytes without building a `Via`; with the transport,
 /// `received` and `rport` that the transport layer reads to stamp a request and to answer it (§18.2).
@@ -9,6 +17,8 @@
 public struct TopViaSummary: Sendable {
     /// The message's bytes: the strings are made when asked for.
     let source: [UInt8]
+    /// The whole first Via field value the summary was read from: the summary depends on these bytes alone.
+    let fieldRange: ByteRange
     let branchRange: ByteRange?
     let hostRange: ByteRange
     let transportRange: ByteRange
@@ -55,8 +65,9 @@ public struct TopViaSummary: Sendable {
         }
     }
 
-    fileprivate init(source: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, _ parts: Parts) {
+    fileprivate init(source: [UInt8], field: Range<Int>, _ bytes: UnsafeBufferPointer<UInt8>, _ parts: Parts) {
         self.source = source
+        fieldRange = ByteRange(field)
         if let branch = parts.branch {
             branchRange = ByteRange(branch)
             hasMagicCookie = bytes.hasPrefix(branch, "z9hG4bK")
@@ -226,12 +237,38 @@ extension SIPFields {
         return storage.withUnsafeBufferPointer { bytes -> TopViaSummary? in
             switch Parts.readCommon(bytes, range) {
             case .read(let parts):
-                return TopViaSummary(source: storage, bytes, parts)
+                return TopViaSummary(source: storage, field: range, bytes, parts)
             case .malformed:
                 return nil
             case .unusual:
                 let parts = (try? ByteScanner.scan(storage, range) { Parts.readGeneral(&$0) }) ?? nil
-                return parts.map { TopViaSummary(source: storage, bytes, $0) }
+                return parts.map { TopViaSummary(source: storage, field: range, bytes, $0) }
+            }
+        }
+    }
+
+    /// The top Via's summary, taking `known` (read before from this message or another) when the first Via
+    /// field's bytes equal those `known` was read from, so the same bytes are not read twice: a request's
+    /// summary serves its responses, whose Vias are copied from it. Reads the field otherwise.
+    package func topViaSummary(reusing known: TopViaSummary?) -> TopViaSummary? {
+        guard let known, let entry = firstEntry(.via) else { return topViaSummary }
+        return known.wasRead(from: storage, entry.valueRange) ? known : topViaSummary
+    }
+}
+
+extension TopViaSummary {
+    /// Whether `bytes[range]` are the bytes this summary was read from.
+    fileprivate func wasRead(from bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        let field = fieldRange.range
+        guard range.count == field.count else { return false }
+        return bytes.withUnsafeBufferPointer { a in
+            source.withUnsafeBufferPointer { b in
+                guard let a = a.baseAddress, let b = b.baseAddress, range.upperBound <= bytes.count,
+                    field.upperBound <= source.count
+                else { return range.isEmpty }
+                let lhs = a + range.lowerBound
+                let rhs = b + field.lowerBound
+                return lhs == rhs || memcmp(lhs, rhs, range.count) == 0
             }
         }
     }

@@ -57,9 +57,12 @@ struct RequestSummary {
     /// The branch when it carries the RFC 3261 cookie; `nil` selects the RFC 2543 rules.
     var branch: String? { topVia.hasMagicCookie ? topVia.branch : nil }
 
-    /// Borrows the request: an initializer's parameters are owned by default, which would copy it.
-    init?(_ request: borrowing SIPRequest) {
-        guard let via = request.topViaSummary, let cseq = try? request.cseq else { return nil }
+    /// Borrows the request: an initializer's parameters are owned by default, which would copy it. `topVia`
+    /// is the summary the transport read on arrival, used when it was read from this request's Via bytes.
+    init?(_ request: borrowing SIPRequest, topVia: TopViaSummary? = nil) {
+        guard let via = request.headerFields.topViaSummary(reusing: topVia), let cseq = try? request.cseq else {
+            return nil
+        }
         // A CSeq naming another method would match the wrong transaction (§8.2 answers it with 400).
         guard cseq.method == request.method else { return nil }
         self.method = request.method

@@ -149,7 +149,16 @@ public struct TransactionLayer<Address: Hashable & Sendable>: Sendable {
     /// full. A request without a usable top Via or CSeq gets no transaction and is dropped.
     @inlinable
     public mutating func receive(_ request: SIPRequest, from source: Address, isReliable: Bool) -> [Action] {
-        switch table.receive(request, isReliable: isReliable) {
+        receive(request, from: source, isReliable: isReliable, topVia: nil)
+    }
+
+    /// `receive(_:from:isReliable:)` with the top Via summary the transport read when the request arrived,
+    /// so it is not read again (used only when it was read from this request's Via bytes).
+    @inlinable
+    package mutating func receive(
+        _ request: SIPRequest, from source: Address, isReliable: Bool, topVia: TopViaSummary?
+    ) -> [Action] {
+        switch table.receive(request, isReliable: isReliable, topVia: topVia) {
         case .dropped:
             return []
         case .matched(let id, let results):

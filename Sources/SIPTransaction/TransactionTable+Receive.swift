@@ -50,8 +50,8 @@ extension TransactionTable {
 
     /// §17.2.3 and §8.2.2.2: see `TransactionLayer.receive(_:from:isReliable:)`.
     @usableFromInline
-    mutating func receive(_ request: SIPRequest, isReliable: Bool) -> RequestDisposition {
-        guard let summary = RequestSummary(request) else {
+    mutating func receive(_ request: SIPRequest, isReliable: Bool, topVia: TopViaSummary? = nil) -> RequestDisposition {
+        guard let summary = RequestSummary(request, topVia: topVia) else {
             statistics.dropped += 1
             return .dropped
         }

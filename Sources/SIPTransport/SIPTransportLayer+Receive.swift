@@ -268,12 +268,15 @@ extension SIPTransportLayer {
                     bytes: message.serialized()))
         }
         var message = message
+        var topVia: TopViaSummary?
         if case .request(var request) = message {
             if let flow { honourAlias(request, on: flow) }
-            SIPTransportLayer.stampReceived(&request, source: source)
+            topVia = SIPTransportLayer.stampReceived(&request, source: source)
             message = .request(request)
         }
-        onMessage?(IncomingMessage(message: message, transport: transport, source: source, local: local, flow: flow))
+        var incoming = IncomingMessage(message: message, transport: transport, source: source, local: local, flow: flow)
+        incoming.topVia = topVia
+        onMessage?(incoming)
     }
 
     /// A request over a connection the peer opened whose top Via carries `alias` (RFC 5923 §6): requests
@@ -301,23 +304,26 @@ extension SIPTransportLayer {
 
     /// Adds `received` when the top Via's sent-by host is not the source address, and fills `rport` when
     /// the client asked for it (RFC 3261 §18.2.1, RFC 3581 §4).
-    static func stampReceived(_ request: inout SIPRequest, source: SocketAddress) {
+    /// Returns the top Via's summary as the request now has it (read again only when it was rewritten),
+    /// `nil` when it has no usable top Via.
+    @discardableResult
+    static func stampReceived(_ request: inout SIPRequest, source: SocketAddress) -> TopViaSummary? {
         // Most requests need nothing: sent-by is the source address and no rport was asked for. The top
         // Via's summary says so without parsing the Vias (and when it has none, neither would they parse).
-        guard let summary = request.headerFields.topViaSummary else { return }
+        guard let summary = request.headerFields.topViaSummary else { return nil }
         if summary.rport == nil, summary.hostKind != .hostname,
             let address = SocketAddress(ip: summary.host, port: 0), address == source.with(port: 0)
         {
-            return
+            return summary
         }
-        guard let index = request.headerFields.firstIndex(of: .via) else { return }
+        guard let index = request.headerFields.firstIndex(of: .via) else { return summary }
         let vias: [Via]
         do {
             vias = try request.headerFields.vias(at: index)
         } catch {
-            return
+            return summary
         }
-        guard var top = vias.first else { return }
+        guard var top = vias.first else { return summary }
         let sourceHost = source.host
         var changed = false
         let sentByMatches: Bool = {
@@ -332,7 +338,8 @@ extension SIPTransportLayer {
             top.rport = .value(source.port)
             changed = true
         }
-        guard changed else { return }
+        guard changed else { return summary }
         request.headerFields.replaceField(at: index, with: [top] + vias.dropFirst(), name: .via)
+        return request.headerFields.topViaSummary
     }
 }

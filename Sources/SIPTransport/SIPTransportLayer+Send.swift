@@ -56,7 +56,8 @@ extension SIPTransportLayer {
 
     /// Where a response goes when there is no connection to reuse (§18.2.2).
     func responseDestination(_ response: SIPResponse, incoming: IncomingMessage) -> Destination? {
-        guard let via = response.topViaSummary else {
+        // The response's Via is usually the request's, copied: its summary, read on arrival, serves.
+        guard let via = response.headerFields.topViaSummary(reusing: incoming.topVia) else {
             return Destination(transport: incoming.transport, address: incoming.source)
         }
         let transport = TransportProtocol(token: via.transport) ?? incoming.transport

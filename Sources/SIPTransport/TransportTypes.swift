@@ -69,6 +69,10 @@ public struct IncomingMessage: Sendable {
     public var local: SocketAddress
     /// The connection it arrived on (streams), for responses and outbound flows.
     public var flow: FlowID?
+    /// The top Via summary of the request this is or answers, read once when it arrived (after `received`
+    /// and `rport` were stamped). A hint only: readers take it through `topViaSummary(reusing:)`, which uses
+    /// it only when the Via bytes it was read from are the message's own.
+    package var topVia: TopViaSummary?
 
     public init(
         message: Message, transport: TransportProtocol, source: SocketAddress, local: SocketAddress, flow: FlowID?

@@ -212,4 +212,27 @@ struct TopViaSummaryTests {
             Self.expectAgreement(fields, String(decoding: value, as: UTF8.self))
         }
     }
+
+    /// A summary read once serves another message only when its first Via field has the same bytes: a
+    /// response that copied the request's Via; any other Via is read from its own bytes.
+    @Test func reuseOnlyForTheSameViaBytes() throws {
+        let request = try #require(Self.fields(viaLines: ["Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKa;rport=9"]))
+        let known = try #require(request.topViaSummary)
+        var copy = SIPFields()
+        copy.append(SIPField(name: .via, value: "SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKa;rport=9"))
+        let reused = try #require(copy.topViaSummary(reusing: known))
+        #expect(reused == known && reused.rport == .value(9))
+        var other = SIPFields()
+        other.append(SIPField(name: .via, value: "SIP/2.0/TCP 192.0.2.1:5070;branch=z9hG4bKa;rport=9"))
+        let own = try #require(other.topViaSummary(reusing: known))
+        #expect(own.port == 5070 && own.transport == "TCP")
+        var longer = SIPFields()
+        longer.append(SIPField(name: .via, value: "SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKa;rport=90"))
+        #expect(longer.topViaSummary(reusing: known)?.rport == .value(90))
+        var malformed = SIPFields()
+        malformed.append(SIPField(name: .via, value: "SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKa;rport=99999"))
+        #expect(malformed.topViaSummary(reusing: known) == nil)
+        #expect(SIPFields().topViaSummary(reusing: known) == nil)
+        #expect(copy.topViaSummary(reusing: nil) == known)
+    }
 }

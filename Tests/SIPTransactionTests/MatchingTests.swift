@@ -48,6 +48,30 @@ struct MatchingTests {
 
     // MARK: Requests to server transactions
 
+    /// The transport's top Via summary is a hint: it is used only for a request whose Via bytes it was read
+    /// from, so a request carrying another request's summary is matched by its own Via.
+    @Test func aTopViaHintFromAnotherRequestDoesNotChangeMatching() throws {
+        var h = Harness()
+        let first = try Messages.request(.invite, branch: "z9hG4bK-first")
+        let second = try Messages.request(.invite, branch: "z9hG4bK-second")
+        let firstHint = first.topViaSummary
+        h.apply(h.layer.receive(first, from: "client", isReliable: false, topVia: firstHint))
+        // A new branch with the first's summary as its hint: a new transaction, not a retransmission.
+        h.apply(h.layer.receive(second, from: "client", isReliable: false, topVia: firstHint))
+        #expect(h.layer.count == 2)
+        #expect(h.layer.statistics.absorbed == 0)
+        // The first again, with the second's summary: still the first's retransmission.
+        h.apply(h.layer.receive(first, from: "client", isReliable: false, topVia: second.topViaSummary))
+        #expect(h.layer.count == 2)
+        #expect(h.layer.statistics.absorbed == 1)
+        // A request whose Via is unusable is dropped whatever the hint.
+        var noVia = try Messages.request(.invite, branch: "z9hG4bK-third")
+        noVia.headerFields[.via] = "garbage"
+        h.apply(h.layer.receive(noVia, from: "client", isReliable: false, topVia: firstHint))
+        #expect(h.layer.count == 2)
+        #expect(h.layer.statistics.dropped == 1)
+    }
+
     @Test func malformedRequestsGetNoTransaction() throws {
         var h = Harness()
         var noVia = try Messages.request(.invite)
