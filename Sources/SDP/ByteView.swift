@@ -164,6 +164,32 @@ struct FieldCursor {
         return start..<index
     }
 
+    /// Whether the rest of the line holds only fields and white space: what walking it to its end with `next()`
+    /// leaves in `isValid`. Eight bytes at a time while none is below 0x20 (HTAB is) or DEL.
+    mutating func restIsValid() -> Bool {
+        var i = index
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        // `i <= end <= bytes.count`, far below `Int.max`: `i &+ 8` cannot wrap.
+        while i &+ 8 <= end {
+            let word = UInt64(
+                littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let del = word ^ (0x7F &* ones)
+            guard ((word &- (0x20 &* ones)) & ~word | (del &- ones) & ~del) & high == 0 else { break }
+            i &+= 8
+        }
+        while i < end {
+            let b = bytes[i]
+            guard b.isFieldChar || b.isSDPWhitespace else {
+                isValid = false
+                return false
+            }
+            i &+= 1
+        }
+        index = end
+        return true
+    }
+
     /// The end of the run of field characters from `start` (`start < end`): eight bytes at a time while a whole
     /// word lies in the buffer, the word's bytes past `end` not counted.
     @inline(__always)

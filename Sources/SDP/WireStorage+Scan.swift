@@ -269,10 +269,12 @@ private struct WireScan {
             } else if count == 2 {
                 guard let value = portValue(p, field) else { return nil }
                 port = value
+            } else if count == 4 {
+                // The formats past the first need only be fields.
+                return fields.restIsValid() ? port : nil
             }
         }
-        guard fields.isValid, count >= 4 else { return nil }
-        return port
+        return nil
     }
 
     /// `<port>` or `<port>/<count>`, the port in 0...65535 and the count in 1...65535.

@@ -99,6 +99,20 @@ struct ScanEdgeTests {
                 texts.append(base.replacingOccurrences(of: "t=0 0", with: "t=" + number + " 0"))
             }
         }
+        // The formats of an m= line past the first: white space, a byte no field holds at each place, and
+        // fewer fields than a media line needs.
+        let media = "m=audio 49170 RTP/AVP 0 8 101"
+        for formats in ["0", "0 ", "0\t8", "0 8 9 101 102 103 104 105 106", "0 8 9 101 102 103 104 105 106 "] {
+            texts.append(base.replacingOccurrences(of: media, with: "m=audio 49170 RTP/AVP " + formats))
+        }
+        for byte in ["\u{7F}", "\u{01}", "\u{1F}", "\t", "\u{00E9}"] {
+            for offset in 0..<18 {
+                var formats = Array("0 8 9 101 102 103 104".utf8)
+                formats.replaceSubrange(offset..<(offset + 1), with: Array(byte.utf8))
+                let line = "m=audio 49170 RTP/AVP " + String(decoding: formats, as: UTF8.self)
+                texts.append(base.replacingOccurrences(of: media, with: line))
+            }
+        }
         // A NUL, lone CR, tab and DEL at each offset of the s= line.
         for byte in ["\0", "\r", "\t", "\u{7F}"] {
             for offset in 0..<10 {
