@@ -152,14 +152,65 @@ struct FieldCursor {
     /// The next field, or `nil` at the end of the line (or at a byte no field may hold).
     @inline(__always)
     mutating func next() -> Range<Int>? {
-        while index < end, bytes[index].isSDPWhitespace { index += 1 }
+        // `index <= end <= bytes.count` throughout, so the index arithmetic below cannot overflow.
+        while index < end, bytes[index].isSDPWhitespace { index &+= 1 }
         guard index < end else { return nil }
         let start = index
-        while index < end, bytes[index].isFieldChar { index += 1 }
+        index = fieldEnd(from: start)
         guard index > start else {
             isValid = false
             return nil
         }
         return start..<index
+    }
+
+    /// Whether the rest of the line holds only fields and white space: what walking it to its end with `next()`
+    /// leaves in `isValid`. Eight bytes at a time while none is below 0x20 (HTAB is) or DEL.
+    mutating func restIsValid() -> Bool {
+        var i = index
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        // `i <= end <= bytes.count`, far below `Int.max`: `i &+ 8` cannot wrap.
+        while i &+ 8 <= end {
+            let word = UInt64(
+                littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let del = word ^ (0x7F &* ones)
+            guard ((word &- (0x20 &* ones)) & ~word | (del &- ones) & ~del) & high == 0 else { break }
+            i &+= 8
+        }
+        while i < end {
+            let b = bytes[i]
+            guard b.isFieldChar || b.isSDPWhitespace else {
+                isValid = false
+                return false
+            }
+            i &+= 1
+        }
+        index = end
+        return true
+    }
+
+    /// The end of the run of field characters from `start` (`start < end`): eight bytes at a time while a whole
+    /// word lies in the buffer, the word's bytes past `end` not counted.
+    @inline(__always)
+    private func fieldEnd(from start: Int) -> Int {
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        // `bytes.count` is far below `Int.max`, so `i &+ 8` cannot wrap.
+        while i &+ 8 <= bytes.count {
+            let word = UInt64(
+                littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            // Flags on bytes below 0x21 (SP, HTAB and the controls) and on DEL; bytes above 0x7F are field
+            // characters and raise neither. The lowest flag of each test marks its first such byte exactly (a
+            // borrow only runs upwards), so the lowest of both marks the first byte that ends the field.
+            let del = word ^ (0x7F &* ones)
+            let stops = ((word &- (0x21 &* ones)) & ~word | (del &- ones) & ~del) & high
+            if stops != 0 { return Swift.min(i &+ (stops.trailingZeroBitCount &>> 3), end) }
+            i &+= 8
+            if i >= end { return end }
+        }
+        while i < end, bytes[i].isFieldChar { i &+= 1 }
+        return i
     }
 }

@@ -40,68 +40,80 @@ private struct WireScan {
 
     /// Scans every line; false when `SDPParser` must read the description.
     mutating func run(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        // `p.count` is below `UInt32.max` (see `scanning`), so no index below can overflow: `&+` and `&-` say so.
+        let count = p.count
+        let raw = UnsafeRawBufferPointer(p)
+        let maximumLines = limits.maximumLines
+        let maximumLineLength = limits.maximumLineLength
         var start = 0
         var lineNumber = 0
-        let count = p.count
         while start < count {
-            lineNumber += 1
-            guard lineNumber <= limits.maximumLines else { return false }
-            // To the LF, noting NUL, CR and bytes above 0x7F on the way (the rest need no look): eight bytes at a
-            // time while none of them is below 0x0E (LF, CR and NUL are) or above 0x7F.
+            lineNumber &+= 1
+            guard lineNumber <= maximumLines else { return false }
+            // To the line end, refusing a NUL or a lone CR (as `SDPParser` does, by way of the line checks) and
+            // noting bytes above 0x7F: eight bytes at a time while none of them is below 0x0E (LF, CR and NUL
+            // are) or above 0x7F.
             var stop = start
-            var specials = 0
-            while stop < count {
-                if stop + 8 <= count {
-                    let word = UnsafeRawBufferPointer(p).loadUnaligned(fromByteOffset: stop, as: UInt64.self)
+            var contentEnd = count
+            while true {
+                if stop &+ 8 <= count {
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: stop, as: UInt64.self))
                     let high: UInt64 = 0x8080_8080_8080_8080
                     let special = ((word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word | word) & high
                     if special == 0 {
-                        stop += 8
+                        stop &+= 8
                         continue
                     }
                     // The lowest flag marks the first such byte exactly (a borrow only runs upwards): go to it.
-                    stop += special.trailingZeroBitCount >> 3
+                    stop &+= special.trailingZeroBitCount &>> 3
+                } else if stop >= count {
+                    // The last line has no LF; a CR ending it is its line end.
+                    if stop > start, p[stop &- 1] == ASCII.cr { contentEnd = stop &- 1 }
+                    break
                 }
                 let b = p[stop]
                 if b &- 0x0E < 0x72 {
-                    stop += 1
+                    stop &+= 1
                     continue
                 }
-                if b == ASCII.lf { break }
+                if b == ASCII.lf {
+                    // A CR before this LF would have ended the line already.
+                    contentEnd = stop
+                    break
+                }
                 if b == ASCII.cr {
-                    specials += 1
-                    // The usual line end: the LF right after the CR.
-                    if stop + 1 < count, p[stop + 1] == ASCII.lf {
-                        stop += 1
+                    let next = stop &+ 1
+                    if next < count {
+                        // The usual line end: the LF right after the CR.
+                        guard p[next] == ASCII.lf else { return false }
+                        contentEnd = stop
+                        stop = next
                         break
                     }
-                    stop += 1
+                    stop = next
                     continue
                 }
-                if b == ASCII.nul { specials += 1 }
+                guard b != ASCII.nul else { return false }
                 if b >= 0x80 { isASCII = false }
-                stop += 1
+                stop &+= 1
             }
             let lineStart = start
-            start = stop + 1
-            var contentEnd = stop
-            if stop > lineStart && p[stop - 1] == ASCII.cr {
-                contentEnd = stop - 1
-                specials -= 1
-            }
-            if contentEnd == lineStart { continue }
-            guard contentEnd - lineStart <= limits.maximumLineLength, specials == 0, contentEnd - lineStart >= 2,
-                p[lineStart].isLowercaseLetter, p[lineStart + 1] == ASCII.equals
+            start = stop &+ 1
+            let length = contentEnd &- lineStart
+            if length == 0 { continue }
+            guard length <= maximumLineLength, length >= 2, p[lineStart].isLowercaseLetter,
+                p[lineStart &+ 1] == ASCII.equals
             else { return false }
             let type = p[lineStart]
-            let value = (lineStart + 2)..<contentEnd
+            let value = Range(uncheckedBounds: (lineStart &+ 2, contentEnd))
             attributeKind = .other
             attributeNameLength = 0
             guard hasVersion || type == UInt8(ascii: "v"), take(type, value, p) else { return false }
             lines.append(
                 WireStorage.Line(
                     type: type, kind: attributeKind, nameLength: attributeNameLength,
-                    start: UInt32(value.lowerBound), end: UInt32(value.upperBound)))
+                    start: UInt32(truncatingIfNeeded: value.lowerBound),
+                    end: UInt32(truncatingIfNeeded: value.upperBound)))
         }
         return hasVersion && hasOrigin && hasSessionName && !sectionNeedsConnection
     }
@@ -257,10 +269,12 @@ private struct WireScan {
             } else if count == 2 {
                 guard let value = portValue(p, field) else { return nil }
                 port = value
+            } else if count == 4 {
+                // The formats past the first need only be fields.
+                return fields.restIsValid() ? port : nil
             }
         }
-        guard fields.isValid, count >= 4 else { return nil }
-        return port
+        return nil
     }
 
     /// `<port>` or `<port>/<count>`, the port in 0...65535 and the count in 1...65535.
