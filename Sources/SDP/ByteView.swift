@@ -50,12 +50,7 @@ extension UnsafeBufferPointer<UInt8> {
     func equals(_ range: Range<Int>, ignoringCase text: StaticString) -> Bool {
         guard range.count == text.utf8CodeUnitCount else { return false }
         return text.withUTF8Buffer { other in
-            var j = 0
-            for i in range {
-                guard self[i].lowercasedASCII == other[j].lowercasedASCII else { return false }
-                j += 1
-            }
-            return true
+            matches(range, other) { $0.lowercasedASCII }
         }
     }
 
@@ -65,12 +60,7 @@ extension UnsafeBufferPointer<UInt8> {
         guard range.count == utf8.count else { return false }
         // Byte by byte over the string's own storage (the generic `elementsEqual` costs several times more).
         let compared = utf8.withContiguousStorageIfAvailable { other in
-            var j = 0
-            for i in range {
-                guard self[i] == other[j] else { return false }
-                j += 1
-            }
-            return true
+            matches(range, other) { $0 }
         }
         return compared ?? utf8.elementsEqual(UnsafeBufferPointer(rebasing: self[range]))
     }
@@ -80,12 +70,7 @@ extension UnsafeBufferPointer<UInt8> {
         let utf8 = text.utf8
         guard range.count == utf8.count else { return false }
         let compared = utf8.withContiguousStorageIfAvailable { other in
-            var j = 0
-            for i in range {
-                guard self[i].lowercasedASCII == other[j].lowercasedASCII else { return false }
-                j += 1
-            }
-            return true
+            matches(range, other) { $0.lowercasedASCII }
         }
         if let compared { return compared }
         var i = range.lowerBound
@@ -100,13 +85,22 @@ extension UnsafeBufferPointer<UInt8> {
     func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
         guard range.count == text.utf8CodeUnitCount else { return false }
         return text.withUTF8Buffer { other in
-            var j = 0
-            for i in range {
-                guard self[i] == other[j] else { return false }
-                j += 1
-            }
-            return true
+            matches(range, other) { $0 }
         }
+    }
+
+    /// Whether `self[range]` holds `other`'s bytes (as many as the range), each byte passed through `fold`
+    /// on both sides first.
+    @inline(__always)
+    private func matches(
+        _ range: Range<Int>, _ other: UnsafeBufferPointer<UInt8>, folding fold: (UInt8) -> UInt8
+    ) -> Bool {
+        var j = 0
+        for i in range {
+            guard fold(self[i]) == fold(other[j]) else { return false }
+            j += 1
+        }
+        return true
     }
 
     /// The index of the first `byte` in `range`, or `range.upperBound`.
