@@ -97,6 +97,17 @@ enum LoadCommand {
             }
             return min(calls, Int(started) + 1)
         }
+
+        /// Start requests the scheduler may have waiting for the provider's loop at once: 10 ms of the rate
+        /// at least 16. A loop that falls behind then gets no more new calls until it has taken these, so
+        /// a generator past its own capacity runs slower instead of burying its loop under requests while
+        /// its socket buffers overflow (the calls still due start as soon as it catches up).
+        var maximumQueued: Int { max(16, Int(rate * 0.01)) }
+
+        /// How many calls to start now: those due and not started, within `--concurrent` and the queue bound.
+        func allowed(due: Int, started: Int, live: Int, queued: Int) -> Int {
+            max(0, min(due - started, concurrent - live, maximumQueued - queued))
+        }
     }
 
     /// What happened so far; shared between the scheduler and the delegate queue.
@@ -135,6 +146,8 @@ enum LoadCommand {
     final class State: Sendable {
         let tally = Mutex(Tally())
         let wake = DispatchSemaphore(value: 0)
+        /// Start requests handed to the provider that its loop has not taken yet.
+        let queued = Atomic<Int>(0)
     }
 
     static func run(_ arguments: [String], io: CommandIO, environment: [String: String]) -> Int32 {
@@ -199,8 +212,10 @@ enum LoadCommand {
             let now = ContinuousClock.now
             let elapsed = seconds(now - begin)
             let due = plan.due(after: elapsed)
+            let queued = state.queued.load(ordering: .relaxed)
             let toStart = state.tally.withLock { tally -> Int in
-                let allowed = max(0, min(due - tally.started, plan.concurrent - tally.live.count))
+                let allowed = plan.allowed(
+                    due: due, started: tally.started, live: tally.live.count, queued: queued)
                 tally.started += allowed
                 return allowed
             }
@@ -261,8 +276,11 @@ enum LoadCommand {
         }
         let action = StartCallAction(
             call: uuid, handle: Handle(type: .generic, value: plan.target), account: harness.accountID)
-        // The completion only tallies a refusal: it runs on the provider's loop, not by way of the queue.
+        // The completion runs on the provider's loop, not by way of the queue: it marks the request taken
+        // and tallies a refusal.
+        state.queued.add(1, ordering: .relaxed)
         harness.controller.requestCompletingOnLoop(CallTransaction(action: action)) { error in
+            state.queued.subtract(1, ordering: .relaxed)
             guard let error else { return }
             state.tally.withLock { tally in
                 guard tally.live.remove(uuid) != nil else { return }

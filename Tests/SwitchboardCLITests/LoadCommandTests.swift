@@ -54,6 +54,24 @@ struct LoadCommandTests {
         #expect(plan.due(after: 100) == 1000)
     }
 
+    @Test func startsWaitForALoopThatFellBehind() throws {
+        let plan = try LoadCommand.Plan(
+            AccountOptions(values: ["rate": "8000", "calls": "100000", "concurrent": "500"]), target: "x")
+        #expect(plan.maximumQueued == 80)  // 10 ms of the rate
+        // A loop keeping up: all that is due starts.
+        #expect(plan.allowed(due: 40, started: 0, live: 0, queued: 0) == 40)
+        // A loop that has not taken the last 70 requests gets 10 more at most, then none.
+        #expect(plan.allowed(due: 400, started: 70, live: 70, queued: 70) == 10)
+        #expect(plan.allowed(due: 400, started: 80, live: 80, queued: 80) == 0)
+        // Once it took them, the calls still due start (up to the bound), within --concurrent.
+        #expect(plan.allowed(due: 400, started: 80, live: 80, queued: 0) == 80)
+        #expect(plan.allowed(due: 400, started: 380, live: 450, queued: 0) == 20)
+        #expect(plan.allowed(due: 400, started: 400, live: 10, queued: 0) == 0)
+        // A slow rate still lets a few wait at once.
+        let slow = try LoadCommand.Plan(AccountOptions(values: ["rate": "10"]), target: "x")
+        #expect(slow.maximumQueued == 16)
+    }
+
     @Test func aShortRunAgainstAnswerCountsItsCallsExactly() async throws {
         let answer = try await InProcessAnswer.start([
             "--listen", "127.0.0.1:0", "--auto-answer", "--quiet", "--count", "12", "--rtp-ports", "18200-18299",
