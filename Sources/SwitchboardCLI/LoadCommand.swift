@@ -182,7 +182,8 @@ enum LoadCommand {
                     registers: registers, defaultListen: nil, target: plan.target,
                     minimumCallLimit: plan.concurrent), io: io,
                 printer: printer,
-                delegate: LoadDelegate(state: state, duration: plan.duration, controller: { harnessSlot.wait() }))
+                delegate: LoadDelegate(
+                    state: state, duration: plan.duration, calls: plan.calls, controller: { harnessSlot.wait() }))
         } catch {
             switch error {
             case .usage(let usage):
@@ -282,13 +283,14 @@ enum LoadCommand {
         harness.controller.requestCompletingOnLoop(CallTransaction(action: action)) { error in
             state.queued.subtract(1, ordering: .relaxed)
             guard let error else { return }
-            state.tally.withLock { tally in
-                guard tally.live.remove(uuid) != nil else { return }
+            let isLast = state.tally.withLock { tally -> Bool in
+                guard tally.live.remove(uuid) != nil else { return false }
                 tally.ended += 1
                 tally.failed += 1
                 tally.failures["refused(\(error))", default: 0] += 1
+                return tally.ended >= plan.calls
             }
-            state.wake.signal()
+            if isLast { state.wake.signal() }
         }
         if let media { harness.provider.setAudio(media.audio(callNumber: number), for: uuid) }
     }
@@ -299,11 +301,16 @@ enum LoadCommand {
     final class LoadDelegate: CallProviderEventRelay {
         let state: State
         let duration: Double
+        /// The run's calls in all: the scheduler is woken when the last one ends.
+        let calls: Int
         let controller: @Sendable () -> CallController?
 
-        init(state: State, duration: Double, controller: @escaping @Sendable () -> CallController?) {
+        init(
+            state: State, duration: Double, calls: Int, controller: @escaping @Sendable () -> CallController?
+        ) {
             self.state = state
             self.duration = duration
+            self.calls = calls
             self.controller = controller
         }
 
@@ -351,16 +358,18 @@ enum LoadCommand {
         func provider(_ provider: CallProvider, call: Call, didEndWith details: CallEndDetails) {
             let wasConnected = call.connectedAt != nil
             let uuid = call.uuid
-            state.tally.withLock { tally in
-                guard tally.live.remove(uuid) != nil else { return }
+            let isLast = state.tally.withLock { tally -> Bool in
+                guard tally.live.remove(uuid) != nil else { return false }
                 tally.startedAt[uuid] = nil
                 tally.ended += 1
                 if !wasConnected {
                     tally.failed += 1
                     tally.failures[details.statusCode.map(String.init) ?? details.reason.rawValue, default: 0] += 1
                 }
+                return tally.ended >= calls
             }
-            state.wake.signal()
+            // The scheduler looks every 5 ms anyway: woken at each end, it would run once per call.
+            if isLast { state.wake.signal() }
         }
     }
 }
