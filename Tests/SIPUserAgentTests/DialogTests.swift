@@ -104,6 +104,30 @@ import Testing
         #expect(dialog.id.remoteTag == "r")
     }
 
+    /// A request's From and To are written from the kept bytes with `;tag=` appended: byte for byte what setting
+    /// the tag on the address read back writes, for every form an address is kept in and every kind of tag.
+    @Test(arguments: [
+        "Alice <sip:alice@example.com>;tag=abc", "<sip:alice@example.com>;TAG=abc", "<sip:alice@example.com> ;tag=abc",
+        "<sip:alice@example.com>;tag=abc;x=1", "<sip:alice@example.com>;x=1;tag=abc", "<sip:alice@example.com>;tag",
+        "sip:alice@example.com;tag=abc", "sip:alice@example.com", "\"A \\\"B\\\"\" <sip:alice@example.com>",
+        "<tel:+15551234567>;tag=t", "Bob  Smith <sip:bob@example.com;transport=tcp>;x", "<sip:a@b>;x=\"q;tag=1\"",
+    ])
+    func requestsCarryTheAddressesWithTheirTags(text: String) throws {
+        let address = try NameAddress(text)
+        for (localTag, remoteTag) in [("l-1.x", "r_2~'`"), ("l", ""), ("bad tag", "r"), ("l", "quo\"ted"), ("", "r")] {
+            var dialog = Dialog(
+                id: DialogID(callID: "c", localTag: localTag, remoteTag: remoteTag), state: .confirmed,
+                localAddress: address, remoteAddress: address, remoteTarget: try URI("sip:t@example.com"))
+            let request = dialog.makeRequest(.bye)
+            var from = dialog.localAddress
+            from.tag = localTag
+            var to = dialog.remoteAddress
+            if !remoteTag.isEmpty { to.tag = remoteTag }
+            #expect(request.headerFields[.from] == from.description, "\(text) \(localTag)")
+            #expect(request.headerFields[.to] == to.description, "\(text) \(remoteTag)")
+        }
+    }
+
     @Test func keptAddressesCompareAsAddressesNotAsBytes() throws {
         func dialog(_ local: String) throws -> Dialog {
             Dialog(

@@ -71,8 +71,12 @@ struct DialogAddresses: Sendable, Hashable {
         self.bytes = bytes
     }
 
-    var local: NameAddress { Self.address(bytes[..<Int(remoteStart)]) }
-    var remote: NameAddress { Self.address(bytes[Int(remoteStart)..<Int(tagStart)]) }
+    var local: NameAddress { Self.address(localBytes) }
+    var remote: NameAddress { Self.address(remoteBytes) }
+    /// The local address's bytes, without tag: an address's whole value as it was received or built.
+    var localBytes: ArraySlice<UInt8> { bytes[..<Int(remoteStart)] }
+    /// The remote address's bytes, without tag.
+    var remoteBytes: ArraySlice<UInt8> { bytes[Int(remoteStart)..<Int(tagStart)] }
     /// The remote tag's bytes, in this array; `nil` if it could not be placed (offsets beyond 32 bits).
     var remoteTag: TagBytes? { TagBytes(bytes, Int(tagStart)..<Int(targetStart)) }
 

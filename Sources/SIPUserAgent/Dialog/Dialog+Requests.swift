@@ -50,15 +50,76 @@ extension Dialog {
         var fields = SIPFields()
         for hop in route { fields.append(.route, hop) }
         fields.append(.maxForwards, 70)
-        var from = localAddress
-        from.tag = id.localTag
-        fields.append(.from, from)
-        var to = remoteAddress
-        if !id.remoteTag.isEmpty { to.tag = id.remoteTag }
-        fields.append(.to, to)
+        // A kept address is a whole value without tag, so setting a token tag on it appends `;tag=` and the
+        // tag to its bytes: written so, without parsing the address back. Any other tag the general way.
+        if let from = TaggedAddress(addresses.localBytes, tag: id.localTag) {
+            fields.append(.from, from)
+        } else {
+            var from = localAddress
+            from.tag = id.localTag
+            fields.append(.from, from)
+        }
+        if let to = TaggedAddress(addresses.remoteBytes, tag: id.remoteTag, optional: true) {
+            fields.append(.to, to)
+        } else {
+            var to = remoteAddress
+            if !id.remoteTag.isEmpty { to.tag = id.remoteTag }
+            fields.append(.to, to)
+        }
         fields.append(.callID, id.callID)
         fields.append(.cseq, CSeq(sequenceNumber, method))
         return SIPRequest(method: method, uri: uri, headerFields: fields)
+    }
+}
+
+/// A dialog's address as its kept bytes followed by `;tag=` and a tag: what `NameAddress.tag`'s setter
+/// writes for such an address when the tag is a non-empty token.
+struct TaggedAddress: SIPHeaderEncodable {
+    let address: ArraySlice<UInt8>
+    let tag: String
+
+    /// `nil` when the tag is not a token (or empty, unless `optional`: then the address goes alone), or the
+    /// bytes do not look like a whole value (white space at either end): those take the general way.
+    init?(_ address: ArraySlice<UInt8>, tag: String, optional: Bool = false) {
+        guard let first = address.first, let last = address.last, !Self.isSpace(first), !Self.isSpace(last),
+            tag.isEmpty ? optional : Self.isToken(tag)
+        else { return nil }
+        self.address = address
+        self.tag = tag
+    }
+
+    func serialize(into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: address)
+        guard !tag.isEmpty else { return }
+        buffer.append(contentsOf: ";tag=".utf8)
+        if tag.utf8.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
+            buffer.append(contentsOf: tag.utf8)
+        }
+    }
+
+    private static func isToken(_ tag: String) -> Bool {
+        tag.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !isTokenByte(byte) { return false }
+            return true
+        } ?? tag.utf8.allSatisfy(isTokenByte)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// RFC 3261 `token`: alphanumerics and `-.!%*_+`'~`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "%"), UInt8(ascii: "*"),
+            UInt8(ascii: "_"), UInt8(ascii: "+"), UInt8(ascii: "`"), UInt8(ascii: "'"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 }
 
