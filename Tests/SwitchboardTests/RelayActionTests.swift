@@ -48,6 +48,18 @@ struct RelayActionTests {
     }
 
     /// A relay that names the kinds it hears is handed only those.
+    /// The filter keeps the named kinds as bits: every kind has a bit of its own, and a filter passes exactly
+    /// the kinds it was given.
+    @Test func everyKindHasABitOfItsOwn() {
+        let kinds = CallProviderEvent.Kind.allCases
+        #expect(Set(kinds.map(\.bit)).count == kinds.count)
+        #expect(kinds.allSatisfy { $0.bit.nonzeroBitCount == 1 })
+        let named: Set<CallProviderEvent.Kind> = [.connected, .ended, .registration]
+        let filter = RelayFilter(skipsActions: false, kinds: named)
+        for kind in kinds { #expect(((filter.kinds ?? 0) & kind.bit != 0) == named.contains(kind), "\(kind)") }
+        #expect(RelayFilter(skipsActions: false, kinds: nil).isEmpty)
+    }
+
     @Test func aRelayHearsOnlyTheKindsItNames() async throws {
         let pair = try ProviderPair()
         defer { pair.close() }

@@ -226,14 +226,32 @@ final class EventOutlet: Sendable {
 /// that itself, on the loop), and the kinds it does not name.
 struct RelayFilter: Sendable {
     var skipsActions = false
-    var kinds: Set<CallProviderEvent.Kind>?
+    /// The kinds relayed, as their bits (`Kind.bit`): a test per event instead of hashing the kind's name.
+    /// `nil`: every kind.
+    var kinds: UInt64?
+
+    init() {}
+
+    init(skipsActions: Bool, kinds: Set<CallProviderEvent.Kind>?) {
+        self.skipsActions = skipsActions
+        self.kinds = kinds.map { $0.reduce(0) { $0 | $1.bit } }
+    }
 
     var isEmpty: Bool { !skipsActions && kinds == nil }
 
     func passes(_ event: CallProviderEvent) -> Bool {
         if skipsActions, event.isAction { return false }
-        if let kinds, !kinds.contains(event.kind) { return false }
+        if let kinds, kinds & event.kind.bit == 0 { return false }
         return true
+    }
+}
+
+extension CallProviderEvent.Kind {
+    /// The kind's bit in a mask of kinds: one bit per code. A code is an enum without payloads, stored as its
+    /// index in declaration order (one byte for up to 256 codes); the mask has room for 64.
+    var bit: UInt64 {
+        let index = withUnsafeBytes(of: code) { $0.first ?? 0 }
+        return 1 << UInt64(index & 63)
     }
 }
 
