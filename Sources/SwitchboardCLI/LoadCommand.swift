@@ -318,6 +318,10 @@ enum LoadCommand {
 
         var relayedKinds: Set<CallProviderEvent.Kind>? { [.registration, .connected, .ended] }
 
+        /// The callbacks only tally under a lock, signal a semaphore and post requests: they never block, so
+        /// they run on the provider's loop as it emits them, with no hop to a queue's thread per batch.
+        var hearsOnEmittingThread: Bool { true }
+
         /// The callback of the event's kind, as the provider would have called it.
         func provider(_ provider: CallProvider, relay event: CallProviderEvent) {
             event.deliver(to: self, from: provider)

@@ -5,18 +5,30 @@ import Testing
 
 @testable import Switchboard
 
+/// The name of the queue a test's code runs on, where it set one.
+private let queueName = DispatchSpecificKey<String>()
+
 /// A relay that says it fulfils every action, and records what it hears without fulfilling anything.
 private final class FulfillingRelay: CallProviderEventRelay {
     let relayed = Mutex<[CallProviderEvent]>([])
     let kinds: Set<CallProviderEvent.Kind>?
 
-    init(kinds: Set<CallProviderEvent.Kind>? = nil) { self.kinds = kinds }
+    let onEmittingThread: Bool
+    /// The threads the events were heard on.
+    let threads = Mutex<[String]>([])
+
+    init(kinds: Set<CallProviderEvent.Kind>? = nil, onEmittingThread: Bool = false) {
+        self.kinds = kinds
+        self.onEmittingThread = onEmittingThread
+    }
 
     var fulfillsActions: Bool { true }
     var relayedKinds: Set<CallProviderEvent.Kind>? { kinds }
+    var hearsOnEmittingThread: Bool { onEmittingThread }
 
     func provider(_ provider: CallProvider, relay event: CallProviderEvent) {
         relayed.withLock { $0.append(event) }
+        threads.withLock { $0.append(DispatchQueue.getSpecific(key: queueName) ?? "?") }
     }
     func providerDidReset(_ provider: CallProvider) {}
 
@@ -101,5 +113,33 @@ struct RelayActionTests {
         outlet.deliver([.event(.didReset)], from: pair.bob)
         outlet.drain(timeout: .now() + 5)
         #expect(relay.relayed.withLock { $0.count } == 2)
+    }
+
+    /// A relay that hears on the emitting thread is handed its kinds there and then, in order, before
+    /// `deliver` returns; blocks still go to their queues.
+    @Test func aRelayOnTheEmittingThreadHearsItsKindsBeforeDeliverReturns() throws {
+        let pair = try ProviderPair()
+        defer { pair.close() }
+        let outlet = EventOutlet()
+        let relay = FulfillingRelay(kinds: [.didBegin], onEmittingThread: true)
+        let delegateQueue = DispatchQueue(label: "relay-test.delegate")
+        outlet.setDelegate(relay, queue: delegateQueue)
+        let ran = Mutex(false)
+        let emitter = DispatchQueue(label: "relay-test.emitter")
+        emitter.setSpecific(key: queueName, value: "emitter")
+        delegateQueue.setSpecific(key: queueName, value: "delegate")
+        emitter.sync {
+            outlet.deliver(
+                [
+                    .event(.didReset), .event(.didBegin), .block(delegateQueue) { ran.withLock { $0 = true } },
+                    .event(.didBegin),
+                ],
+                from: pair.bob)
+            // Heard already, on this thread, without the delegate queue.
+            #expect(relay.relayed.withLock { $0.map(\.kind) } == [.didBegin, .didBegin])
+        }
+        #expect(relay.threads.withLock { $0 } == ["emitter", "emitter"])
+        delegateQueue.sync {}
+        #expect(ran.withLock { $0 })
     }
 }

@@ -36,7 +36,8 @@ final class EventOutlet: Sendable {
             $0.delegate = delegate
             $0.relay = delegate as? any CallProviderEventRelay
             $0.relayFilter = RelayFilter(
-                skipsActions: $0.relay?.fulfillsActions == true, kinds: $0.relay?.relayedKinds)
+                skipsActions: $0.relay?.fulfillsActions == true, kinds: $0.relay?.relayedKinds,
+                onEmittingThread: $0.relay?.hearsOnEmittingThread == true)
             $0.queue = queue ?? DispatchQueue(label: "switchboard.provider.delegate")
         }
     }
@@ -127,6 +128,10 @@ final class EventOutlet: Sendable {
                 loop, batch, delegate: delegate, relay: relay, filter: filter, streams: streams, provider: provider)
             return
         }
+        if filter.onEmittingThread {
+            Self.handOver(batch, relay: relay, filter: filter, streams: streams, provider: provider)
+            return
+        }
         var run: [Delivery] = []
         run.reserveCapacity(batch.count)
         var runQueue: DispatchQueue?
@@ -172,6 +177,24 @@ final class EventOutlet: Sendable {
                 Self.perform(
                     work.items, delegate: work.delegate, relay: work.relay, filter: work.filter,
                     provider: work.provider)
+            }
+        }
+    }
+
+    /// Hands a batch's events to a relay that hears them on the emitting thread, in order, there and then;
+    /// blocks still go to their queues.
+    private static func handOver(
+        _ batch: [Delivery], relay: (any CallProviderEventRelay)?, filter: RelayFilter,
+        streams: [AsyncStream<CallProviderEvent>.Continuation], provider: CallProvider?
+    ) {
+        for item in batch {
+            switch item {
+            case .event(let event):
+                for stream in streams { stream.yield(event) }
+                guard let relay, let provider, filter.passes(event) else { continue }
+                relay.provider(provider, relay: event)
+            case .block(let queue, let body):
+                queue.async(execute: body)
             }
         }
     }
@@ -229,12 +252,15 @@ struct RelayFilter: Sendable {
     /// The kinds relayed, as their bits (`Kind.bit`): a test per event instead of hashing the kind's name.
     /// `nil`: every kind.
     var kinds: UInt64?
+    /// The relay hears its events on the thread that emits them, not on its queue.
+    var onEmittingThread = false
 
     init() {}
 
-    init(skipsActions: Bool, kinds: Set<CallProviderEvent.Kind>?) {
+    init(skipsActions: Bool, kinds: Set<CallProviderEvent.Kind>?, onEmittingThread: Bool = false) {
         self.skipsActions = skipsActions
         self.kinds = kinds.map { $0.reduce(0) { $0 | $1.bit } }
+        self.onEmittingThread = onEmittingThread
     }
 
     var isEmpty: Bool { !skipsActions && kinds == nil }
@@ -280,6 +306,12 @@ package protocol CallProviderEventRelay: CallProviderDelegate {
     /// The kinds of event the relay hears (`nil`, the default: every kind). It is handed no other, so a
     /// batch of events it would ignore costs no trip to its queue.
     var relayedKinds: Set<CallProviderEvent.Kind>? { get }
+
+    /// Whether the relay hears its events on the thread that emits them (the provider's loop, or the thread
+    /// that invalidates the provider) instead of on its queue (false by default): for a relay that only
+    /// records what it hears and never blocks, it saves a trip to the queue's thread per batch. Completion
+    /// blocks still run on their queues.
+    var hearsOnEmittingThread: Bool { get }
 }
 
 extension CallProviderEventRelay {
@@ -288,4 +320,7 @@ extension CallProviderEventRelay {
 
     /// Every kind is relayed.
     package var relayedKinds: Set<CallProviderEvent.Kind>? { nil }
+
+    /// Events go to the relay's queue.
+    package var hearsOnEmittingThread: Bool { false }
 }
