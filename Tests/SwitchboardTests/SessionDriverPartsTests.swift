@@ -199,17 +199,20 @@ struct SessionDriverPartsTests {
             referredBy: try NameAddress("<sip:carol@example.com>"))
         let local = try #require(SocketAddress(ip: "10.0.0.1", port: 5060))
         let call = SessionSetup.outgoingCall(
-            request, requestURI: target, callID: "c1", localTag: "t1", initialSequence: 7, local: local)
+            request, requestURI: target, callID: "c1", localTag: "t1", initialSequence: 7,
+            from: try #require(request.from))
         #expect(call.from.description == "\"Alice\" <sip:alice@example.com>")
         #expect(call.to.uri.description == "sip:bob@example.com")
         #expect(call.routeSet.map(\.uri.description) == ["sip:proxy.example.com;lr"])
         #expect(call.headers.map(\.name) == [.subject, .referredBy])
         #expect(call.initialSequence == 7)
         request.from = nil
+        request.displayName = nil
         #expect(request.contactUser == "switchboard")
         let anonymous = SessionSetup.outgoingCall(
-            request, requestURI: target, callID: "c1", localTag: "t1", initialSequence: 1, local: local)
-        #expect(anonymous.from.uri.description == "sip:switchboard@10.0.0.1")
+            request, requestURI: target, callID: "c1", localTag: "t1", initialSequence: 1,
+            from: SIPURI(user: request.contactUser, host: HopResolver.host(local)))
+        #expect(anonymous.from.description == "<sip:switchboard@10.0.0.1>")
     }
 
     @Test func routeSetsAndCalleesAreWrittenOneWay() throws {

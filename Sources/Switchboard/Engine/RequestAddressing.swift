@@ -5,7 +5,7 @@ extension NameAddress {
     /// carries the transport's form, `TransportForm`). Pure.
     static func callee(_ uri: URI) -> NameAddress {
         guard case .sip(var sip) = uri else { return NameAddress(uri: uri) }
-        sip.parameters = Parameters()
+        if !sip.parameters.isEmpty { sip.parameters = Parameters() }
         return NameAddress(uri: .sip(sip))
     }
 }

@@ -42,6 +42,8 @@ final class SessionDriver {
     private let sender: SessionSender
     private let responder: OutsideDialogResponder
     private var flowObserver: Int?
+    /// `localURI(user:_:)`'s last result.
+    private var lastLocalURI: (user: String?, local: SocketAddress, uri: SIPURI)?
     /// Set once, read (a load) on the loop: no run-time exclusivity checks.
     @exclusivity(unchecked) weak var delegate: (any SessionDriverDelegate)? {
         didSet { wire() }
@@ -152,6 +154,15 @@ final class SessionDriver {
         return (key, callID)
     }
 
+    /// The From URI of a call without an address of record: the Contact user at the local address. The last
+    /// one is kept, so that a run of calls from one address does not format and parse the address each time.
+    private func localURI(user: String?, _ local: SocketAddress) -> SIPURI {
+        if let last = lastLocalURI, last.user == user, last.local == local { return last.uri }
+        let uri = SIPURI(user: user, host: HopResolver.host(local))
+        lastLocalURI = (user, local, uri)
+        return uri
+    }
+
     private func begin(
         _ key: SessionKey, _ entry: SessionEntry, _ request: OutgoingRequest, target: URI, callID: String,
         toward destination: Destination
@@ -163,7 +174,8 @@ final class SessionDriver {
         let tag = core.makeTag()
         let call = SessionSetup.outgoingCall(
             request, requestURI: target, callID: callID, localTag: tag,
-            initialSequence: UInt32.random(in: 1...0x7FFF, using: &generator), local: local)
+            initialSequence: UInt32.random(in: 1...0x7FFF, using: &generator),
+            from: request.from ?? localURI(user: request.contactUser, local))
         let authenticator = request.credentials.map { DigestAuthenticator(credentials: $0) }
         let opening = setup.openMedia(key, local.host, .outgoing(request.ice))
         var configuration = setup.configuration(contactUser: request.contactUser, local: local, destination)

@@ -209,11 +209,10 @@ struct SessionSetup {
     /// and Referred-By of a transfer included). Pure.
     static func outgoingCall(
         _ request: OutgoingRequest, requestURI: URI, callID: String, localTag: String, initialSequence: UInt32,
-        local: SocketAddress
+        from fromURI: SIPURI
     ) -> OutgoingCall {
-        let fromURI = request.from ?? SIPURI(user: request.contactUser, host: HopResolver.host(local))
-        var from = NameAddress(uri: .sip(fromURI))
-        from.displayName = request.displayName
+        // Built with its display name at once: setting it afterwards would build the address twice.
+        let from = NameAddress(displayName: request.displayName, uri: .sip(fromURI))
         var headers = request.headers
         if let replaces = request.replaces { headers.append(SIPField(name: .replaces, value: replaces.description)) }
         if let referredBy = request.referredBy {
