@@ -63,6 +63,28 @@ struct HostFastPathTests {
         #expect(taken > 0)
     }
 
+    /// `readUsualHost` (the Via reader's) gives what `readHost` gives, and leaves the scanner where it does, on
+    /// usual hosts and on those it leaves to `readHost`.
+    @Test(
+        arguments: [
+            "192.0.2.10:5060", "example.com;branch=z9hG4bK", "[2001:db8::1]:5060", "example.com.", "-a.com", "1.2.3.4a",
+            "", "256.1.1.1", "a..b",
+        ])
+    func readUsualHostIsReadHost(text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            withUnsafePointer(to: bytes) { owner in
+                var usual = ByteScanner(buffer, owner: owner, 0..<buffer.count)
+                var general = usual
+                let a = usual.readUsualHost()
+                let b = general.readHost()
+                #expect(a?.span == b?.span)
+                #expect(a?.kind == b?.kind)
+                #expect(usual.index == general.index)
+            }
+        }
+    }
+
     /// A hostname of more than 255 bytes is left to `readHost`, which rejects it.
     @Test func overlongHostname() {
         let long =
