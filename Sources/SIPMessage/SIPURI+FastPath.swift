@@ -67,9 +67,19 @@ extension SIPURI {
             if MessageParser.find(ASCII.at, in: bytes, from: userEnd, to: uriEnd) != nil { return nil }
         }
         if inAngleBrackets, i < end, bytes[i] == ASCII.leftBracket { return nil }
-        var scanner = ByteScanner(bytes, owner: owner, i..<end)
-        guard let (host, hostKind) = scanner.readHost() else { return nil }
-        i = scanner.index
+        let host: ByteRange
+        let hostKind: SIPHost.Kind
+        if let (hostEnd, kind) = SIPHost.fastHost(bytes, from: i, to: end) {
+            host = ByteRange(start: i, end: hostEnd)
+            hostKind = kind
+            i = hostEnd
+        } else {
+            var scanner = ByteScanner(bytes, owner: owner, i..<end)
+            guard let (span, kind) = scanner.readHost() else { return nil }
+            host = span
+            hostKind = kind
+            i = scanner.index
+        }
         var port: UInt16?
         if i < end, bytes[i] == ASCII.colon {
             guard let (digitsEnd, value) = readDecimal(bytes, from: i &+ 1, to: end, maxDigits: 5, limit: 65535) else {

@@ -26,7 +26,7 @@ extension Via {
         var i = transportEnd
         while i < end, bytes[i] == ASCII.space || bytes[i] == ASCII.tab { i &+= 1 }
         var hostScanner = ByteScanner(bytes, owner: scanner.ownerPointer, i..<end)
-        guard let (host, hostKind) = hostScanner.readHost() else { return nil }
+        guard let (host, hostKind) = hostScanner.readUsualHost() else { return nil }
         i = hostScanner.index
         var port: UInt16?
         if i < end {
