@@ -59,8 +59,9 @@ extension SIPFields {
     /// Whether the first field named `name` holds `value`, byte for byte (a Call-ID compared without making a
     /// string of it).
     package func firstValue(of name: SIPField.Name, is value: String) -> Bool {
-        guard let index = firstIndex(of: name) else { return false }
-        let range = entries[index].valueRange
+        // A known name (the usual Call-ID) found by id alone.
+        let found = name.known.map { firstEntry($0) } ?? firstIndex(of: name).map { entries[$0] }
+        guard let range = found?.valueRange else { return false }
         var value = value
         return value.withUTF8 { wanted in
             storage.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[range]).hasSameBytes(as: wanted) }

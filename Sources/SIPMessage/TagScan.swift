@@ -115,6 +115,42 @@ package enum TagScan: Equatable, Sendable {
             && field(of: fields, at: fields.entries[from].valueRange, hasTagBytes: fromTag)
     }
 
+    /// `body` given the bytes of the first Call-ID and of the one To and the one From of `fields`, found in
+    /// one pass; `nil` when there is no Call-ID, or not exactly one To and one From (what `fields(_:callID:...)`
+    /// looks at, for a caller that compares the values whole).
+    package static func dialogValues<R>(
+        of fields: SIPFields,
+        _ body: (
+            _ callID: UnsafeBufferPointer<UInt8>, _ to: UnsafeBufferPointer<UInt8>, _ from: UnsafeBufferPointer<UInt8>
+        ) -> R
+    ) -> R? {
+        var callIDIndex = -1
+        var to = -1
+        var from = -1
+        for (index, entry) in fields.entries.enumerated() {
+            switch entry.id {
+            case KnownHeader.callID.rawValue:
+                if callIDIndex < 0 { callIDIndex = index }
+            case KnownHeader.to.rawValue:
+                guard to < 0 else { return nil }
+                to = index
+            case KnownHeader.from.rawValue:
+                guard from < 0 else { return nil }
+                from = index
+            default: continue
+            }
+        }
+        guard callIDIndex >= 0, to >= 0, from >= 0 else { return nil }
+        let ranges = (
+            fields.entries[callIDIndex].valueRange, fields.entries[to].valueRange, fields.entries[from].valueRange
+        )
+        return fields.storage.withUnsafeBufferPointer { storage in
+            body(
+                UnsafeBufferPointer(rebasing: storage[ranges.0]), UnsafeBufferPointer(rebasing: storage[ranges.1]),
+                UnsafeBufferPointer(rebasing: storage[ranges.2]))
+        }
+    }
+
     private static func field(
         of fields: SIPFields, at range: Range<Int>, hasTagBytes tag: UnsafeBufferPointer<UInt8>
     ) -> Bool {

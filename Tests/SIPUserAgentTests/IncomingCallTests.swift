@@ -387,6 +387,77 @@ import Testing
         #expect(actions.responses.map(\.statusCode) == [status])
     }
 
+    @Test(
+        "an in-dialog request spelling To and From as the dialog's first messages did is matched by their bytes",
+        arguments: [
+            (
+                "From: Alice <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=btag",
+                "incoming-1", 200
+            ),
+            (
+                "From: Alice <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=btag",
+                "incoming-2", 481
+            ),
+            (
+                "From: Alice <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=btagx",
+                "incoming-1", 481
+            ),
+            (
+                "From: Alice <sip:alice@atlanta.example>;tag=atagx", "To: <sip:bob@biloxi.example>;tag=btag",
+                "incoming-1", 481
+            ),
+            (
+                "From: Alice <sip:alice@atlanta.example>;tag=ata", "To: <sip:bob@biloxi.example>;tag=btag",
+                "incoming-1", 481
+            ),
+            (
+                "From: Alice <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>;tag=bta",
+                "incoming-1", 481
+            ),
+            // A repeated From is not compared as bytes: the general way reads the first.
+            (
+                "From: Alice <sip:alice@atlanta.example>;tag=atag\nFrom: Alice <sip:alice@atlanta.example>;tag=atag",
+                "To: <sip:bob@biloxi.example>;tag=btag", "incoming-1", 200
+            ),
+        ])
+    func inDialogRequestsSpelledAsTheInviteAreMatched(from: String, to: String, callID: String, status: Int) throws {
+        var (session, _) = try incoming()
+        _ = session.answer()
+        let info = try request(
+            """
+            INFO sip:bob@192.0.2.20 SIP/2.0
+            Via: SIP/2.0/UDP 192.0.2.10;branch=z9hG4bKi1
+            \(from)
+            \(to)
+            Call-ID: \(callID)
+            CSeq: 6 INFO
+
+
+            """)
+        let actions = session.receiveRequest(info, transaction: ServerTransactionToken(rawValue: 2))
+        #expect(actions.responses.map(\.statusCode) == [status])
+    }
+
+    @Test("a peer without a From tag is not matched by an empty one spelled after its address")
+    func emptyRemoteTagIsNotSpelledOut() throws {
+        var (session, _) = try incoming(
+            IncomingCallTests.invite.replacing(";tag=atag\n", with: "\n"))
+        _ = session.answer()
+        let info = try request(
+            """
+            INFO sip:bob@192.0.2.20 SIP/2.0
+            Via: SIP/2.0/UDP 192.0.2.10;branch=z9hG4bKi1
+            From: Alice <sip:alice@atlanta.example>;tag=
+            To: <sip:bob@biloxi.example>;tag=btag
+            Call-ID: incoming-1
+            CSeq: 6 INFO
+
+
+            """)
+        let actions = session.receiveRequest(info, transaction: ServerTransactionToken(rawValue: 2))
+        #expect(actions.responses.map(\.statusCode) == [481])
+    }
+
     @Test func hangUpBeforeAnsweringDeclines() throws {
         var (session, _) = try incoming()
         let actions = session.hangUp()

@@ -1,5 +1,13 @@
 import SIPMessage
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 // A parsed header value is a view of the whole message it arrived in. A dialog lives for hours and keeps a
 // few addresses from its first messages; these helpers copy just those bytes, so that the messages can go.
 
@@ -102,6 +110,47 @@ struct DialogAddresses: Sendable, Hashable {
     private static func address(_ bytes: ArraySlice<UInt8>) -> NameAddress {
         (try? NameAddress(String(decoding: bytes, as: UTF8.self)))
             ?? NameAddress(uri: .other(AbsoluteURI(scheme: "urn", content: "invalid")))
+    }
+
+    /// Whether `to` is, byte for byte, the local address, `;tag=` and `localTag`, and `from` the remote address,
+    /// `;tag=` and the remote tag: the To and From of a request sent in the dialog as the addresses arrived.
+    /// Both tags must be non-empty.
+    func spell(to: UnsafeBufferPointer<UInt8>, localTag: UnsafeBufferPointer<UInt8>, from: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        bytes.withUnsafeBufferPointer { kept in
+            let remoteStart = Int(remoteStart)
+            let tagStart = Int(tagStart)
+            let targetStart = Int(targetStart)
+            guard !localTag.isEmpty, tagStart < targetStart, targetStart <= kept.count else { return false }
+            return Self.isAddress(
+                to, UnsafeBufferPointer(rebasing: kept[..<remoteStart]), tag: localTag)
+                && Self.isAddress(
+                    from, UnsafeBufferPointer(rebasing: kept[remoteStart..<tagStart]),
+                    tag: UnsafeBufferPointer(rebasing: kept[tagStart..<targetStart]))
+        }
+    }
+
+    /// Whether `a` and `b` hold the same bytes.
+    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        return memcmp(x, y, a.count) == 0
+    }
+
+    /// Whether `value` is `address`, `;tag=` and `tag`, byte for byte.
+    private static func isAddress(
+        _ value: UnsafeBufferPointer<UInt8>, _ address: UnsafeBufferPointer<UInt8>, tag: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        let separator = address.count
+        guard value.count == separator + 5 + tag.count, let v = value.baseAddress else { return false }
+        guard value[separator] == UInt8(ascii: ";"), value[separator + 1] == UInt8(ascii: "t"),
+            value[separator + 2] == UInt8(ascii: "a"), value[separator + 3] == UInt8(ascii: "g"),
+            value[separator + 4] == UInt8(ascii: "=")
+        else { return false }
+        if let a = address.baseAddress, memcmp(v, a, separator) != 0 { return false }
+        guard let t = tag.baseAddress else { return false }
+        return memcmp(v + separator + 5, t, tag.count) == 0
     }
 
     // Compared as the values they hold (a display name's quoting, a URI's spelling), as the values were.

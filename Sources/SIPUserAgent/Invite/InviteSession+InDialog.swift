@@ -75,6 +75,18 @@ extension InviteSession {
         if let remote = dialog?.id.remote {
             var callID = callID
             var localTag = localTag
+            // The usual request spells To and From as the dialog's first messages did: compared whole, with no
+            // scan for their tags. Whatever the scan would find in such values, the parse behind it finds the
+            // dialog's two tags there, so any other answer would come to the same.
+            let isSpelledAsKept = callID.withUTF8 { callID in
+                localTag.withUTF8 { localTag in
+                    TagScan.dialogValues(of: request.headerFields) { value, to, from in
+                        DialogAddresses.same(value, callID)
+                            && dialog?.addresses.spell(to: to, localTag: localTag, from: from) == true
+                    }
+                }
+            }
+            if isSpelledAsKept == true { return true }
             let isCurrent = callID.withUTF8 { callID in
                 localTag.withUTF8 { localTag in
                     remote.withBytes {
