@@ -229,11 +229,28 @@ struct WireSection {
         formatList = (fields.next()?.lowerBound ?? line.upperBound)..<line.upperBound
     }
 
-    var isAudio: Bool { offer.bytes.equals(mediaType, ignoringCase: "audio") }
+    var isAudio: Bool {
+        // "audio", one word compare where the line goes on for eight bytes (it always does: the port follows).
+        if let equal = offer.bytes.equals(mediaType, word: 0x6F_6964_7561, letters: 0x20_2020_2020, length: 5) {
+            return equal
+        }
+        return offer.bytes.equals(mediaType, ignoringCase: "audio")
+    }
 
     /// `TransportProtocol.isSecureRTP`: false for RTP/AVP(F), true for RTP/SAVP(F), `nil` for anything else.
     var isSecureRTP: Bool? {
         let bytes = offer.bytes
+        // RTP/AVP, RTP/AVPF and RTP/SAVP with one word compare each where eight bytes follow the transport's start
+        // (the formats do); RTP/SAVPF, at nine bytes, byte by byte.
+        let letters: UInt64 = 0x2020_2020_0020_2020
+        if let avp = bytes.equals(transport, word: 0x70_7661_2F70_7472, letters: letters, length: 7),
+            let avpf = bytes.equals(transport, word: 0x6670_7661_2F70_7472, letters: letters, length: 8),
+            let savp = bytes.equals(transport, word: 0x7076_6173_2F70_7472, letters: letters, length: 8)
+        {
+            if avp || avpf { return false }
+            if savp || bytes.equals(transport, ignoringCase: "RTP/SAVPF") { return true }
+            return nil
+        }
         if bytes.equals(transport, ignoringCase: "RTP/AVP") || bytes.equals(transport, ignoringCase: "RTP/AVPF") {
             return false
         }
