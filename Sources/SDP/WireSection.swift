@@ -14,8 +14,12 @@ struct WireOffer {
     /// The first line of `type` in `range` of `lines`.
     func firstLine(_ type: Unicode.Scalar, in range: Range<Int>) -> WireStorage.Line? {
         let letter = UInt8(ascii: type)
-        for i in range where lines[i].type == letter { return lines[i] }
-        return nil
+        // Through a buffer pointer, checked against the range once: no bounds check per line.
+        return lines.withUnsafeBufferPointer { lines in
+            guard range.lowerBound >= 0, range.upperBound <= lines.count else { return nil }
+            for i in range where lines[i].type == letter { return lines[i] }
+            return nil
+        }
     }
 
     /// The first direction attribute in `range` of `lines` (RFC 8866 §6.7), as `direction` reads it.
@@ -446,6 +450,8 @@ struct WireSection {
     /// for anything else.
     private func rtcpPort(_ value: Range<Int>?) -> UInt16? {
         guard let value else { return nil }
+        // The usual value, digits alone: the one field, read without walking fields.
+        if let port = offer.bytes.decimal(value, limit: UInt64(UInt16.max)) { return UInt16(port) }
         var fields = FieldCursor(offer.bytes, value)
         guard let port = fields.next(), fields.next() == nil, fields.isValid else { return nil }
         return offer.bytes.decimal(port, limit: UInt64(UInt16.max)).map { UInt16($0) }

@@ -103,6 +103,36 @@ struct BytesPathTests {
         }
     }
 
+    /// a=rtcp values: a port alone (read as digits in one go), with white space, out of range, with an address.
+    static let rtcpValues = [
+        "49171", "0", "65535", "65536", "049171", "99999999999999999999999", " 49171", "49171 ", "49171\t",
+        "4917a", "", "49171 IN IP4 192.0.2.99", "49171 IN IP4 0.0.0.0", "-1",
+    ]
+
+    @Test("an a=rtcp port reads as the model reads it", arguments: rtcpValues)
+    func rtcpReadLikeTheModel(_ value: String) throws {
+        let text =
+            "v=0\r\no=- 1 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\n"
+            + "m=audio 49170 RTP/AVP 0 101\r\na=rtpmap:101 telephone-event/8000\r\na=rtcp:\(value)\r\n"
+        let offer = try SessionDescription(parsing: Array(text.utf8))
+        for rtcpMux in [false, true] {
+            var fromBytes = OfferAnswer.testing(rtcpMux: rtcpMux)
+            var fromModel = OfferAnswer.testing(rtcpMux: rtcpMux)
+            let a = Result { try fromBytes.answer(offer) }
+            let b = Result { try fromModel.answer(offer.withModel) }
+            switch (a, b) {
+            case (.success(let a), .success(let b)):
+                #expect(a.sessionDescription.description == b.sessionDescription.description)
+                #expect(a.session == b.session)
+                #expect(a.session.remoteRTCPAddress == b.session.remoteRTCPAddress)
+            case (.failure(let a), .failure(let b)):
+                #expect(a as? SDPError == b as? SDPError)
+            default:
+                Issue.record("a=rtcp:\(value): one path answered, the other did not")
+            }
+        }
+    }
+
     @Test func aPlainOfferIsAnsweredFromItsBytesAndTheAnswerIsSentAsWritten() throws {
         var engine = OfferAnswer.testing()
         let answer = try engine.answer(try TestData.description("offers/asterisk.sdp"))
