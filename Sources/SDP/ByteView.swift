@@ -45,6 +45,20 @@ extension UnsafeBufferPointer<UInt8> {
         return (value, i)
     }
 
+    /// True when `self[range]` is the text of `length` bytes (at most 8) whose bytes make `word` (the first lowest),
+    /// ignoring ASCII case: one load and compare. `letters` has 0x20 at each byte of `word` that is a lower-case
+    /// letter (and only there), so a letter matches either case and any other byte matches only itself. `nil` when
+    /// fewer than eight bytes follow the range's start (the caller then compares byte by byte).
+    @inline(__always)
+    func equals(_ range: Range<Int>, word: UInt64, letters: UInt64, length: Int) -> Bool? {
+        guard range.count == length else { return false }
+        guard range.lowerBound >= 0, range.lowerBound + 8 <= count else { return nil }
+        let loaded = UInt64(
+            littleEndian: UnsafeRawBufferPointer(self).loadUnaligned(fromByteOffset: range.lowerBound, as: UInt64.self))
+        let mask = length >= 8 ? UInt64.max : (UInt64(1) << UInt64(8 * length)) &- 1
+        return (loaded | letters) & mask == word
+    }
+
     /// True when `self[range]` is `text` ignoring ASCII case.
     @inline(__always)
     func equals(_ range: Range<Int>, ignoringCase text: StaticString) -> Bool {

@@ -14,8 +14,12 @@ struct WireOffer {
     /// The first line of `type` in `range` of `lines`.
     func firstLine(_ type: Unicode.Scalar, in range: Range<Int>) -> WireStorage.Line? {
         let letter = UInt8(ascii: type)
-        for i in range where lines[i].type == letter { return lines[i] }
-        return nil
+        // Through a buffer pointer, checked against the range once: no bounds check per line.
+        return lines.withUnsafeBufferPointer { lines in
+            guard range.lowerBound >= 0, range.upperBound <= lines.count else { return nil }
+            for i in range where lines[i].type == letter { return lines[i] }
+            return nil
+        }
     }
 
     /// The first direction attribute in `range` of `lines` (RFC 8866 §6.7), as `direction` reads it.
@@ -229,11 +233,28 @@ struct WireSection {
         formatList = (fields.next()?.lowerBound ?? line.upperBound)..<line.upperBound
     }
 
-    var isAudio: Bool { offer.bytes.equals(mediaType, ignoringCase: "audio") }
+    var isAudio: Bool {
+        // "audio", one word compare where the line goes on for eight bytes (it always does: the port follows).
+        if let equal = offer.bytes.equals(mediaType, word: 0x6F_6964_7561, letters: 0x20_2020_2020, length: 5) {
+            return equal
+        }
+        return offer.bytes.equals(mediaType, ignoringCase: "audio")
+    }
 
     /// `TransportProtocol.isSecureRTP`: false for RTP/AVP(F), true for RTP/SAVP(F), `nil` for anything else.
     var isSecureRTP: Bool? {
         let bytes = offer.bytes
+        // RTP/AVP, RTP/AVPF and RTP/SAVP with one word compare each where eight bytes follow the transport's start
+        // (the formats do); RTP/SAVPF, at nine bytes, byte by byte.
+        let letters: UInt64 = 0x2020_2020_0020_2020
+        if let avp = bytes.equals(transport, word: 0x70_7661_2F70_7472, letters: letters, length: 7),
+            let avpf = bytes.equals(transport, word: 0x6670_7661_2F70_7472, letters: letters, length: 8),
+            let savp = bytes.equals(transport, word: 0x7076_6173_2F70_7472, letters: letters, length: 8)
+        {
+            if avp || avpf { return false }
+            if savp || bytes.equals(transport, ignoringCase: "RTP/SAVPF") { return true }
+            return nil
+        }
         if bytes.equals(transport, ignoringCase: "RTP/AVP") || bytes.equals(transport, ignoringCase: "RTP/AVPF") {
             return false
         }
@@ -429,6 +450,8 @@ struct WireSection {
     /// for anything else.
     private func rtcpPort(_ value: Range<Int>?) -> UInt16? {
         guard let value else { return nil }
+        // The usual value, digits alone: the one field, read without walking fields.
+        if let port = offer.bytes.decimal(value, limit: UInt64(UInt16.max)) { return UInt16(port) }
         var fields = FieldCursor(offer.bytes, value)
         guard let port = fields.next(), fields.next() == nil, fields.isValid else { return nil }
         return offer.bytes.decimal(port, limit: UInt64(UInt16.max)).map { UInt16($0) }

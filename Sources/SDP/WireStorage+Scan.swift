@@ -8,17 +8,64 @@ extension WireStorage {
     /// fault, which `SDPParser` then reports).
     static func scanning(_ bytes: [UInt8], limits: SDPLimits) -> WireStorage? {
         guard bytes.count <= limits.maximumSize, bytes.count < Int(UInt32.max) else { return nil }
-        var scan = WireScan(limits: limits, lineEstimate: bytes.count / 16 + 4)
-        let scanned = bytes.withUnsafeBufferPointer { scan.run($0) }
-        guard scanned else { return nil }
-        return WireStorage(scanned: bytes, lines: scan.lines, isASCII: scan.isASCII, limits: limits)
+        // The lines are gathered on the stack (a call's SDP has a few dozen at most), then copied once into an
+        // array of their exact count: no array grown line by line, no capacity left unused while the offer is kept.
+        return withUnsafeTemporaryAllocation(of: Line.self, capacity: LineSink.stackLines) { scratch in
+            var scan = WireScan(limits: limits, lines: LineSink(scratch: scratch))
+            let scanned = bytes.withUnsafeBufferPointer { scan.run($0) }
+            guard scanned else { return nil }
+            return WireStorage(scanned: bytes, lines: scan.lines.finish(), isASCII: scan.isASCII, limits: limits)
+        }
+    }
+}
+
+/// Where a scan puts the lines it finds: the caller's scratch space while they fit, an array of its own beyond.
+struct LineSink {
+    /// The lines kept on the stack before the sink moves to an array.
+    static let stackLines = 64
+
+    private let scratch: UnsafeMutableBufferPointer<WireStorage.Line>
+    private var count = 0
+    /// Every line so far, once there were more than `scratch` holds.
+    private var spilled: [WireStorage.Line]?
+
+    /// A sink that starts in `scratch` (the caller's, which must outlive it; `Line` is trivial, so nothing in it
+    /// needs deinitializing).
+    init(scratch: UnsafeMutableBufferPointer<WireStorage.Line>) {
+        self.scratch = scratch
+    }
+
+    @inline(__always)
+    mutating func append(_ line: WireStorage.Line) {
+        if spilled == nil, count < scratch.count {
+            scratch.initializeElement(at: count, to: line)
+            count += 1
+            return
+        }
+        spill()
+        spilled?.append(line)
+    }
+
+    /// Moves the lines in `scratch` to an array, once.
+    private mutating func spill() {
+        guard spilled == nil else { return }
+        var lines: [WireStorage.Line] = []
+        lines.reserveCapacity(Swift.max(16, count * 2))
+        lines.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
+        spilled = lines
+    }
+
+    /// The lines, in an array of their own.
+    func finish() -> [WireStorage.Line] {
+        if let spilled { return spilled }
+        return [WireStorage.Line](UnsafeBufferPointer(rebasing: scratch[..<count]))
     }
 }
 
 /// The state of one scan: what `SDPParser` tracks to refuse a description, and the lines found.
 private struct WireScan {
     let limits: SDPLimits
-    var lines: [WireStorage.Line] = []
+    var lines: LineSink
     var isASCII = true
     private var hasVersion = false
     private var hasOrigin = false
@@ -33,9 +80,9 @@ private struct WireScan {
     private var attributeKind = AttributeKind.other
     private var attributeNameLength: UInt16 = 0
 
-    init(limits: SDPLimits, lineEstimate: Int) {
+    init(limits: SDPLimits, lines: LineSink) {
         self.limits = limits
-        lines.reserveCapacity(lineEstimate)
+        self.lines = lines
     }
 
     /// Scans every line; false when `SDPParser` must read the description.

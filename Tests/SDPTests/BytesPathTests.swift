@@ -56,6 +56,83 @@ struct BytesPathTests {
         }
     }
 
+    /// m= lines whose media type and transport the answer compares a word at a time: each case of each letter,
+    /// a byte that differs only where a letter's case bit is, lengths one short and one long, and a crypto line
+    /// for the secure ones.
+    static let mediaLines: [String] = {
+        var lines: [String] = []
+        let transports = [
+            "RTP/AVP", "rtp/avp", "Rtp/aVp", "RTP/AVPF", "rtp/avpf", "RTP/SAVP", "rTp/SaVp", "RTP/SAVPF",
+            "rtp/savpf", "RTP/AV", "RTP/AVQ", "RTP\u{0F}AVP", "RTP/AVP1", "RTP/SAVPX", "RTP/AVPFF", "UDP/TLS/RTP/SAVPF",
+            "RTP/A@P", "RTP/A`P", "RTP/SAV@", "RT@/AVPF",
+        ]
+        for mediaType in ["audio", "AUDIO", "aUdIo", "audi0", "audioo", "audi", "video", "a@dio"] {
+            for transport in transports {
+                lines.append("m=\(mediaType) 49170 \(transport) 0 8 101\r\n")
+            }
+        }
+        return lines
+    }()
+
+    @Test("a media type and transport compared a word at a time read as the model reads them", arguments: mediaLines)
+    func mediaLineComparedLikeTheModel(_ line: String) throws {
+        let text =
+            "v=0\r\no=- 1 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\n" + line
+            + "a=rtpmap:101 telephone-event/8000\r\n"
+            + "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz|2^20|1:4\r\n"
+        guard let offer = try? SessionDescription(parsing: Array(text.utf8)) else {
+            #expect(throws: (any Error).self) { try SessionDescription(parsingModel: Array(text.utf8)) }
+            return
+        }
+        for policy in [SRTPPolicy.off, .optional, .mandatory] {
+            var fromBytes = OfferAnswer.testing(policy: policy)
+            var fromModel = OfferAnswer.testing(policy: policy)
+            let a = Result { try fromBytes.answer(offer) }
+            let b = Result { try fromModel.answer(offer.withModel) }
+            switch (a, b) {
+            case (.success(let a), .success(let b)):
+                // Answered from the bytes: the word compares took the media type and transport.
+                #expect(a.sessionDescription.isKeptAsBytes)
+                #expect(a.sessionDescription.description == b.sessionDescription.description)
+                #expect(a.session == b.session)
+            case (.failure(let a), .failure(let b)):
+                #expect(a as? SDPError == b as? SDPError)
+            default:
+                Issue.record("\(line), \(policy): one path answered, the other did not")
+            }
+        }
+    }
+
+    /// a=rtcp values: a port alone (read as digits in one go), with white space, out of range, with an address.
+    static let rtcpValues = [
+        "49171", "0", "65535", "65536", "049171", "99999999999999999999999", " 49171", "49171 ", "49171\t",
+        "4917a", "", "49171 IN IP4 192.0.2.99", "49171 IN IP4 0.0.0.0", "-1",
+    ]
+
+    @Test("an a=rtcp port reads as the model reads it", arguments: rtcpValues)
+    func rtcpReadLikeTheModel(_ value: String) throws {
+        let text =
+            "v=0\r\no=- 1 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\n"
+            + "m=audio 49170 RTP/AVP 0 101\r\na=rtpmap:101 telephone-event/8000\r\na=rtcp:\(value)\r\n"
+        let offer = try SessionDescription(parsing: Array(text.utf8))
+        for rtcpMux in [false, true] {
+            var fromBytes = OfferAnswer.testing(rtcpMux: rtcpMux)
+            var fromModel = OfferAnswer.testing(rtcpMux: rtcpMux)
+            let a = Result { try fromBytes.answer(offer) }
+            let b = Result { try fromModel.answer(offer.withModel) }
+            switch (a, b) {
+            case (.success(let a), .success(let b)):
+                #expect(a.sessionDescription.description == b.sessionDescription.description)
+                #expect(a.session == b.session)
+                #expect(a.session.remoteRTCPAddress == b.session.remoteRTCPAddress)
+            case (.failure(let a), .failure(let b)):
+                #expect(a as? SDPError == b as? SDPError)
+            default:
+                Issue.record("a=rtcp:\(value): one path answered, the other did not")
+            }
+        }
+    }
+
     @Test func aPlainOfferIsAnsweredFromItsBytesAndTheAnswerIsSentAsWritten() throws {
         var engine = OfferAnswer.testing()
         let answer = try engine.answer(try TestData.description("offers/asterisk.sdp"))

@@ -145,6 +145,34 @@ struct ScanEdgeTests {
         }
     }
 
+    /// Offers of 60 to 70 lines and of several hundred: the scan keeps the first 64 lines on the stack and moves
+    /// to an array past them, with the audio section (and its rtpmap) on either side of that boundary.
+    static let lineCounts = [60, 62, 63, 64, 65, 66, 70, 300]
+
+    @Test("a long offer is scanned, read and answered as the model reads and answers it", arguments: lineCounts)
+    func longOffer(_ lineCount: Int) throws {
+        let head = Self.head + "c=IN IP4 192.0.2.10\r\nt=0 0\r\n"
+        let media =
+            "m=audio 49170 RTP/AVP 0 8 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\n"
+            + "a=fmtp:101 0-15\r\na=ptime:20\r\na=rtcp:49171\r\na=sendrecv\r\n"
+        let fixed = head.split(separator: "\r\n").count + media.split(separator: "\r\n").count
+        // Filler attributes at session level, so that the audio section sits after the first 64 lines.
+        let filler = (0..<Swift.max(0, lineCount - fixed)).map { "a=x-filler-\($0):\($0)\r\n" }.joined()
+        let bytes = Array((head + filler + media).utf8)
+        let scanned = try SessionDescription(parsing: bytes)
+        #expect(scanned.isKeptAsBytes)
+        try expectSameAsModel(bytes)
+
+        var fromBytes = OfferAnswer.testing()
+        var fromModel = OfferAnswer.testing()
+        let a = try fromBytes.answer(scanned)
+        let b = try fromModel.answer(scanned.withModel)
+        #expect(a.sessionDescription.isKeptAsBytes)
+        #expect(a.sessionDescription.description == b.sessionDescription.description)
+        #expect(a.session == b.session)
+        #expect(a.session.remoteRTCPAddress?.port == 49171)
+    }
+
     private func expectSameAsModel(
         _ bytes: [UInt8], limits: SDPLimits = SDPLimits(), sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
