@@ -82,6 +82,30 @@ package enum TagScan: Equatable, Sendable {
         return field(of: fields, at: fields.entries[index].valueRange, hasTagBytes: tag)
     }
 
+    /// Where the first Call-ID and the one To and the one From of `fields` are, found in one pass; `nil` when
+    /// there is no Call-ID, or not exactly one To and one From.
+    @inline(__always)
+    private static func dialogFieldIndices(_ fields: SIPFields) -> (callID: Int, to: Int, from: Int)? {
+        var callID = -1
+        var to = -1
+        var from = -1
+        for (index, entry) in fields.entries.enumerated() {
+            switch entry.id {
+            case KnownHeader.callID.rawValue:
+                if callID < 0 { callID = index }
+            case KnownHeader.to.rawValue:
+                guard to < 0 else { return nil }
+                to = index
+            case KnownHeader.from.rawValue:
+                guard from < 0 else { return nil }
+                from = index
+            default: continue
+            }
+        }
+        guard callID >= 0, to >= 0, from >= 0 else { return nil }
+        return (callID, to, from)
+    }
+
     /// Whether `fields` plainly name one dialog: the first Call-ID is `callID` byte for byte, and the one To
     /// and the one From each hold one plain tag whose bytes are `toTag` and `fromTag`. What
     /// `fields.firstValue(of: .callID, is:)` and `field(_:of:hasTagBytes:)` for To and for From say together,
@@ -90,23 +114,7 @@ package enum TagScan: Equatable, Sendable {
         _ fields: SIPFields, callID: UnsafeBufferPointer<UInt8>, toTag: UnsafeBufferPointer<UInt8>,
         fromTag: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        var callIDIndex = -1
-        var to = -1
-        var from = -1
-        for (index, entry) in fields.entries.enumerated() {
-            switch entry.id {
-            case KnownHeader.callID.rawValue:
-                if callIDIndex < 0 { callIDIndex = index }
-            case KnownHeader.to.rawValue:
-                guard to < 0 else { return false }
-                to = index
-            case KnownHeader.from.rawValue:
-                guard from < 0 else { return false }
-                from = index
-            default: continue
-            }
-        }
-        guard callIDIndex >= 0, to >= 0, from >= 0 else { return false }
+        guard let (callIDIndex, to, from) = dialogFieldIndices(fields) else { return false }
         let callIDRange = fields.entries[callIDIndex].valueRange
         let sameCallID = fields.storage.withUnsafeBufferPointer {
             UnsafeBufferPointer(rebasing: $0[callIDRange]).hasSameBytes(as: callID)
@@ -124,23 +132,7 @@ package enum TagScan: Equatable, Sendable {
             _ callID: UnsafeBufferPointer<UInt8>, _ to: UnsafeBufferPointer<UInt8>, _ from: UnsafeBufferPointer<UInt8>
         ) -> R
     ) -> R? {
-        var callIDIndex = -1
-        var to = -1
-        var from = -1
-        for (index, entry) in fields.entries.enumerated() {
-            switch entry.id {
-            case KnownHeader.callID.rawValue:
-                if callIDIndex < 0 { callIDIndex = index }
-            case KnownHeader.to.rawValue:
-                guard to < 0 else { return nil }
-                to = index
-            case KnownHeader.from.rawValue:
-                guard from < 0 else { return nil }
-                from = index
-            default: continue
-            }
-        }
-        guard callIDIndex >= 0, to >= 0, from >= 0 else { return nil }
+        guard let (callIDIndex, to, from) = dialogFieldIndices(fields) else { return nil }
         let ranges = (
             fields.entries[callIDIndex].valueRange, fields.entries[to].valueRange, fields.entries[from].valueRange
         )

@@ -85,20 +85,11 @@ struct BytesPathTests {
             return
         }
         for policy in [SRTPPolicy.off, .optional, .mandatory] {
-            var fromBytes = OfferAnswer.testing(policy: policy)
-            var fromModel = OfferAnswer.testing(policy: policy)
-            let a = Result { try fromBytes.answer(offer) }
-            let b = Result { try fromModel.answer(offer.withModel) }
-            switch (a, b) {
-            case (.success(let a), .success(let b)):
+            expectBothPathsAgree(
+                offer, bytes: .testing(policy: policy), model: .testing(policy: policy), context: "\(line), \(policy)"
+            ) { a, _ in
                 // Answered from the bytes: the word compares took the media type and transport.
                 #expect(a.sessionDescription.isKeptAsBytes)
-                #expect(a.sessionDescription.description == b.sessionDescription.description)
-                #expect(a.session == b.session)
-            case (.failure(let a), .failure(let b)):
-                #expect(a as? SDPError == b as? SDPError)
-            default:
-                Issue.record("\(line), \(policy): one path answered, the other did not")
             }
         }
     }
@@ -116,19 +107,10 @@ struct BytesPathTests {
             + "m=audio 49170 RTP/AVP 0 101\r\na=rtpmap:101 telephone-event/8000\r\na=rtcp:\(value)\r\n"
         let offer = try SessionDescription(parsing: Array(text.utf8))
         for rtcpMux in [false, true] {
-            var fromBytes = OfferAnswer.testing(rtcpMux: rtcpMux)
-            var fromModel = OfferAnswer.testing(rtcpMux: rtcpMux)
-            let a = Result { try fromBytes.answer(offer) }
-            let b = Result { try fromModel.answer(offer.withModel) }
-            switch (a, b) {
-            case (.success(let a), .success(let b)):
-                #expect(a.sessionDescription.description == b.sessionDescription.description)
-                #expect(a.session == b.session)
+            expectBothPathsAgree(
+                offer, bytes: .testing(rtcpMux: rtcpMux), model: .testing(rtcpMux: rtcpMux), context: "a=rtcp:\(value)"
+            ) { a, b in
                 #expect(a.session.remoteRTCPAddress == b.session.remoteRTCPAddress)
-            case (.failure(let a), .failure(let b)):
-                #expect(a as? SDPError == b as? SDPError)
-            default:
-                Issue.record("a=rtcp:\(value): one path answered, the other did not")
             }
         }
     }

@@ -27,19 +27,9 @@ struct EncodingNameTests {
         let codecs = [Codec(payloadType: 100, encodingName: ours, clockRate: 8000), .telephoneEvent()]
         let offer = try Self.offer(offered)
         #expect(offer.isKeptAsBytes)
-        var fromBytes = OfferAnswer.testing(codecs: codecs)
-        var fromModel = OfferAnswer.testing(codecs: codecs)
-        let a = Result { try fromBytes.answer(offer) }
-        let b = Result { try fromModel.answer(offer.withModel) }
-        switch (a, b) {
-        case (.success(let a), .success(let b)):
-            #expect(a.sessionDescription.description == b.sessionDescription.description)
-            #expect(a.session == b.session)
-        case (.failure(let a), .failure(let b)):
-            #expect(a as? SDPError == b as? SDPError)
-        default:
-            Issue.record("\(ours) against \(offered): one path answered, the other did not")
-        }
+        expectBothPathsAgree(
+            offer, bytes: .testing(codecs: codecs), model: .testing(codecs: codecs),
+            context: "\(ours) against \(offered)")
     }
 
     @Test func theAnswerWritesOurNameUnderTheOfferersPayloadType() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import SDP
+import Testing
 
 /// A "random" source that always gives the same word: session id 1000000000 (the engine drops two bits).
 struct FixedRandom: RandomNumberGenerator, Sendable {
@@ -39,6 +40,29 @@ extension OfferAnswer {
     mutating func answer(_ offer: SessionDescription) throws -> Answer {
         try receiveOffer(offer)
         return try makeAnswer()
+    }
+}
+
+/// Answers `offer` from its bytes with `bytes` and from its typed model with `model`: two answers go to
+/// `agree` (which compares what it cares about), two failures must be the same `SDPError`, and one answer
+/// alone is an issue that names `context`.
+func expectBothPathsAgree(
+    _ offer: SessionDescription, bytes: OfferAnswer, model: OfferAnswer, context: String,
+    agree: (OfferAnswer.Answer, OfferAnswer.Answer) -> Void = { _, _ in }
+) {
+    var bytes = bytes
+    var model = model
+    let a = Result { try bytes.answer(offer) }
+    let b = Result { try model.answer(offer.withModel) }
+    switch (a, b) {
+    case (.success(let a), .success(let b)):
+        #expect(a.sessionDescription.description == b.sessionDescription.description, "\(context)")
+        #expect(a.session == b.session, "\(context)")
+        agree(a, b)
+    case (.failure(let a), .failure(let b)):
+        #expect(a as? SDPError == b as? SDPError, "\(context)")
+    default:
+        Issue.record("\(context): one path answered, the other did not")
     }
 }
 

@@ -370,21 +370,7 @@ import Testing
             ("From: <sip:alice@atlanta.example>;tag=atag", "To: <sip:bob@biloxi.example>", "incoming-1", 481),
         ])
     func inDialogRequestsAreMatched(from: String, to: String, callID: String, status: Int) throws {
-        var (session, _) = try incoming()
-        _ = session.answer()
-        let info = try request(
-            """
-            INFO sip:bob@192.0.2.20 SIP/2.0
-            Via: SIP/2.0/UDP 192.0.2.10;branch=z9hG4bKi1
-            \(from)
-            \(to)
-            Call-ID: \(callID)
-            CSeq: 6 INFO
-
-
-            """)
-        let actions = session.receiveRequest(info, transaction: ServerTransactionToken(rawValue: 2))
-        #expect(actions.responses.map(\.statusCode) == [status])
+        #expect(try statusesOfINFO(from: from, to: to, callID: callID) == [status])
     }
 
     @Test(
@@ -421,6 +407,11 @@ import Testing
             ),
         ])
     func inDialogRequestsSpelledAsTheInviteAreMatched(from: String, to: String, callID: String, status: Int) throws {
+        #expect(try statusesOfINFO(from: from, to: to, callID: callID) == [status])
+    }
+
+    /// The responses an answered incoming call gives an INFO with these From, To and Call-ID lines.
+    private func statusesOfINFO(from: String, to: String, callID: String) throws -> [Int] {
         var (session, _) = try incoming()
         _ = session.answer()
         let info = try request(
@@ -435,7 +426,7 @@ import Testing
 
             """)
         let actions = session.receiveRequest(info, transaction: ServerTransactionToken(rawValue: 2))
-        #expect(actions.responses.map(\.statusCode) == [status])
+        return actions.responses.map(\.statusCode)
     }
 
     @Test("a peer without a From tag is not matched by an empty one spelled after its address")
