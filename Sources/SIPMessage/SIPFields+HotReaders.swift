@@ -106,6 +106,18 @@ extension SIPFields {
     }
 }
 
+extension SIPFields {
+    /// The first Contact's URI alone, read without making the Contact when it has the usual shape: the same
+    /// URI, `nil` (no Contact, or `*`) or error as `firstContact?.uri`.
+    package var firstContactURI: URI? {
+        get throws(MessageError) {
+            guard let entry = firstEntry(.contact) else { return nil }
+            if let uri = try readWhole(entry, NameAddress.parseFastURI) { return .sip(uri) }
+            return try self.parseFirst(.contact, as: Contact.self)?.uri
+        }
+    }
+}
+
 extension CallIDValue {
     /// `word [ "@" word ]`; `nil`, with the scanner where it was, when that is not what is next.
     @inline(__always)
@@ -162,6 +174,12 @@ extension SIPFields {
             { () throws(MessageError) in try parseFirst(.contact, as: Contact.self) })
         {
             return "firstContact"
+        }
+        if !same(
+            { () throws(MessageError) in try firstContactURI },
+            { () throws(MessageError) in try parseFirst(.contact, as: Contact.self)?.uri })
+        {
+            return "firstContactURI"
         }
         if !same(
             { () throws(MessageError) in try cseq },

@@ -280,6 +280,24 @@ struct HeaderFastPathTests {
         #expect(read > 100)
     }
 
+    /// `firstContactURI`, which makes no address, gives the URI (value and wire form), `nil` or error of the full
+    /// Contact parse, on the address near misses, `*`, a list, and each of them with one byte changed.
+    @Test func firstContactURIGivesWhatTheFullParseGives() {
+        var read = 0
+        let values =
+            (Self.addresses + ["*", "<sip:a@b>, <sip:c@d>"]).map { Array($0.utf8) } + Self.variants(Self.addresses)
+        for value in values {
+            guard let fields = Self.fields("Contact", value) else { continue }
+            let full = Result { () throws(MessageError) in try fields.parseFirst(.contact, as: Contact.self)?.uri }
+            let uri = Result { () throws(MessageError) in try fields.firstContactURI }
+            let text = String(decoding: value, as: UTF8.self)
+            #expect(uri == full, "\(text)")
+            #expect((try? uri.get())??.description == (try? full.get())??.description, "\(text)")
+            if case .success(.some) = uri { read += 1 }
+        }
+        #expect(read > 100)
+    }
+
     @Test func benchInviteReadsItsValues() throws {
         // The values of a whole message, read through the public views (the fast readers take all of them).
         let message = try Message(parsing: TestData.bench("01_invite.sip"))

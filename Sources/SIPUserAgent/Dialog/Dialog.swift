@@ -138,14 +138,14 @@ public struct Dialog: Sendable, Hashable {
         let isShared = callID.map { request.headerFields.firstValue(of: .callID, is: $0) } ?? false
         let fields = try DialogFields(request, callID: isShared ? callID : nil)
         let recordRoute: [NameAddress]
-        let contact: Contact?
+        let contactURI: URI?
         do {
             recordRoute = try request.recordRoute
-            contact = try request.firstContact
+            contactURI = try request.headerFields.firstContactURI
         } catch {
             throw .malformed("Record-Route or Contact", error)
         }
-        guard let target = contact?.uri else {
+        guard let target = contactURI else {
             throw DialogError(.missingContact, status: 400, "Missing Contact")
         }
         self.init(
