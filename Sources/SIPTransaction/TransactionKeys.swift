@@ -53,21 +53,21 @@ struct RequestSummary {
     /// The top Via's branch and sent-by, read without building a `Via`; RFC 2543 matching, which compares
     /// whole Vias, parses the top Via itself.
     var topVia: TopViaSummary
-    var cseq: CSeq
+    /// CSeq's number; its method is `method` (a request whose CSeq names another has no summary).
+    var cseqNumber: UInt32
     /// The branch when it carries the RFC 3261 cookie; `nil` selects the RFC 2543 rules.
     var branch: String? { topVia.hasMagicCookie ? topVia.branch : nil }
 
     /// Borrows the request: an initializer's parameters are owned by default, which would copy it. `topVia`
     /// is the summary the transport read on arrival, used when it was read from this request's Via bytes.
     init?(_ request: borrowing SIPRequest, topVia: TopViaSummary? = nil) {
-        guard let via = request.headerFields.topViaSummary(reusing: topVia), let cseq = try? request.cseq else {
-            return nil
-        }
         // A CSeq naming another method would match the wrong transaction (§8.2 answers it with 400).
-        guard cseq.method == request.method else { return nil }
+        guard let via = request.headerFields.topViaSummary(reusing: topVia),
+            let number = (try? request.headerFields.cseqNumber(ifMethodIs: request.method)) ?? nil
+        else { return nil }
         self.method = request.method
         self.topVia = via
-        self.cseq = cseq
+        self.cseqNumber = number
     }
 
     /// The method transactions are matched by: ACK matches the INVITE (§17.2.3).
@@ -90,11 +90,11 @@ struct RequestSummary {
 
     func legacyKey(callID: String?, request: SIPRequest) -> LegacyKey? {
         guard let callID else { return nil }
-        return LegacyKey(callID: callID, cseqNumber: cseq.sequenceNumber, fromTag: Self.fromTag(of: request))
+        return LegacyKey(callID: callID, cseqNumber: cseqNumber, fromTag: Self.fromTag(of: request))
     }
 
     func mergeKey(callID: String?) -> MergeKey? {
         guard let callID else { return nil }
-        return MergeKey(callID: callID, cseqNumber: cseq.sequenceNumber, method: method)
+        return MergeKey(callID: callID, cseqNumber: cseqNumber, method: method)
     }
 }

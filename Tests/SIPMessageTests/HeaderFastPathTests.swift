@@ -255,6 +255,49 @@ struct HeaderFastPathTests {
         #expect(try fields.cseq == CSeq(1, .invite))
     }
 
+    /// Fields holding `value` under `name`, or `nil` when the message does not parse.
+    static func fields(_ name: String, _ value: [UInt8]) -> SIPFields? {
+        let bytes = Array("INVITE sip:a@b SIP/2.0\r\n\(name): ".utf8) + value + Array("\r\n\r\n".utf8)
+        return (try? Message(parsing: bytes))?.headerFields
+    }
+
+    /// `cseqNumber` and `cseqNumber(ifMethodIs:)`, which make no method, give the number, `nil` or error of the
+    /// full CSeq parse (and its method compared), on near misses and on each of them with one byte changed.
+    @Test func cseqNumberReadersGiveWhatTheFullParseGives() {
+        var read = 0
+        for value in Self.cseqs.map({ Array($0.utf8) }) + Self.variants(Self.cseqs) {
+            guard let fields = Self.fields("CSeq", value) else { continue }
+            let full = Result { () throws(MessageError) in try fields.parseSingle(.cseq, as: CSeq.self) }
+            let number = Result { () throws(MessageError) in try fields.cseqNumber }
+            #expect(number == full.map { $0?.sequenceNumber }, "\(String(decoding: value, as: UTF8.self))")
+            for method: SIPMethod in [.invite, .ack, .bye, "X-EXT", "invite", "INVITEX", "INVIT"] {
+                let matching = Result { () throws(MessageError) in try fields.cseqNumber(ifMethodIs: method) }
+                let expected = full.map { $0?.method == method ? $0?.sequenceNumber : nil }
+                #expect(matching == expected, "\(String(decoding: value, as: UTF8.self)) \(method)")
+            }
+            if case .success(.some) = number { read += 1 }
+        }
+        #expect(read > 100)
+    }
+
+    /// `firstContactURI`, which makes no address, gives the URI (value and wire form), `nil` or error of the full
+    /// Contact parse, on the address near misses, `*`, a list, and each of them with one byte changed.
+    @Test func firstContactURIGivesWhatTheFullParseGives() {
+        var read = 0
+        let values =
+            (Self.addresses + ["*", "<sip:a@b>, <sip:c@d>"]).map { Array($0.utf8) } + Self.variants(Self.addresses)
+        for value in values {
+            guard let fields = Self.fields("Contact", value) else { continue }
+            let full = Result { () throws(MessageError) in try fields.parseFirst(.contact, as: Contact.self)?.uri }
+            let uri = Result { () throws(MessageError) in try fields.firstContactURI }
+            let text = String(decoding: value, as: UTF8.self)
+            #expect(uri == full, "\(text)")
+            #expect((try? uri.get())??.description == (try? full.get())??.description, "\(text)")
+            if case .success(.some) = uri { read += 1 }
+        }
+        #expect(read > 100)
+    }
+
     @Test func benchInviteReadsItsValues() throws {
         // The values of a whole message, read through the public views (the fast readers take all of them).
         let message = try Message(parsing: TestData.bench("01_invite.sip"))

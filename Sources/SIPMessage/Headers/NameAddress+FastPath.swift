@@ -6,6 +6,30 @@ extension NameAddress {
     /// the same address, or the error.
     @inline(__always)
     static func parseFast(_ scanner: inout ByteScanner) -> NameAddress? {
+        guard let (display, layout, parametersStart) = fastShape(scanner) else { return nil }
+        return finishFast(
+            &scanner, start: scanner.index, display: display, layout: layout, parametersStart: parametersStart)
+    }
+
+    /// The URI alone of the address `parseFast` reads, its parameters checked as `parseFast` checks them but
+    /// not kept: no address is made. `nil`, with the scanner where it was, exactly where `parseFast` gives `nil`.
+    @inline(__always)
+    static func parseFastURI(_ scanner: inout ByteScanner) -> SIPURI? {
+        guard let (_, layout, parametersStart) = fastShape(scanner) else { return nil }
+        var unused = false
+        guard
+            let parametersEnd = ByteScanner.fastHeaderParameters(
+                scanner.bytes, from: parametersStart, to: scanner.end, state: &unused,
+                inspect: { _, _, _, _ in true })
+        else { return nil }
+        scanner.index = parametersEnd
+        return SIPURI(source: scanner.owner, layout: layout)
+    }
+
+    /// `parseFast`'s reading up to the header parameters, from the scanner's position: the display name, the
+    /// URI's layout and where the parameters begin; `nil` for anything else.
+    @inline(__always)
+    private static func fastShape(_ scanner: ByteScanner) -> (DisplayName, SIPURILayout, parametersStart: Int)? {
         let bytes = scanner.bytes
         let start = scanner.index
         let end = scanner.end
@@ -21,7 +45,7 @@ extension NameAddress {
         } else if bytes[i] != ASCII.lessThan {
             // Tokens then `<` (`Bob Jones <sip:...>`), or an addr-spec (`sip:bob@host;tag=1`).
             guard let (tokens, lessThan) = tokenDisplayName(bytes, from: i, to: end) else {
-                return parseFastAddrSpec(&scanner)
+                return fastAddrSpec(scanner)
             }
             display = .tokens(tokens)
             i = lessThan
@@ -30,8 +54,7 @@ extension NameAddress {
             let (layout, greaterThan) = SIPURI.fastLayoutBeforeGreaterThan(
                 bytes, owner: scanner.ownerPointer, i &+ 1, end)
         else { return nil }
-        let parametersStart = greaterThan &+ 1
-        return finishFast(&scanner, start: start, display: display, layout: layout, parametersStart: parametersStart)
+        return (display, layout, greaterThan &+ 1)
     }
 
     /// `*(token LWS)` up to a `<`, with only spaces and tabs between the tokens: the display name's range (first
@@ -53,10 +76,10 @@ extension NameAddress {
         return (ByteRange(start: start, end: lastTokenEnd), k)
     }
 
-    /// A bare SIP addr-spec and its parameters: the URI runs to the first `;` or `,` (or the end) and holds no `?`
-    /// (RFC 3261 §20.10); `nil`, with the scanner where it was, for anything else.
+    /// A bare SIP addr-spec: the URI runs to the first `;` or `,` (or the end) and holds no `?` (RFC 3261
+    /// §20.10); its layout and where its parameters begin, `nil` for anything else.
     @inline(__always)
-    private static func parseFastAddrSpec(_ scanner: inout ByteScanner) -> NameAddress? {
+    private static func fastAddrSpec(_ scanner: ByteScanner) -> (DisplayName, SIPURILayout, parametersStart: Int)? {
         let bytes = scanner.bytes
         let start = scanner.index
         let end = scanner.end
@@ -69,7 +92,7 @@ extension NameAddress {
             uriEnd &+= 1
         }
         guard let layout = SIPURI.fastLayout(bytes, owner: scanner.ownerPointer, start, uriEnd) else { return nil }
-        return finishFast(&scanner, start: start, display: .none, layout: layout, parametersStart: uriEnd)
+        return (.none, layout, uriEnd)
     }
 
     /// The address with the parameters from `parametersStart`, when `fastHeaderParameters` reads them.

@@ -8,16 +8,16 @@ extension Dialog {
     /// - Throws: `DialogError` with the status to answer; the dialog is then unchanged.
     public mutating func receive(_ request: SIPRequest) throws(DialogError) {
         guard request.method != .ack, request.method != .cancel else { return }
-        let cseq: CSeq
+        let sequenceNumber: UInt32
         do {
-            guard let value = try request.cseq else { throw DialogError.missing("CSeq") }
-            cseq = value
+            guard let value = try request.headerFields.cseqNumber else { throw DialogError.missing("CSeq") }
+            sequenceNumber = value
         } catch let error as DialogError {
             throw error
         } catch {
             throw DialogError(.malformedHeader, status: 400, "Malformed CSeq")
         }
-        if let remoteSequence, cseq.sequenceNumber < remoteSequence {
+        if let remoteSequence, sequenceNumber < remoteSequence {
             throw DialogError(.sequenceOutOfOrder, status: 500, "CSeq out of order")
         }
         var newTarget: URI?
@@ -33,7 +33,7 @@ extension Dialog {
                 throw DialogError(.missingContact, status: 400, "Missing Contact")
             }
         }
-        remoteSequence = cseq.sequenceNumber
+        remoteSequence = sequenceNumber
         if let newTarget { remoteTarget = newTarget.compacted }
     }
 

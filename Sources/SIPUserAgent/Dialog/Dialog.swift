@@ -118,7 +118,7 @@ public struct Dialog: Sendable, Hashable {
         self.init(
             callID: fields.callID, localTag: fields.from.tag ?? "", remoteTag: remoteTag,
             state: response.isSuccess ? .confirmed : .early, localAddress: fields.from, remoteAddress: fields.to,
-            remoteTarget: target, routeSet: recordRoute.reversed(), localSequence: fields.cseq.sequenceNumber,
+            remoteTarget: target, routeSet: recordRoute.reversed(), localSequence: fields.sequenceNumber,
             remoteSequence: nil, isSecure: request.uri.sipURI?.isSecure ?? false)
     }
 
@@ -138,20 +138,20 @@ public struct Dialog: Sendable, Hashable {
         let isShared = callID.map { request.headerFields.firstValue(of: .callID, is: $0) } ?? false
         let fields = try DialogFields(request, callID: isShared ? callID : nil)
         let recordRoute: [NameAddress]
-        let contact: Contact?
+        let contactURI: URI?
         do {
             recordRoute = try request.recordRoute
-            contact = try request.firstContact
+            contactURI = try request.headerFields.firstContactURI
         } catch {
             throw .malformed("Record-Route or Contact", error)
         }
-        guard let target = contact?.uri else {
+        guard let target = contactURI else {
             throw DialogError(.missingContact, status: 400, "Missing Contact")
         }
         self.init(
             callID: fields.callID, localTag: localTag, remoteTag: fields.from.tag ?? "",
             state: state, localAddress: fields.to, remoteAddress: fields.from, remoteTarget: target,
-            routeSet: recordRoute, localSequence: nil, remoteSequence: fields.cseq.sequenceNumber,
+            routeSet: recordRoute, localSequence: nil, remoteSequence: fields.sequenceNumber,
             isSecure: request.uri.sipURI?.isSecure ?? false)
     }
 
@@ -165,7 +165,8 @@ struct DialogFields {
     var callID: String
     var from: NameAddress
     var to: NameAddress
-    var cseq: CSeq
+    /// CSeq's number: its method is not needed (read without making it).
+    var sequenceNumber: UInt32
 
     /// - Parameter callID: the message's Call-ID when the caller read it already; `nil` reads it.
     init(_ message: borrowing some SIPHeaderFieldsContainer, callID known: String? = nil) throws(DialogError) {
@@ -175,11 +176,11 @@ struct DialogFields {
             guard let callID = read else { throw DialogError.missing("Call-ID") }
             guard let from = try message.from else { throw DialogError.missing("From") }
             guard let to = try message.to else { throw DialogError.missing("To") }
-            guard let cseq = try message.cseq else { throw DialogError.missing("CSeq") }
+            guard let sequenceNumber = try message.headerFields.cseqNumber else { throw DialogError.missing("CSeq") }
             self.callID = callID
             self.from = from
             self.to = to
-            self.cseq = cseq
+            self.sequenceNumber = sequenceNumber
         } catch let error as DialogError {
             throw error
         } catch {

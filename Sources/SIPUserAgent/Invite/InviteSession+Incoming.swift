@@ -338,7 +338,7 @@ extension InviteSession {
     /// (an offer went in the 2xx), confirms the call (`connected`) or completes a re-INVITE. ACKs that match
     /// no 2xx (retransmissions) are ignored.
     public mutating func receiveACK(_ ack: SIPRequest) -> [SessionAction] {
-        guard let number = (try? ack.cseq)??.sequenceNumber, number == awaitingACKSequenceNumber,
+        guard let number = (try? ack.headerFields.cseqNumber) ?? nil, number == awaitingACKSequenceNumber,
             case (let expectsAnswer, let wait)? = takeAwaitingACK()
         else { return [] }
         var actions: [SessionAction] = []
