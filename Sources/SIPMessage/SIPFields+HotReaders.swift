@@ -36,21 +36,8 @@ extension CSeq {
     /// anything else (`parse` then reads it, or throws).
     @inline(__always)
     static func parseFast(_ scanner: inout ByteScanner) -> CSeq? {
-        let bytes = scanner.bytes
-        let start = scanner.index
-        let end = scanner.end
-        guard
-            let (digitsEnd, number) = readDecimal(
-                bytes, from: start, to: end, maxDigits: 10, limit: UInt64(CSeq.maximum)),
-            digitsEnd < end, bytes[digitsEnd] == ASCII.space
-        else { return nil }
-        let methodStart = digitsEnd &+ 1
-        let methodEnd = ByteScanner.skip(bytes, from: methodStart, to: end, while: { $0.isTokenChar })
-        guard methodEnd > methodStart else { return nil }
-        scanner.index = methodEnd
-        return CSeq(
-            UInt32(truncatingIfNeeded: number),
-            SIPMethod(unchecked: ByteScanner.internedToken(bytes, methodStart..<methodEnd)))
+        guard let (number, method) = parseFastNumber(&scanner) else { return nil }
+        return CSeq(number, SIPMethod(unchecked: ByteScanner.internedToken(scanner.bytes, method)))
     }
 }
 
