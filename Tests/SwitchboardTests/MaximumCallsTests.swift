@@ -32,4 +32,20 @@ struct MaximumCallsTests {
         try await pair.bobController.answerCall(invite.callUUID)
         _ = try #require(await pair.aliceDelegate.connected(third))
     }
+
+    /// A call whose INVITE gets no client transaction (the limit is reached) fails at once: its session
+    /// ends inside the start, and the end reaches the call instead of leaving it live for good.
+    @Test func aCallWhoseINVITEGetsNoTransactionEnds() async throws {
+        let pair = try ProviderPair(aliceConfiguration: { $0.maximumTransactions = 1 })
+        defer { pair.close() }
+        let first = try await pair.aliceController.startCall(to: pair.bobHandle)
+        _ = try #require(await pair.bobDelegate.invite())
+        let second = try await pair.aliceController.startCall(to: pair.bobHandle)
+        let ended = try #require(await pair.aliceDelegate.ended(second))
+        #expect(ended.reason != .remoteEnded)
+        #expect(pair.alice.statistics.liveCalls == 1)
+        #expect(Self.invites(pair.bobDelegate) == 1)
+        try await pair.aliceController.endCall(first)
+        _ = try #require(await pair.aliceDelegate.ended(first))
+    }
 }

@@ -135,9 +135,13 @@ final class SessionDriver {
 
     /// Places a call: resolves the first hop, builds the session with a Contact and media address for
     /// that route, and sends the INVITE. Returns at once with the session's key and Call-ID.
-    func startCall(_ request: OutgoingRequest) -> (SessionKey, String) {
+    /// Starts an outgoing session. `bind` hears its key and Call-ID first, before anything is sent: a session
+    /// can end at once (no transaction to be had, no RTP port, no route), and its end is then reported for
+    /// that key within this call.
+    func startCall(_ request: OutgoingRequest, bind: (SessionKey, String) -> Void) {
         let (key, _) = directory.add()
         let callID = core.makeCallID()
+        bind(key, callID)
         let target = TransportForm.uri(request.target, for: request.transport?.transportProtocol)
         let firstHop: URI = request.outboundProxy.map { .sip($0) } ?? target
         // The account's transport reaches the outbound proxy too (a transport parameter in its URI wins).
@@ -151,7 +155,6 @@ final class SessionDriver {
             }
             self.begin(key, entry, request, target: target, callID: callID, toward: destination)
         }
-        return (key, callID)
     }
 
     /// The From URI of a call without an address of record: the Contact user at the local address. The last

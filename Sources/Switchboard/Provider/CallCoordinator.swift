@@ -100,11 +100,14 @@ final class CallCoordinator: @unchecked Sendable {
             codecs: entry?.account.codecs ?? configuration.codecs, srtp: entry?.account.srtp ?? configuration.srtp,
             ice: ICESettings.resolve(configuration, account: entry?.account), headers: headers, replaces: replaces,
             referredBy: referredBy, offersWebRTCProfile: record.routing.offersWebRTCProfile)
-        let (key, callID) = sessions.startCall(request)
-        table.bind(key, to: record)
-        record.call.callID = callID
-        armOutgoingAnswerTimer(record)
-        emit(.startedConnecting(record.call))
+        // The record is bound to the session before its INVITE goes: a session that ends at once (no
+        // transaction could be had, no RTP port) reports its end to a record that hears it.
+        sessions.startCall(request) { key, callID in
+            table.bind(key, to: record)
+            record.call.callID = callID
+            armOutgoingAnswerTimer(record)
+            emit(.startedConnecting(record.call))
+        }
     }
 
     // MARK: Commands
