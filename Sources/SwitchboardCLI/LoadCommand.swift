@@ -86,6 +86,15 @@ enum LoadCommand {
             }
         }
 
+        /// What the provider is started for: `--concurrent` calls at once, and `--rate` new calls a second,
+        /// so that its transaction limit holds what the rate keeps alive (each call's INVITE and BYE linger
+        /// 64*T1): at 8,000 calls/s the default limit would refuse new INVITEs after about 30 s.
+        func harnessNeeds(registers: Bool) -> ProviderHarness.Needs {
+            ProviderHarness.Needs(
+                registers: registers, defaultListen: nil, target: target, minimumCallLimit: concurrent,
+                expectedCallRate: Int(rate.rounded(.up)))
+        }
+
         /// Calls due to have started `elapsed` seconds in: the rate, ramped linearly over `ramp`.
         func due(after elapsed: Double) -> Int {
             guard elapsed > 0 else { return 1 }
@@ -177,10 +186,7 @@ enum LoadCommand {
         let harness: ProviderHarness
         do throws(HarnessError) {
             harness = try ProviderHarness.start(
-                options,
-                needs: .init(
-                    registers: registers, defaultListen: nil, target: plan.target,
-                    minimumCallLimit: plan.concurrent), io: io,
+                options, needs: plan.harnessNeeds(registers: registers), io: io,
                 printer: printer,
                 delegate: LoadDelegate(
                     state: state, duration: plan.duration, calls: plan.calls, controller: { harnessSlot.wait() }))

@@ -100,6 +100,9 @@ final class ProviderHarness: Sendable {
         /// The fewest calls the provider must carry at once unless `--max-calls` says otherwise (`load`:
         /// its `--concurrent`, so the provider's limit never refuses a call the command meant to start).
         var minimumCallLimit = 0
+        /// The new calls per second to prepare for unless `--expected-rate` says otherwise (`load`: its
+        /// `--rate`, so the transaction limit holds the transactions that rate keeps alive).
+        var expectedCallRate = 0
     }
 
     private init(
@@ -217,6 +220,8 @@ final class ProviderHarness: Sendable {
                 throw UsageError(message: "bad value for --expected-rate: \(text) (0-100000 calls per second)")
             }
             configuration.expectedCallRate = value
+        } else if needs.expectedCallRate > 0 {
+            configuration.expectedCallRate = needs.expectedCallRate
         }
         // Listeners: the chosen transport on --listen (or the default), plus UDP on the same port, since
         // requests over UDP leave from the listening socket. `--listen none`: no TCP, TLS or WebSocket

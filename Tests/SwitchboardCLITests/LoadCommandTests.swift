@@ -27,13 +27,11 @@ struct LoadCommandTests {
     }
 
     @Test func theProviderCarriesTheConcurrentCallsUnlessMaxCallsSaysOtherwise() throws {
-        func configuration(_ values: [String: String]) throws -> (calls: Int, answerTimeout: Duration?) {
+        func configuration(_ values: [String: String]) throws -> (calls: Int, answerTimeout: Duration?, rate: Int) {
             let options = AccountOptions(values: values)
             let plan = try LoadCommand.Plan(options, target: "sip:bob@127.0.0.1")
-            let needs = ProviderHarness.Needs(
-                registers: false, defaultListen: nil, target: plan.target, minimumCallLimit: plan.concurrent)
-            let made = try ProviderHarness.makeConfiguration(options, needs: needs).0
-            return (made.maximumCalls, made.outgoingAnswerTimeout)
+            let made = try ProviderHarness.makeConfiguration(options, needs: plan.harnessNeeds(registers: false)).0
+            return (made.maximumCalls, made.outgoingAnswerTimeout, made.expectedCallRate)
         }
         // The provider's default limit (1,000) would refuse the 1,001st of 20,000 calls meant to be up at once.
         #expect(try configuration(["concurrent": "20000"]).calls == 20_000)
@@ -42,6 +40,10 @@ struct LoadCommandTests {
         #expect(try configuration([:]).answerTimeout == .seconds(180))
         #expect(try configuration(["answer-timeout": "2.5"]).answerTimeout == .milliseconds(2_500))
         #expect(try configuration(["answer-timeout": "off"]).answerTimeout == nil)
+        // The rate is the provider's expected rate, which raises the transaction limit to what it keeps alive:
+        // at 8,000 calls/s each call's INVITE and BYE linger 32 s, more than the default 262,144 hold.
+        #expect(try configuration(["rate": "8000"]).rate == 8_000)
+        #expect(try configuration(["rate": "12.5"]).rate == 13)
     }
 
     @Test func theRampReachesTheRateLinearly() throws {
