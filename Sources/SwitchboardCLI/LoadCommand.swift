@@ -157,6 +157,23 @@ enum LoadCommand {
         let wake = DispatchSemaphore(value: 0)
         /// Start requests handed to the provider that its loop has not taken yet.
         let queued = Atomic<Int>(0)
+
+        /// Ends live call `uuid` in the tally, a failure when `failure` names one (a call ends once), and wakes
+        /// the scheduler when it was the last of the run's `calls`: it looks every 5 ms anyway, and woken at
+        /// each end it would run once per call.
+        func end(_ uuid: UUID, failure: String?, of calls: Int) {
+            let isLast = tally.withLock { tally -> Bool in
+                guard tally.live.remove(uuid) != nil else { return false }
+                tally.startedAt[uuid] = nil
+                tally.ended += 1
+                if let failure {
+                    tally.failed += 1
+                    tally.failures[failure, default: 0] += 1
+                }
+                return tally.ended >= calls
+            }
+            if isLast { wake.signal() }
+        }
     }
 
     static func run(_ arguments: [String], io: CommandIO, environment: [String: String]) -> Int32 {
@@ -289,14 +306,7 @@ enum LoadCommand {
         harness.controller.requestCompletingOnLoop(CallTransaction(action: action)) { error in
             state.queued.subtract(1, ordering: .relaxed)
             guard let error else { return }
-            let isLast = state.tally.withLock { tally -> Bool in
-                guard tally.live.remove(uuid) != nil else { return false }
-                tally.ended += 1
-                tally.failed += 1
-                tally.failures["refused(\(error))", default: 0] += 1
-                return tally.ended >= plan.calls
-            }
-            if isLast { state.wake.signal() }
+            state.end(uuid, failure: "refused(\(error))", of: plan.calls)
         }
         if let media { harness.provider.setAudio(media.audio(callNumber: number), for: uuid) }
     }
@@ -324,7 +334,8 @@ enum LoadCommand {
 
         var relayedKinds: Set<CallProviderEvent.Kind>? { [.registration, .connected, .ended] }
 
-        /// The callbacks only tally under a lock, signal a semaphore and post requests: they never block, so
+        /// The callbacks only tally under a lock, signal a semaphore and post requests (`controller` returns at
+        /// once: the harness is set before the first call starts): they never block, so
         /// they run on the provider's loop as it emits them, with no hop to a queue's thread per batch.
         var hearsOnEmittingThread: Bool { true }
 
@@ -366,20 +377,9 @@ enum LoadCommand {
         }
 
         func provider(_ provider: CallProvider, call: Call, didEndWith details: CallEndDetails) {
-            let wasConnected = call.connectedAt != nil
-            let uuid = call.uuid
-            let isLast = state.tally.withLock { tally -> Bool in
-                guard tally.live.remove(uuid) != nil else { return false }
-                tally.startedAt[uuid] = nil
-                tally.ended += 1
-                if !wasConnected {
-                    tally.failed += 1
-                    tally.failures[details.statusCode.map(String.init) ?? details.reason.rawValue, default: 0] += 1
-                }
-                return tally.ended >= calls
-            }
-            // The scheduler looks every 5 ms anyway: woken at each end, it would run once per call.
-            if isLast { state.wake.signal() }
+            let failure =
+                call.connectedAt != nil ? nil : details.statusCode.map(String.init) ?? details.reason.rawValue
+            state.end(call.uuid, failure: failure, of: calls)
         }
     }
 }
